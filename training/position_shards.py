@@ -1,0 +1,122 @@
+"""Training positions on disk: compressed numpy shards and a dataset that streams them.
+
+A shard is one ``.npz`` file (``np.savez_compressed``) holding ``n`` positions:
+
+| array        | dtype   | shape              | meaning                                          |
+|--------------|---------|--------------------|--------------------------------------------------|
+| ``features`` | uint8   | [n, planes, s, s]  | input planes (all binary or small integers)      |
+| ``policy``   | float16 | [n, s*s + 1]       | target distribution (one-hot move, or visits)    |
+| ``value``    | int8    | [n]                | game result for the side to move: +1, -1, 0      |
+| ``score``    | float16 | [n]                | final margin for the side to move, in points     |
+| ``ownership``| int8    | [n, s*s]           | final owner of each point, + = side to move      |
+| ``weight``   | float16 | [n]                | sample weight (e.g. lower for weak players)      |
+| ``game``     | int32   | [n]                | index of the game in its source, for splits      |
+
+Symmetries are applied when streaming (a random one of the 8 per sample), so shards
+store each position once. Shards are written through a temporary file and renamed, so a
+reader never sees half a shard.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+FIELDS = ("features", "policy", "value", "score", "ownership", "weight", "game")
+
+
+@dataclass
+class ShardWriter:
+    """Collects positions and writes a shard every ``per_shard`` positions."""
+
+    folder: Path
+    prefix: str
+    per_shard: int = 20000
+    _rows: dict[str, list] = field(default_factory=lambda: {k: [] for k in FIELDS})
+
+    def add(self, features: np.ndarray, policy: np.ndarray, value: int, score: float,
+            ownership: np.ndarray, weight: float, game: int) -> None:
+        """Queue one position; flushes a full shard to disk."""
+        for key, item in zip(FIELDS, (features, policy, value, score, ownership, weight, game)):
+            self._rows[key].append(item)
+        if len(self._rows["value"]) >= self.per_shard:
+            self.flush()
+
+    def flush(self) -> Path | None:
+        """Write what is queued (if anything) as the next numbered shard."""
+        if not self._rows["value"]:
+            return None
+        self.folder.mkdir(parents=True, exist_ok=True)
+        index = len(list(self.folder.glob(f"{self.prefix}-*.npz")))
+        path = self.folder / f"{self.prefix}-{index:05d}.npz"
+        tmp = path.with_name(path.name + ".tmp")
+        arrays = {
+            "features": np.asarray(self._rows["features"], dtype=np.uint8),
+            "policy": np.asarray(self._rows["policy"], dtype=np.float16),
+            "value": np.asarray(self._rows["value"], dtype=np.int8),
+            "score": np.asarray(self._rows["score"], dtype=np.float16),
+            "ownership": np.asarray(self._rows["ownership"], dtype=np.int8),
+            "weight": np.asarray(self._rows["weight"], dtype=np.float16),
+            "game": np.asarray(self._rows["game"], dtype=np.int32),
+        }
+        with open(tmp, "wb") as handle:
+            np.savez_compressed(handle, **arrays)
+        os.replace(tmp, path)
+        self._rows = {k: [] for k in FIELDS}
+        return path
+
+
+def load_shard(path: str | Path) -> dict[str, np.ndarray]:
+    """All arrays of one shard."""
+    with np.load(path) as data:
+        return {k: data[k] for k in FIELDS}
+
+
+def symmetry_planes(x: np.ndarray, k: int) -> np.ndarray:
+    """Apply symmetry ``k`` (0..7) to the last two axes: rotate ``k % 4``, flip if ``k >= 4``."""
+    y = np.rot90(x, k % 4, axes=(-2, -1))
+    return np.flip(y, axis=-1) if k >= 4 else y
+
+
+def symmetry_policy(policy: np.ndarray, size: int, k: int) -> np.ndarray:
+    """Apply symmetry ``k`` to a policy vector (points then pass); pass stays last."""
+    points = symmetry_planes(policy[..., :-1].reshape(*policy.shape[:-1], size, size), k)
+    return np.concatenate([points.reshape(*policy.shape[:-1], size * size), policy[..., -1:]], axis=-1)
+
+
+def stream_batches(paths: list[Path], batch_size: int, size: int, rng: random.Random,
+                   shuffle_buffer: int = 4) -> Iterator[dict[str, np.ndarray]]:
+    """Endless shuffled batches with a random symmetry per batch-slice.
+
+    Loads ``shuffle_buffer`` shards at a time, shuffles their positions together and
+    yields float32 batches. Not checked: that all shards share one board size."""
+    if not paths:
+        raise ValueError("no training shards to stream")
+    while True:
+        order = paths[:]
+        rng.shuffle(order)
+        for start in range(0, len(order), shuffle_buffer):
+            group = [load_shard(p) for p in order[start:start + shuffle_buffer]]
+            merged = {k: np.concatenate([g[k] for g in group]) for k in FIELDS}
+            perm = np.random.default_rng(rng.getrandbits(32)).permutation(len(merged["value"]))
+            for b in range(0, len(perm) - batch_size + 1, batch_size):
+                idx = perm[b:b + batch_size]
+                yield augment({k: v[idx] for k, v in merged.items()}, size, rng.randrange(8))
+
+
+def augment(batch: dict[str, np.ndarray], size: int, k: int) -> dict[str, np.ndarray]:
+    """One symmetry applied to a whole batch, converted to float32."""
+    own = batch["ownership"].reshape(-1, size, size)
+    return {
+        "features": np.ascontiguousarray(symmetry_planes(batch["features"], k), dtype=np.float32),
+        "policy": np.ascontiguousarray(symmetry_policy(batch["policy"].astype(np.float32), size, k)),
+        "value": batch["value"].astype(np.float32),
+        "score": batch["score"].astype(np.float32),
+        "ownership": np.ascontiguousarray(symmetry_planes(own, k).reshape(-1, size * size), dtype=np.float32),
+        "weight": batch["weight"].astype(np.float32),
+    }

@@ -1,0 +1,228 @@
+"""Training loop: ``python -m training.train --data data/positions --run runs/NAME``.
+
+Streams ``train-*.npz`` shards (see ``training.position_shards``) with random symmetries,
+optimises policy cross-entropy + value MSE + score Huber + ownership MSE with SGD and
+momentum under a warm-up then cosine learning-rate schedule, validates on ``val-*.npz``
+(policy top-1 accuracy, value loss), writes ``metrics.csv`` and ``curves.png`` and keeps
+a checkpoint (``last.pt``) that a rerun resumes from. ``--init`` starts from another
+run's weights (used by the self-play loop).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import random
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from tqdm import tqdm
+
+from training.network import GoNet, NetConfig, count_parameters
+from training.position_shards import FIELDS, augment, load_shard, stream_batches
+
+
+@dataclass
+class TrainConfig:
+    data: Path
+    run: Path
+    size: int = 9
+    steps: int = 20000
+    batch_size: int = 256
+    lr: float = 0.05
+    warmup: int = 500
+    weight_decay: float = 3e-5
+    blocks: int = 6
+    channels: int = 64
+    validate_every: int = 1000
+    checkpoint_every: int = 500
+    threads: int = 2
+    seed: int = 1
+    init: Path | None = None
+    value_weight: float = 1.0
+    score_weight: float = 0.02
+    ownership_weight: float = 0.25
+
+
+def learning_rate(config: TrainConfig, step: int) -> float:
+    """Linear warm-up, then cosine decay to 1% of the peak."""
+    if step < config.warmup:
+        return config.lr * (step + 1) / config.warmup
+    progress = min(1.0, (step - config.warmup) / max(1, config.steps - config.warmup))
+    return config.lr * (0.01 + 0.99 * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+def losses(model: GoNet, batch: dict[str, torch.Tensor], config: TrainConfig) -> dict[str, torch.Tensor]:
+    """Per-head losses (weighted by sample weight) and the policy top-1 hits."""
+    policy, value, score, ownership = model(batch["features"])
+    w = batch["weight"]
+    norm = w.sum().clamp_min(1e-6)
+    target = batch["policy"]
+    policy_loss = (-(target * F.log_softmax(policy, dim=1)).sum(1) * w).sum() / norm
+    value_loss = (((value.squeeze(1) - batch["value"]) ** 2) * w).sum() / norm
+    score_loss = (F.huber_loss(score.squeeze(1), batch["score"], reduction="none", delta=5.0) * w).sum() / norm
+    own_loss = ((((ownership - batch["ownership"]) ** 2).mean(1)) * w).sum() / norm
+    total = (policy_loss + config.value_weight * value_loss + config.score_weight * score_loss
+             + config.ownership_weight * own_loss)
+    hits = (policy.argmax(1) == target.argmax(1)).float().mean()
+    return {"total": total, "policy": policy_loss, "value": value_loss, "score": score_loss,
+            "ownership": own_loss, "top1": hits}
+
+
+def to_tensors(batch: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
+    return {k: torch.from_numpy(v) for k, v in batch.items()}
+
+
+def validate(model: GoNet, paths: list[Path], config: TrainConfig, limit: int = 20000) -> dict[str, float]:
+    """Mean losses and top-1 accuracy over up to ``limit`` validation positions (identity symmetry)."""
+    model.eval()
+    sums: dict[str, float] = {}
+    count = 0
+    with torch.no_grad():
+        for path in paths:
+            shard = load_shard(path)
+            n = len(shard["value"])
+            for b in range(0, n, 1024):
+                batch = to_tensors(augment({k: shard[k][b:b + 1024] for k in FIELDS}, config.size, 0))
+                out = losses(model, batch, config)
+                k = len(batch["value"])
+                for name, v in out.items():
+                    sums[name] = sums.get(name, 0.0) + float(v) * k
+                count += k
+                if count >= limit:
+                    break
+            if count >= limit:
+                break
+    model.train()
+    return {name: v / max(1, count) for name, v in sums.items()}
+
+
+def plot_curves(csv_path: Path, png_path: Path) -> None:
+    """Loss and accuracy curves from ``metrics.csv`` as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = list(csv.DictReader(open(csv_path)))
+    if not rows:
+        return
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    for split, style in (("train", "-"), ("val", "o-")):
+        sel = [r for r in rows if r["split"] == split]
+        if not sel:
+            continue
+        steps = [int(r["step"]) for r in sel]
+        axes[0].plot(steps, [float(r["policy"]) for r in sel], style, label=f"{split} policy")
+        axes[1].plot(steps, [float(r["value"]) for r in sel], style, label=f"{split} value")
+        axes[2].plot(steps, [float(r["top1"]) for r in sel], style, label=f"{split} top-1")
+    for ax, title in zip(axes, ("policy cross-entropy", "value MSE", "policy top-1 accuracy")):
+        ax.set_title(title)
+        ax.set_xlabel("step")
+        ax.legend()
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=90)
+    plt.close(fig)
+
+
+def train(config: TrainConfig, planes: int) -> Path:
+    """Run (or resume) training; returns the path of the last checkpoint."""
+    torch.set_num_threads(config.threads)
+    torch.manual_seed(config.seed)
+    config.run.mkdir(parents=True, exist_ok=True)
+    train_paths = sorted(config.data.glob("train-*.npz"))
+    val_paths = sorted(config.data.glob("val-*.npz"))
+    model = GoNet(NetConfig(planes=planes, blocks=config.blocks, channels=config.channels))
+    optimizer = torch.optim.SGD(model.parameters(), lr=config.lr, momentum=0.9,
+                                weight_decay=config.weight_decay, nesterov=True)
+    ckpt_path = config.run / "last.pt"
+    step = 0
+    if ckpt_path.exists():
+        state = torch.load(ckpt_path, map_location="cpu", weights_only=False)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        step = state["step"]
+    elif config.init is not None:
+        model.load_state_dict(torch.load(config.init, map_location="cpu", weights_only=False)["model"])
+    metrics_path = config.run / "metrics.csv"
+    new_file = not metrics_path.exists()
+    metrics = open(metrics_path, "a", newline="")
+    writer = csv.DictWriter(metrics, fieldnames=["step", "split", "total", "policy", "value", "score",
+                                                 "ownership", "top1", "lr", "seconds"])
+    if new_file:
+        writer.writeheader()
+    rng = random.Random(config.seed + step)
+    batches = stream_batches(train_paths, config.batch_size, config.size, rng)
+    started = time.time()
+    running: dict[str, float] = {}
+    bar = tqdm(total=config.steps, initial=step, desc="train", unit="step", dynamic_ncols=True)
+
+    def save() -> None:
+        tmp = ckpt_path.with_suffix(".tmp")
+        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step,
+                    "net": asdict(model.config), "train": {k: str(v) for k, v in asdict(config).items()}}, tmp)
+        tmp.replace(ckpt_path)
+
+    model.train()
+    while step < config.steps:
+        lr = learning_rate(config, step)
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        out = losses(model, to_tensors(next(batches)), config)
+        optimizer.zero_grad(set_to_none=True)
+        out["total"].backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+        optimizer.step()
+        step += 1
+        for k, v in out.items():
+            running[k] = 0.98 * running.get(k, float(v)) + 0.02 * float(v)
+        bar.update(1)
+        bar.set_postfix(policy=f"{running['policy']:.3f}", value=f"{running['value']:.3f}",
+                        top1=f"{running['top1']:.3f}", lr=f"{lr:.4f}")
+        if step % 100 == 0:
+            writer.writerow({"step": step, "split": "train", **{k: f"{v:.5f}" for k, v in running.items()},
+                             "lr": f"{lr:.5f}", "seconds": f"{time.time() - started:.0f}"})
+        if step % config.checkpoint_every == 0 or step == config.steps:
+            save()
+        if val_paths and (step % config.validate_every == 0 or step == config.steps):
+            val = validate(model, val_paths, config)
+            writer.writerow({"step": step, "split": "val", **{k: f"{v:.5f}" for k, v in val.items()},
+                             "lr": f"{lr:.5f}", "seconds": f"{time.time() - started:.0f}"})
+            metrics.flush()
+            plot_curves(metrics_path, config.run / "curves.png")
+    bar.close()
+    metrics.close()
+    plot_curves(metrics_path, config.run / "curves.png")
+    return ckpt_path
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, required=True, help="folder of train-*.npz and val-*.npz shards")
+    parser.add_argument("--run", type=Path, required=True, help="folder for checkpoints, metrics and plots")
+    for name, default in (("steps", 20000), ("batch-size", 256), ("blocks", 6), ("channels", 64),
+                          ("threads", 2), ("seed", 1), ("warmup", 500), ("validate-every", 1000)):
+        parser.add_argument(f"--{name}", type=int, default=default)
+    parser.add_argument("--lr", type=float, default=0.05)
+    parser.add_argument("--init", type=Path, default=None, help="checkpoint to start from")
+    args = parser.parse_args(argv)
+    config = TrainConfig(data=args.data, run=args.run, steps=args.steps, batch_size=args.batch_size,
+                         blocks=args.blocks, channels=args.channels, threads=args.threads, seed=args.seed,
+                         warmup=args.warmup, validate_every=args.validate_every, lr=args.lr, init=args.init)
+    first = sorted(args.data.glob("train-*.npz"))
+    if not first:
+        raise SystemExit(f"no train-*.npz shards in {args.data}")
+    planes = load_shard(first[0])["features"].shape[1]
+    print(f"training {config.blocks}x{config.channels} on {len(first)} shards, {planes} planes")
+    path = train(config, planes)
+    print(f"checkpoint: {path}")
+
+
+if __name__ == "__main__":
+    main()
