@@ -126,8 +126,16 @@ class Position:
         Not checked: that chains keep a liberty (call ``check_no_dead_chains``)."""
         if self.board[point] != EMPTY:
             raise IllegalMove(f"{to_gtp(point, self.size)} is occupied")
-        self._put(point, color)
+        self._put(point, color, capture=False)
+        self.ko = None
         self.seen.add(self.hash)
+
+    def set_to_play(self, color: int) -> None:
+        """Set the side to move (SGF PL, GTP genmove out of turn); clears the ko point."""
+        if color not in (BLACK, WHITE):
+            raise ValueError(f"{color!r} is not a colour")
+        self.to_play = color
+        self.ko = None
 
     def remove(self, point: int) -> None:
         """Take a stone away as setup (SGF AE). Chains are rebuilt."""
@@ -154,7 +162,7 @@ class Position:
         h = self.hash
         for p, color in enumerate(board):
             if color != EMPTY:
-                self._put(p, color)
+                self._put(p, color, capture=False)
         self.hash = h
 
     def copy(self) -> "Position":
@@ -317,8 +325,9 @@ class Position:
         self.last_move = point
         return captured
 
-    def _put(self, point: int, color: int) -> list[int]:
-        """Place a stone, merge chains, take liberties, remove dead opponent chains."""
+    def _put(self, point: int, color: int, capture: bool = True) -> list[int]:
+        """Place a stone, merge chains, take liberties, remove dead opponent chains
+        (unless ``capture`` is false: setup may leave chains without liberties)."""
         board, chain, libs, stones, nbrs = self.board, self._chain, self._libs, self._stones, self._nbrs
         board[point] = color
         self.hash ^= (self._zb if color == BLACK else self._zw)[point]
@@ -351,7 +360,7 @@ class Position:
             else:
                 ol = libs[other]
                 ol.discard(point)
-                if not ol and other not in dead:
+                if not ol and capture and other not in dead:
                     dead.append(other)
         my_libs.discard(point)
         captured: list[int] = []

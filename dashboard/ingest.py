@@ -1,0 +1,318 @@
+"""Applying wire messages (already validated dicts) to the history store, idempotently.
+
+``ingest(sessions, kind, message)`` applies one message in its own transaction and
+returns an ``Outcome``: ``applied``, ``duplicate`` (nothing changed), ``pending`` (kept,
+waiting for an earlier event), ``ignored`` (nothing to store, with the reason) or
+``rejected`` (nothing changed; the reason is logged). ``kind`` is ``game_event``,
+``status`` or ``engine_answer``; the ``apply_*`` functions do the same inside a
+caller's session and raise ``Rejected``.
+
+Game events, decided:
+- Each applied event is logged under (game_id, seq). The same seq again with the same
+  payload is a duplicate; with another payload it is rejected.
+- A game's moves are the fold of its log in seq order (move/pass add move_number, undo
+  removes it), so a late event lands where it belongs. Moves may have gaps in their
+  numbers while events are missing (``GameDetail.missing_moves``).
+- A move for a number that holds another move, an undo that does not match the move it
+  names or is not the last one, an illegal move (replayed with full legality, captures
+  compared with the rules') are rejected: nothing recorded changes. When such an event
+  follows a gap in the seqs, the missing events may explain it: it is kept as
+  ``pending`` and re-examined whenever the log grows.
+- An event before its game's ``game_started`` is rejected, not created lazily: the
+  board size, komi and rules are unknown without it (MQTT delivers one topic in order,
+  so this means the start was lost). An event for a deleted game is ignored.
+Not checked: whose turn it is (see ``dashboard.store.replay``).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any, Callable
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from dashboard.store.analyses import game_positions, save_analysis
+from dashboard.store.models import Board, Game, GameEvent, Move, SetupStone
+from dashboard.store.replay import PositionKey, RecordError, play, start_position
+from gobuddy.go.coords import CoordinateError, color_to_str, from_gtp
+
+log = logging.getLogger(__name__)
+
+RECENT_GAMES = 3  # how many of a board's latest games an engine answer is matched against
+
+
+class Rejected(ValueError):
+    """A message that cannot be stored; the message says why. Nothing was changed."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str  # applied | duplicate | pending | ignored | rejected
+    detail: str = ""
+
+
+def ingest(sessions: sessionmaker[Session], kind: str, message: dict[str, Any]) -> Outcome:
+    """Apply one message of ``kind`` in its own transaction; never raises ``Rejected``
+    (returns it as an outcome, logged). Database errors propagate: the caller should
+    not acknowledge the message, so that it comes again."""
+    handler = HANDLERS.get(kind)
+    if handler is None:
+        raise ValueError(f"unknown message kind {kind!r}; expected one of {sorted(HANDLERS)}")
+    try:
+        with sessions.begin() as session:
+            outcome = handler(session, message)
+    except Rejected as exc:
+        log.warning("rejected %s: %s", kind, exc)
+        return Outcome("rejected", str(exc))
+    except (KeyError, TypeError) as exc:
+        log.warning("rejected malformed %s (%s: %s): %r", kind, type(exc).__name__, exc, message)
+        return Outcome("rejected", f"malformed {kind}: {type(exc).__name__} {exc}")
+    log.debug("%s %s: %s %s", kind, outcome.status, outcome.detail, message)
+    return outcome
+
+
+def to_datetime(ts_ms: int) -> datetime:
+    """Wire time (Unix epoch milliseconds) -> aware UTC datetime, exactly."""
+    return datetime.fromtimestamp(ts_ms // 1000, timezone.utc) + timedelta(milliseconds=ts_ms % 1000)
+
+
+def _touch_board(session: Session, board_id: str, when: datetime) -> Board:
+    board = session.get(Board, board_id)
+    if board is None:
+        kind = "web" if board_id.startswith("web-") else "physical"
+        board = Board(id=board_id, kind=kind, first_seen=when, last_seen=when)
+        session.add(board)
+    elif when > board.last_seen:
+        board.last_seen = when
+    return board
+
+
+# ---------------------------------------------------------------------- game events
+def apply_game_event(session: Session, event: dict[str, Any]) -> Outcome:
+    """Apply one game event (see the module docstring for the rules)."""
+    game_id, seq, kind = event["game_id"], event["seq"], event["type"]
+    game = session.get(Game, game_id, with_for_update=True)
+    if game is not None and game.deleted_at is not None:
+        return Outcome("ignored", f"game {game_id!r} was deleted")
+    if game is not None:
+        logged = session.get(GameEvent, (game_id, seq))
+        if logged is not None:
+            if logged.payload == event:
+                return Outcome("duplicate", f"seq {seq} already applied")
+            raise Rejected(f"game {game_id!r}: seq {seq} was already applied as a {logged.type}; "
+                           f"a different {kind} with the same seq was refused")
+    if kind == "game_started":
+        if game is not None:
+            raise Rejected(f"game {game_id!r} already exists; game_started with seq {seq} was refused")
+        return _start(session, event)
+    if game is None:
+        raise Rejected(f"{kind} (seq {seq}) for game {game_id!r} came before its game_started: not recorded")
+    if game.source == "sgf":
+        raise Rejected(f"game {game_id!r} is an imported game; live events cannot change it")
+    if game.board_id != event["board_id"]:
+        raise Rejected(f"game {game_id!r} is played on {game.board_id!r}, not {event['board_id']!r}")
+    logged_events = session.scalars(select(GameEvent).where(GameEvent.game_id == game_id)).all()
+    events = sorted([(e.seq, e.payload) for e in logged_events] + [(seq, event)], key=lambda item: item[0])
+    setup = session.execute(select(SetupStone.color, SetupStone.vertex).where(SetupStone.game_id == game_id)).all()
+    moves, end, pending = _project(game, [(c, v) for c, v in setup], events, seq, kind)
+    _sync(session, game, moves, end)
+    when = to_datetime(event["ts"])
+    session.add(GameEvent(game_id=game_id, seq=seq, type=kind, move_number=event["move_number"], payload=event,
+                          ts=when, received_at=datetime.now(timezone.utc)))
+    _touch_board(session, event["board_id"], when)
+    if seq in pending:
+        missing = min(set(range(seq)) - {s for s, _ in events})
+        return Outcome("pending", f"{kind} seq {seq} waits for seq {missing}")
+    return Outcome("applied", f"{kind} seq {seq}")
+
+
+def _start(session: Session, event: dict[str, Any]) -> Outcome:
+    setup = [(c, v) for c, v in event["setup"]]
+    try:
+        start_position(event["size"], event["rules"], event["to_play"], setup)
+    except RecordError as exc:
+        raise Rejected(f"game {event['game_id']!r}: {exc}") from None
+    when = to_datetime(event["ts"])
+    board = _touch_board(session, event["board_id"], when)
+    players = event.get("players") or {}
+    game = Game(id=event["game_id"], board_id=board.id, source="web" if board.kind == "web" else "board",
+                size=event["size"], komi=float(event["komi"]), rules=event["rules"], handicap=event["handicap"],
+                to_play=event["to_play"], mode=event["mode"], black=players.get("B", {}).get("name"),
+                white=players.get("W", {}).get("name"), started_at=when)
+    session.add(game)
+    session.flush()
+    session.add_all(SetupStone(game_id=game.id, color=c, vertex=v) for c, v in setup)
+    session.add(GameEvent(game_id=game.id, seq=event["seq"], type="game_started", move_number=0, payload=event,
+                          ts=when, received_at=datetime.now(timezone.utc)))
+    return Outcome("applied", "game_started")
+
+
+@dataclass
+class _Played:
+    seq: int
+    color: str
+    vertex: str
+    captures: list[str] | None
+    at: datetime
+
+
+class _Conflict(Exception):
+    def __init__(self, seq: int, message: str) -> None:
+        super().__init__(message)
+        self.seq = seq
+
+
+def _project(game: Game, setup: list[tuple[str, str]], events: list[tuple[int, dict[str, Any]]],
+             new_seq: int, new_kind: str) -> tuple[dict[int, _Played], dict[str, Any] | None, set[int]]:
+    """Fold ``events`` into moves, skipping (as pending) events that conflict after a
+    gap in the seqs. Returns (moves with verified captures, last game_ended, pending)."""
+    seqs = {s for s, _ in events}
+    first_gap = next(s for s in range(len(seqs) + 1) if s not in seqs)
+    pending: set[int] = set()
+    while True:
+        try:
+            moves, end = _fold(events, pending)
+            _check(game, setup, moves)
+            return moves, end, pending
+        except _Conflict as conflict:
+            if first_gap < conflict.seq:
+                pending.add(conflict.seq)
+                continue
+            prefix = f"game {game.id!r}: "
+            if conflict.seq != new_seq:
+                prefix += f"{new_kind} seq {new_seq} refused, it would make the record inconsistent: "
+            raise Rejected(prefix + str(conflict)) from None
+
+
+def _fold(events: list[tuple[int, dict[str, Any]]],
+          skip: set[int]) -> tuple[dict[int, _Played], dict[str, Any] | None]:
+    moves: dict[int, _Played] = {}
+    end = None
+    for seq, ev in events:
+        kind, n = ev["type"], ev["move_number"]
+        if seq in skip:
+            continue
+        if kind in ("move", "pass"):
+            vertex = ev["vertex"] if kind == "move" else "pass"
+            held = moves.get(n)
+            if held is None:
+                moves[n] = _Played(seq, ev["color"], vertex, ev["captures"] if kind == "move" else [],
+                                   to_datetime(ev["ts"]))
+            elif (held.color, held.vertex) != (ev["color"], vertex):
+                raise _Conflict(seq, f"{kind} seq {seq} plays {ev['color']} {vertex} as move {n}, but move {n} "
+                                     f"is {held.color} {held.vertex} (seq {held.seq}); an undo must come first")
+        elif kind == "undo":
+            held = moves.get(n)
+            if held is None:
+                continue  # the move it takes back has not arrived (or is already gone)
+            if (held.color, held.vertex) != (ev["color"], ev["vertex"]):
+                raise _Conflict(seq, f"undo seq {seq} takes back move {n} as {ev['color']} {ev['vertex']}, "
+                                     f"but move {n} is {held.color} {held.vertex}")
+            if max(moves) > n:
+                raise _Conflict(seq, f"undo seq {seq} takes back move {n}, but move {max(moves)} comes after it")
+            del moves[n]
+        elif kind == "game_ended":
+            end = ev
+    return moves, end
+
+
+def _check(game: Game, setup: list[tuple[str, str]], moves: dict[int, _Played]) -> None:
+    """Replay the moves 1..k present without a gap with full legality, replacing their
+    captures by the rules'; moves after a gap get their vertices checked only."""
+    pos = start_position(game.size, game.rules, game.to_play, setup)
+    n = 1
+    while n in moves:
+        m = moves[n]
+        try:
+            m.captures = play(pos, n, m.color, m.vertex, m.captures)
+        except RecordError as exc:
+            raise _Conflict(m.seq, str(exc)) from None
+        n += 1
+    for k, m in moves.items():
+        if k > n:
+            for vertex in [m.vertex, *(m.captures or [])]:
+                try:
+                    from_gtp(vertex, game.size)
+                except CoordinateError as exc:
+                    raise _Conflict(m.seq, f"move {k}: {exc}") from None
+
+
+def _sync(session: Session, game: Game, moves: dict[int, _Played], end: dict[str, Any] | None) -> None:
+    """Make the ``moves`` rows and the game's result equal to the projection."""
+    rows = {m.move_number: m for m in session.scalars(select(Move).where(Move.game_id == game.id))}
+    for n, row in rows.items():
+        if n not in moves:
+            session.delete(row)
+    for n, p in moves.items():
+        row = rows.get(n)
+        if row is None:
+            session.add(Move(game_id=game.id, move_number=n, color=p.color, vertex=p.vertex,
+                             captures=list(p.captures or []), played_at=p.at))
+        elif (row.color, row.vertex, row.captures, row.played_at) != (p.color, p.vertex, p.captures, p.at):
+            row.color, row.vertex, row.captures, row.played_at = p.color, p.vertex, list(p.captures or []), p.at
+    game.result = end["result"] if end else None
+    game.end_reason = end["reason"] if end else None
+    game.ended_at = to_datetime(end["ts"]) if end else None
+
+
+# ---------------------------------------------------------------------- presence
+def apply_status(session: Session, status: dict[str, Any]) -> Outcome:
+    """Record a board's presence (role ``board``; other roles are ignored). A status
+    older than the one stored changes nothing (retained messages come again)."""
+    if status["role"] != "board":
+        return Outcome("ignored", f"status of a {status['role']}, not a board")
+    when = to_datetime(status["ts"])
+    board = _touch_board(session, status["client_id"], when)
+    if board.state_at is not None and when < board.state_at:
+        return Outcome("duplicate", "older than the stored status")
+    new = (status["state"], when, status["version"], status["details"])
+    if (board.state, board.state_at, board.version, board.details) == new:
+        return Outcome("duplicate", "same status")
+    board.state, board.state_at, board.version, board.details = new
+    return Outcome("applied", f"{board.id} {status['state']}")
+
+
+# ---------------------------------------------------------------------- engine answers
+def apply_engine_answer(session: Session, answer: dict[str, Any]) -> Outcome:
+    """Store a final engine answer as the analysis of the position it names: the
+    position after ``position_key.move_count`` moves of one of the board's latest games
+    whose key (hash and side to move) matches. Partial answers, answers without a
+    board, and answers matching no recent game are ignored (callers that know the
+    position use ``save_analysis`` directly)."""
+    if answer["is_during_search"]:
+        return Outcome("ignored", "partial answer (is_during_search)")
+    board_id = answer["board_id"]
+    if not board_id:
+        return Outcome("ignored", "answer for no board")
+    count, wanted = answer["position_key"]["move_count"], int(answer["position_key"]["hash"], 16)
+    games = session.scalars(select(Game).where(Game.board_id == board_id, Game.deleted_at.is_(None))
+                            .order_by(Game.started_at.desc(), Game.id.desc()).limit(RECENT_GAMES)).all()
+    for game in games:
+        try:
+            for n, pos in game_positions(session, game.id):
+                if n < count:
+                    continue
+                key = PositionKey.of(pos, game.komi, game.rules)
+                if int(key.hash, 16) == wanted and key.to_play == answer["to_play"]:
+                    stored = save_analysis(session, key, answer["model"], answer, move_count=count,
+                                           game_id=game.id, move_number=count)
+                    return Outcome("applied" if stored else "duplicate",
+                                   f"{game.id} after {count} moves" + ("" if stored else ": a deeper one is stored"))
+                break
+        except RecordError:
+            continue
+    return Outcome("ignored", f"no recent game on {board_id} has position {answer['position_key']['hash']} "
+                              f"after {count} moves")
+
+
+HANDLERS: dict[str, Callable[[Session, dict[str, Any]], Outcome]] = {
+    "game_event": apply_game_event,
+    "status": apply_status,
+    "engine_answer": apply_engine_answer,
+}
+
+__all__ = ["HANDLERS", "Outcome", "Rejected", "apply_engine_answer", "apply_game_event", "apply_status",
+           "color_to_str", "ingest", "to_datetime"]

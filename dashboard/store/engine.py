@@ -1,0 +1,53 @@
+"""Engines and sessions for the history store, from a database URL.
+
+SQLite (``sqlite:///path.db``) is the embedded default; every new connection gets
+``journal_mode=WAL`` (readers see committed data while the recorder writes),
+``synchronous=NORMAL``, ``busy_timeout`` and ``foreign_keys=ON``. PostgreSQL
+(``postgresql+psycopg://user@host:port/db``) is for anything shared; its connections
+are pinged before use so a restarted server does not break a long-lived service.
+
+Not done here: creating tables (``dashboard.store.migrate.upgrade_to_head`` does, via
+Alembic), creating the PostgreSQL database itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+DEFAULT_BUSY_TIMEOUT_MS = 5000
+
+
+def make_engine(url: str, *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS, echo: bool = False) -> Engine:
+    """An engine for ``url``; SQLite connections get the WAL pragmas above.
+
+    ``busy_timeout_ms`` is how long an SQLite writer waits for another's lock before
+    failing with "database is locked"."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        engine = create_engine(parsed, echo=echo)
+        event.listen(engine, "connect", _sqlite_pragmas(busy_timeout_ms))
+        return engine
+    return create_engine(parsed, echo=echo, pool_pre_ping=True)
+
+
+def _sqlite_pragmas(busy_timeout_ms: int) -> Any:
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+            cursor.execute("PRAGMA foreign_keys=ON")
+        finally:
+            cursor.close()
+
+    return on_connect
+
+
+def make_sessions(engine: Engine) -> sessionmaker[Session]:
+    """Session factory for ``engine``. Objects stay readable after commit."""
+    return sessionmaker(engine, expire_on_commit=False)

@@ -1,0 +1,206 @@
+"""The history store's tables, as SQLAlchemy 2 declarative models.
+
+| table          | one row per                          | key                                         |
+|----------------|--------------------------------------|---------------------------------------------|
+| ``boards``     | physical board or dashboard slot     | ``id`` (``board-<name>`` / ``web-<slot>``)  |
+| ``games``      | game (live, web or imported)         | ``id`` (the wire ``game_id``)               |
+| ``setup_stones`` | stone placed before move 1         | (``game_id``, ``vertex``)                   |
+| ``moves``      | move of a game, passes included      | (``game_id``, ``move_number``), from 1      |
+| ``game_events``| wire game event applied              | (``game_id``, ``seq``)                      |
+| ``analyses``   | engine answer for a position         | (``position_hash``, size, komi, rules, to_play, model) |
+
+Vertices are GTP strings (``"D4"``, ``"pass"``), colours ``"B"``/``"W"``, times are
+timezone-aware UTC ``datetime``. ``moves`` is the record; for games that came over the
+wire it is rebuilt from ``game_events`` (the log, in ``seq`` order) by
+``dashboard.ingest``. A deleted game stays as a tombstone (``deleted_at`` set, moves,
+setup and events removed) so that a redelivered event cannot bring it back.
+
+Schema changes go through Alembic (``dashboard/migrations``); a test checks that the
+migrations and these models agree.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import (JSON, CheckConstraint, DateTime, Float, ForeignKey, Index, Integer,
+                        MetaData, String, UniqueConstraint)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """A timezone-aware UTC ``datetime`` on every backend.
+
+    Binding refuses naive datetimes (their zone is unknown). SQLite stores naive UTC
+    text; rows read back are always aware UTC."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError(f"naive datetime {value!r}: give a timezone-aware UTC time")
+        value = value.astimezone(timezone.utc)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map = {datetime: UtcDateTime, dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class Board(Base):
+    """A board seen in a game event or a presence status. ``kind``: physical | web.
+    ``state`` (online | offline) and ``state_at`` come from the newest status."""
+
+    __tablename__ = "boards"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    name: Mapped[str | None] = mapped_column(String(100))
+    first_seen: Mapped[datetime]
+    last_seen: Mapped[datetime]
+    state: Mapped[str | None] = mapped_column(String(16))
+    state_at: Mapped[datetime | None]
+    version: Mapped[str | None] = mapped_column(String(64))
+    details: Mapped[dict[str, Any] | None]
+
+    __table_args__ = (CheckConstraint("kind IN ('physical', 'web')", name="kind"),)
+
+
+class Game(Base):
+    """A game. ``source``: board | web | sgf. ``mode``: the wire's two_players |
+    vs_engine, or imported. ``to_play``: who moves first. ``extra``: SGF game-info
+    text kept from an import (ranks, date, place, event) so that export keeps it."""
+
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    board_id: Mapped[str | None] = mapped_column(ForeignKey("boards.id", ondelete="SET NULL"))
+    source: Mapped[str] = mapped_column(String(8))
+    size: Mapped[int]
+    komi: Mapped[float] = mapped_column(Float)
+    rules: Mapped[str] = mapped_column(String(16))
+    handicap: Mapped[int] = mapped_column(default=0)
+    to_play: Mapped[str] = mapped_column(String(1), default="B")
+    mode: Mapped[str] = mapped_column(String(16))
+    black: Mapped[str | None] = mapped_column(String(64))
+    white: Mapped[str | None] = mapped_column(String(64))
+    started_at: Mapped[datetime]
+    ended_at: Mapped[datetime | None]
+    result: Mapped[str | None] = mapped_column(String(16))
+    end_reason: Mapped[str | None] = mapped_column(String(16))
+    name: Mapped[str | None] = mapped_column(String(200))
+    extra: Mapped[dict[str, Any] | None]
+    deleted_at: Mapped[datetime | None]
+
+    __table_args__ = (
+        CheckConstraint("source IN ('board', 'web', 'sgf')", name="source"),
+        CheckConstraint("to_play IN ('B', 'W')", name="to_play"),
+        CheckConstraint("size BETWEEN 2 AND 25", name="size"),
+        Index(None, "started_at"),
+        Index(None, "board_id", "started_at"),
+        Index(None, "black"),
+        Index(None, "white"),
+        Index(None, "result"),
+        Index(None, "mode"),
+        Index(None, "name"),
+    )
+
+
+class SetupStone(Base):
+    """A stone on the board before the first move (handicap, SGF AB/AW)."""
+
+    __tablename__ = "setup_stones"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    vertex: Mapped[str] = mapped_column(String(3), primary_key=True)
+    color: Mapped[str] = mapped_column(String(1))
+
+    __table_args__ = (CheckConstraint("color IN ('B', 'W')", name="color"),)
+
+
+class Move(Base):
+    """Move ``move_number`` (from 1, passes included) of a game. ``vertex`` is GTP or
+    ``"pass"``; ``captures`` the GTP vertices it removed. A game's moves may have gaps
+    while events arrive out of order (see ``games.move_gaps``)."""
+
+    __tablename__ = "moves"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    move_number: Mapped[int] = mapped_column(primary_key=True)
+    color: Mapped[str] = mapped_column(String(1))
+    vertex: Mapped[str] = mapped_column(String(4))
+    captures: Mapped[list[Any]]
+    played_at: Mapped[datetime | None]
+
+    __table_args__ = (
+        CheckConstraint("color IN ('B', 'W')", name="color"),
+        CheckConstraint("move_number >= 1", name="move_number"),
+    )
+
+
+class GameEvent(Base):
+    """A wire game event as applied: the log the ``moves`` of a live game derive from.
+    ``payload`` is the whole message; ``ts`` its time, ``received_at`` when stored."""
+
+    __tablename__ = "game_events"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seq: Mapped[int] = mapped_column(primary_key=True)
+    type: Mapped[str] = mapped_column(String(16))
+    move_number: Mapped[int]
+    payload: Mapped[dict[str, Any]]
+    ts: Mapped[datetime]
+    received_at: Mapped[datetime]
+
+
+class Analysis(Base):
+    """The engine's answer for one position, shared by every game that reaches it.
+
+    The key is the position (``position_hash``: 16 hex digits of ``Position.key()``,
+    i.e. stones, side to move and simple-ko point), the board ``size``, ``komi``,
+    ``rules``, ``to_play`` and the ``model``. ``game_id``/``move_number`` say where the
+    position was first asked for (provenance only; lookups go by key)."""
+
+    __tablename__ = "analyses"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    position_hash: Mapped[str] = mapped_column(String(32))
+    size: Mapped[int]
+    komi: Mapped[float] = mapped_column(Float)
+    rules: Mapped[str] = mapped_column(String(16))
+    to_play: Mapped[str] = mapped_column(String(1))
+    model: Mapped[str] = mapped_column(String(255))
+    move_count: Mapped[int]
+    visits: Mapped[int]
+    answer: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime]
+    game_id: Mapped[str | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
+    move_number: Mapped[int | None]
+
+    __table_args__ = (
+        UniqueConstraint("position_hash", "size", "komi", "rules", "to_play", "model"),
+        CheckConstraint("to_play IN ('B', 'W')", name="to_play"),
+        Index(None, "game_id"),
+    )

@@ -1,0 +1,238 @@
+"""From raw sensor frames to classified boards, and from those to stable boards.
+
+What the board sends is a ``Frame``: a timestamp, 81 raw readings (0..1023, row-major
+from the top-left intersection, A9 on 9x9) and the firmware's sequence number; button
+presses arrive as ``ButtonPress``. Anything that yields those in time order is a
+``FrameSource`` (the serial link, the simulator).
+
+``Classifier`` turns a frame into a ``Sighting``: per point ``EMPTY``, ``BLACK``,
+``WHITE`` (colour sensing) or ``STONE`` (occupancy sensing: a stone of unknown colour),
+plus the points whose reading lies too close to a threshold to be sure (*uncertain*).
+It works on ``reading / baseline / ambient`` where ``ambient`` tracks the light level
+relative to calibration: the median of that ratio over the points it last saw empty.
+Each point keeps its class until its ratio crosses the threshold by the hysteresis
+margin; the same margin either side of a threshold is the uncertain band.
+
+``Stabiliser`` reports a sighting once it has been identical (classes and uncertain
+points) for ``min_frames`` frames spanning ``settle_s`` seconds, and reports an unclear
+sighting a second time once it has lasted ``unclear_s``. Time comes only from the
+frames' timestamps, never from a clock, so replays are deterministic. Not done here:
+deciding what a stable board means for the game (``edge.reconcile``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import isqrt
+from typing import Iterator, Protocol, Sequence, Union
+
+import numpy as np
+
+from edge.calibration import Calibration
+from gobuddy.go.coords import BLACK, EMPTY, WHITE
+
+STONE = 2  # occupancy sensing: a stone whose colour the sensor cannot tell
+
+_ROW_CHARS = {EMPTY: ".", BLACK: "X", WHITE: "O", STONE: "#"}
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One scan of the board: ``t`` seconds (any monotonic origin), raw ``readings``
+    row-major from the top left, and the firmware's ``seq`` (``None`` if unknown)."""
+
+    t: float
+    readings: Sequence[int]
+    seq: int | None = None
+
+
+@dataclass(frozen=True)
+class ButtonPress:
+    """A board button pressed at ``t``: ``"pass"``, ``"undo"``, ``"hint"``, ... (the
+    names of ``schemas/button_event.schema.json``)."""
+
+    t: float
+    button: str
+
+
+BoardInput = Union[Frame, ButtonPress]
+
+
+class FrameSource(Protocol):
+    """Anything that yields what a board sends, in time order (serial link, simulator)."""
+
+    def inputs(self) -> Iterator[BoardInput]:
+        """Frames and button presses until the source ends."""
+        ...
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """A classified frame: ``board`` per flat point (``EMPTY``/``BLACK``/``WHITE``/``STONE``)
+    and the ``uncertain`` points (sorted flat indices), at time ``t``."""
+
+    t: float
+    board: tuple[int, ...]
+    uncertain: tuple[int, ...] = ()
+    seq: int | None = None
+
+    @property
+    def size(self) -> int:
+        return isqrt(len(self.board))
+
+    def rows(self) -> list[str]:
+        """Top row first: ``.`` empty, ``X`` black, ``O`` white, ``#`` a stone of unknown
+        colour, ``?`` uncertain (the ``board_frame`` message's rows, plus ``#``)."""
+        size = self.size
+        chars = [_ROW_CHARS[v] for v in self.board]
+        for p in self.uncertain:
+            chars[p] = "?"
+        return ["".join(chars[r * size:(r + 1) * size]) for r in range(size)]
+
+
+@dataclass(frozen=True)
+class ClassifierConfig:
+    """``hysteresis``: margin either side of a threshold, as a fraction of the gap
+    between the two levels it separates. ``ambient_rate``: weight of each frame in the
+    ambient estimate (0.1 at 25 Hz follows a change in about half a second).
+    ``min_empty``: below this many empty points the ambient estimate uses the 90th
+    percentile of all ratios instead of the empty points' median."""
+
+    hysteresis: float = 0.12
+    ambient_rate: float = 0.1
+    min_empty: int = 4
+
+
+class Classifier:
+    """Stateful reader of one board's frames (hysteresis and ambient need the past).
+
+    Thresholds sit midway between levels: empty (1.0) and white, white and black in
+    colour sensing; empty and ``stone_level`` in occupancy sensing. Not checked: that
+    the calibration belongs to this board."""
+
+    def __init__(self, calibration: Calibration, config: ClassifierConfig = ClassifierConfig()) -> None:
+        self.calibration = calibration
+        self.config = config
+        self.colour_sensing = calibration.colour_sensing
+        self._base = np.asarray(calibration.baseline, dtype=float)
+        hf = config.hysteresis
+        if self.colour_sensing:
+            b, w = calibration.black_level, calibration.white_level
+            assert b is not None and w is not None
+            self._t_occ, self._h_occ = (1.0 + w) / 2, hf * (1.0 - w)
+            self._t_col, self._h_col = (b + w) / 2, hf * (w - b)
+        else:
+            s = calibration.stone_level
+            self._t_occ, self._h_occ = (1.0 + s) / 2, hf * (1.0 - s)
+            self._t_col = self._h_col = 0.0
+        self._state: np.ndarray | None = None
+        self.ambient = 1.0
+
+    def reset(self) -> None:
+        """Forget the past (after a recalibration or a long interruption)."""
+        self._state = None
+        self.ambient = 1.0
+
+    def ratios(self, readings: Sequence[int]) -> np.ndarray:
+        """Readings relative to the baseline and the current ambient estimate."""
+        return np.asarray(readings, dtype=float) / self._base / self.ambient
+
+    def classify(self, frame: Frame) -> Sighting:
+        """Classify one frame (in time order) and update the ambient estimate."""
+        raw = np.asarray(frame.readings, dtype=float)
+        if raw.shape != self._base.shape:
+            raise ValueError(f"a frame has {raw.size} readings, expected {self._base.size}")
+        r0 = raw / self._base
+        state = self._state
+        cfg = self.config
+        if state is not None:
+            empty = state == EMPTY
+            level = float(np.median(r0[empty])) if empty.sum() >= cfg.min_empty else float(np.quantile(r0, 0.9))
+            self.ambient += cfg.ambient_rate * (level - self.ambient)
+        r = r0 / self.ambient
+        t_occ, h_occ = self._t_occ, self._h_occ
+        if state is None:
+            occupied = r < t_occ
+        else:
+            occupied = r < np.where(state == EMPTY, t_occ - h_occ, t_occ + h_occ)
+        uncertain = np.abs(r - t_occ) < h_occ
+        if self.colour_sensing:
+            t_col, h_col = self._t_col, self._h_col
+            if state is None:
+                black = r < t_col
+            else:
+                black = r < np.where(state == WHITE, t_col - h_col,
+                                     np.where(state == BLACK, t_col + h_col, t_col))
+            new = np.where(occupied, np.where(black, BLACK, WHITE), EMPTY).astype(np.int8)
+            uncertain |= occupied & (np.abs(r - t_col) < h_col)
+        else:
+            new = np.where(occupied, STONE, EMPTY).astype(np.int8)
+        self._state = new
+        return Sighting(frame.t, tuple(new.tolist()), tuple(np.flatnonzero(uncertain).tolist()), frame.seq)
+
+
+@dataclass(frozen=True)
+class StabilityConfig:
+    """A sighting counts once seen identically in ``min_frames`` frames over at least
+    ``settle_s`` seconds; one with uncertain points is reported again after
+    ``unclear_s``. A gap of more than ``max_gap_s`` between frames, or a skipped
+    sequence number, restarts the count (nobody saw what happened meanwhile)."""
+
+    min_frames: int = 5
+    settle_s: float = 0.3
+    unclear_s: float = 1.5
+    max_gap_s: float = 0.25
+
+
+@dataclass(frozen=True)
+class StableBoard:
+    """A board that held still: ``board`` and ``uncertain`` as in ``Sighting``, stable
+    since ``since`` and reported at ``t``; ``lasting`` marks the second report of an
+    unclear board (uncertain points for ``unclear_s``)."""
+
+    t: float
+    since: float
+    board: tuple[int, ...]
+    uncertain: tuple[int, ...]
+    lasting: bool = False
+
+
+class Stabiliser:
+    """Turns a stream of sightings into the stable boards among them (each reported once,
+    an unclear one twice). Not checked: that sightings come from one board."""
+
+    def __init__(self, config: StabilityConfig = StabilityConfig()) -> None:
+        self.config = config
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the current run and what was last reported."""
+        self._key: tuple | None = None
+        self._since = 0.0
+        self._count = 0
+        self._last_t: float | None = None
+        self._last_seq: int | None = None
+        self._reported: tuple | None = None
+        self._lasting_done = False
+
+    def push(self, s: Sighting) -> StableBoard | None:
+        """Add the next sighting; return a ``StableBoard`` when one is due, else ``None``."""
+        cfg = self.config
+        key = (s.board, s.uncertain)
+        gap = self._last_t is not None and (s.t - self._last_t > cfg.max_gap_s or s.t < self._last_t)
+        skipped = s.seq is not None and self._last_seq is not None and s.seq != self._last_seq + 1
+        self._last_t, self._last_seq = s.t, s.seq
+        if gap or skipped or key != self._key:
+            self._key, self._since, self._count, self._lasting_done = key, s.t, 1, False
+        else:
+            self._count += 1
+        if self._count < cfg.min_frames:
+            return None
+        held = s.t - self._since
+        if key != self._reported and held >= cfg.settle_s:
+            self._reported = key
+            return StableBoard(s.t, self._since, s.board, s.uncertain)
+        if s.uncertain and key == self._reported and not self._lasting_done and held >= cfg.unclear_s:
+            self._lasting_done = True
+            return StableBoard(s.t, self._since, s.board, s.uncertain, lasting=True)
+        return None

@@ -1,0 +1,298 @@
+"""From stable boards to moves, undos and named problems; and what the LEDs show.
+
+``Reconciler`` holds a ``Game`` and reads the board through a ``Classifier`` and a
+``Stabiliser`` (``edge.classify``). Each stable, clear board is compared with the stones
+the game expects:
+
+- it matches (captured stones still lying on the board are allowed until the next
+  stone is placed; their points blink): nothing to do, any problem is cleared;
+- it shows one new stone of the side to move on a legal point, with every captured
+  stone taken off: the move is played (``MovePlayed``, with its captures);
+- it shows an earlier position of the game, at most ``max_undo_moves`` moves back
+  (counting stones, not passes): those moves are taken back (``Undone`` each);
+- anything else is a named problem (``edge.problems``), raised once and cleared when the
+  board is put right. Nothing is ever guessed: a board that is not exactly one of the
+  above changes no record.
+
+A board with uncertain points (a hand over it, a stone half off its point) is never
+used; if it lasts ``unclear_s`` it becomes an ``unclear_reading`` problem.
+
+Buttons: pass and undo change the game directly (``press``); after an undo button the
+board must first be set back to the recorded position (a ``board_mismatch`` problem
+until it is), so the stone still lying there is not read as a new move. Against the
+engine, ``expect_engine_move`` gives the point where the engine's stone must go (its
+LED lights); a stone elsewhere is ``engine_stone_misplaced``. ``show_hint`` lights a
+hint for the position it was computed for.
+
+Every call returns a list of events in order: the game's (``edge.game``), the problems'
+(``edge.problems``), and a ``LedPattern`` whenever what the LEDs should show changes.
+Time comes from frame timestamps only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Union
+
+from edge.classify import (STONE, BoardInput, ButtonPress, Classifier, Frame, Sighting,
+                           StabilityConfig, Stabiliser, StableBoard)
+from edge.game import Game, GameEnded, MovePlayed, Passed, Undone
+from edge.problems import (BoardDiff, Context, Problem, ProblemCleared, ProblemRaised, board_diff,
+                           captures_not_removed, diagnose, engine_misplaced, illegal, raised, unclear,
+                           wrong_color)
+from gobuddy.go.coords import EMPTY, pass_move, to_gtp
+
+
+@dataclass(frozen=True)
+class LedPattern:
+    """What the board's row/column LEDs should show: ``off``; ``steady`` on one point (a
+    hint, or where the engine's stone goes); ``blink`` points (stones to remove, a
+    problem's points); ``all_blink`` (a problem with no point to show)."""
+
+    mode: str
+    points: tuple[str, ...] = ()
+
+
+LED_OFF = LedPattern("off")
+
+Event = Union[MovePlayed, Passed, Undone, GameEnded, ProblemRaised, ProblemCleared, LedPattern]
+
+
+@dataclass(frozen=True)
+class ReconcileConfig:
+    """``stability`` of the board reading; ``max_undo_moves``: how many stone moves back
+    a restored earlier position may reach (2 lets a player take back their move and
+    the engine's reply at once)."""
+
+    stability: StabilityConfig = field(default_factory=StabilityConfig)
+    max_undo_moves: int = 2
+
+
+class Reconciler:
+    """Turns one board's frames and button presses into game events and LED patterns.
+
+    ``classifier`` is needed only for ``feed``/``run`` with frames (``observe`` takes
+    sightings). Not checked: that frames come in time order from one board."""
+
+    def __init__(self, game: Game, classifier: Classifier | None = None,
+                 config: ReconcileConfig = ReconcileConfig()) -> None:
+        self.game = game
+        self.classifier = classifier
+        self.config = config
+        self.stabiliser = Stabiliser(config.stability)
+        self.problem: Problem | None = None
+        self.stable: tuple[int, ...] | None = None  # the last clear stable board
+        self.pending: tuple[int, ...] = ()  # captured stones still on the board
+        self.led = LED_OFF
+        self._after_undo = False
+        self._engine_move: int | None = None
+        self._hint: int | None = None
+
+    # ------------------------------------------------------------------ inputs
+    def run(self, inputs: Iterable[BoardInput]) -> list[Event]:
+        """``feed`` every input; all the events in order."""
+        events: list[Event] = []
+        for item in inputs:
+            events.extend(self.feed(item))
+        return events
+
+    def feed(self, item: BoardInput) -> list[Event]:
+        """One frame (classified here) or button press."""
+        if isinstance(item, ButtonPress):
+            return self.press(item.button)
+        if self.classifier is None:
+            raise ValueError("this Reconciler has no classifier: pass sightings to observe()")
+        return self.observe(self.classifier.classify(item))
+
+    def observe(self, sighting: Sighting) -> list[Event]:
+        """One classified frame."""
+        stable = self.stabiliser.push(sighting)
+        if stable is None or self.game.ended:
+            return []
+        return self._with_led(self._on_stable(stable))
+
+    def press(self, button: str) -> list[Event]:
+        """A board button: ``pass`` and ``undo`` act here; others (hint, new game, ...)
+        belong to the service and return no events."""
+        if button == "pass":
+            return self.press_pass()
+        if button == "undo":
+            return self.press_undo()
+        return []
+
+    def press_pass(self) -> list[Event]:
+        """The side to move passes; ignored when the game is over or the engine is to move
+        (the engine's pass comes through ``expect_engine_move``)."""
+        if self.game.ended or self.game.is_engine_turn():
+            return []
+        events: list[Event] = [self.game.pass_move()]
+        self._forget_requests()
+        return self._with_led(events + self._evaluate())
+
+    def press_undo(self) -> list[Event]:
+        """Take back the last move; the board must then be set back to match."""
+        if self.game.ended or self.game.move_number == 0:
+            return []
+        events: list[Event] = [self.game.undo()]
+        self._forget_requests()
+        self._after_undo = True
+        return self._with_led(events + self._evaluate())
+
+    def expect_engine_move(self, point: int, move_number: int) -> list[Event]:
+        """The engine's answer for the position after ``move_number`` moves: a flat point
+        (its LED lights until a stone is placed there) or pass (played at once). Ignored
+        when stale or when the engine is not to move."""
+        game = self.game
+        if game.ended or not game.is_engine_turn() or move_number != game.move_number:
+            return []
+        if point == pass_move(game.size):
+            events: list[Event] = [game.pass_move()]
+            self._forget_requests()
+            return self._with_led(events + self._evaluate())
+        self._engine_move = point
+        return self._with_led(self._evaluate())
+
+    def show_hint(self, point: int | None, move_number: int) -> list[Event]:
+        """Light ``point`` as a hint for the position after ``move_number`` moves (ignored
+        when stale); ``None`` hides the hint. The hint goes when the game changes."""
+        if point is None:
+            self._hint = None
+        elif move_number == self.game.move_number and point != pass_move(self.game.size):
+            self._hint = point
+        return self._with_led([])
+
+    def end(self, dead: tuple[int, ...] = (), result: str | None = None) -> list[Event]:
+        """Finish the game by counting (see ``Game.end``); the board is no longer read."""
+        return self._with_led([self.game.end(dead, result)])
+
+    def resign(self, color: int) -> list[Event]:
+        return self._with_led([self.game.resign(color)])
+
+    # ------------------------------------------------------------------ deciding
+    def _on_stable(self, stable: StableBoard) -> list[Event]:
+        if stable.uncertain:
+            return self._settle(unclear(stable.uncertain, self.game.size)) if stable.lasting else []
+        self.stable = stable.board
+        return self._evaluate()
+
+    def _evaluate(self) -> list[Event]:
+        board, game = self.stable, self.game
+        if board is None or game.ended:
+            return []
+        last = game.last_stone_move()
+        leftovers = {p: -last[0] for p in last[2]} if last else {}
+        diff = board_diff(game.position.board, board, leftovers)
+        self.pending = diff.leftover
+        if diff.matches:
+            self._after_undo = False
+            return self._settle(None)
+        if self._after_undo:
+            return self._settle(diagnose(diff, self._context()))
+        if diff.removed:
+            back = self._undo_depth(board)
+            if back:
+                events = self._settle(None)
+                events.extend(game.undo() for _ in range(back))
+                self._forget_requests()
+                self.pending = ()
+                return events
+        if len(diff.added) == 1 and not diff.removed and not diff.recoloured:
+            return self._new_stone(diff, board)
+        return self._settle(diagnose(diff, self._context()))
+
+    def _new_stone(self, diff: BoardDiff, board: tuple[int, ...]) -> list[Event]:
+        game, size = self.game, self.game.size
+        pos = game.position
+        point, seen = diff.added[0]
+        color = pos.to_play if seen == STONE else seen
+        if diff.leftover:
+            last = game.last_stone_move()
+            assert last is not None
+            return self._settle(captures_not_removed(diff.leftover, -last[0], size))
+        if color != pos.to_play:
+            return self._settle(wrong_color(point, color, pos.to_play, size))
+        if game.is_engine_turn() and point != self._engine_move:
+            return self._settle(engine_misplaced(point, self._engine_move, size))
+        reason = pos.illegal_reason(point)
+        if reason is not None:
+            return self._settle(illegal(point, pos.to_play, reason, size))
+        events = self._settle(None)
+        events.append(game.play(point))
+        self._forget_requests()
+        last = game.last_stone_move()
+        self.pending = tuple(p for p in last[2] if board[p] != EMPTY) if last else ()
+        return events
+
+    def _undo_depth(self, board: tuple[int, ...]) -> int:
+        """How many moves to take back so the game shows ``board`` (0: none within reach)."""
+        game = self.game
+        moves = game.moves
+        passed = pass_move(game.size)
+        stones = 0
+        for j in range(len(moves) - 1, -1, -1):
+            if moves[j][1] != passed:
+                stones += 1
+                if stones > self.config.max_undo_moves:
+                    return 0
+            if _same(board, game.board_after(j)):
+                return len(moves) - j
+        return 0
+
+    def _context(self) -> Context:
+        game = self.game
+        return Context(game.size, game.to_play, game.move_number, game.last_stone_move(),
+                       game.handicap_points, self._after_undo)
+
+    def _settle(self, problem: Problem | None) -> list[Event]:
+        """Make ``problem`` the current one (``None``: all is well); events for the change."""
+        old = self.problem
+        if problem == old:
+            return []
+        events: list[Event] = []
+        n = self.game.move_number
+        if old is not None:
+            events.append(ProblemCleared(n, old.kind))
+        if problem is not None:
+            events.append(raised(problem, self.game.size, n))
+        self.problem = problem
+        return events
+
+    def _forget_requests(self) -> None:
+        self._engine_move = None
+        self._hint = None
+
+    # ------------------------------------------------------------------ LEDs
+    def led_pattern(self) -> LedPattern:
+        """What the LEDs should show now (problem > captures to remove > the engine's
+        point > a hint > off)."""
+        game, size = self.game, self.game.size
+        if game.ended:
+            return LED_OFF
+        if self.problem is not None:
+            pts = self.problem.points
+            return LedPattern("blink", tuple(to_gtp(p, size) for p in pts)) if pts else LedPattern("all_blink")
+        if self.pending:
+            return LedPattern("blink", tuple(to_gtp(p, size) for p in self.pending))
+        if game.is_engine_turn() and self._engine_move is not None:
+            return LedPattern("steady", (to_gtp(self._engine_move, size),))
+        if self._hint is not None:
+            return LedPattern("steady", (to_gtp(self._hint, size),))
+        return LED_OFF
+
+    def _with_led(self, events: list[Event]) -> list[Event]:
+        led = self.led_pattern()
+        if led != self.led:
+            self.led = led
+            events.append(led)
+        return events
+
+
+def _same(board: tuple[int, ...], stones: tuple[int, ...]) -> bool:
+    """``board`` (classes) shows exactly ``stones`` (``STONE`` matches either colour)."""
+    for s, e in zip(board, stones):
+        if s != e and (s != STONE or e == EMPTY):
+            return False
+    return True
+
+
+__all__ = ["Reconciler", "ReconcileConfig", "LedPattern", "LED_OFF", "Event", "Frame"]

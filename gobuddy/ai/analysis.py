@@ -1,0 +1,208 @@
+"""Analysis of a position: the ranked top moves and the root summary, the object every
+service sends over the wire (modelled on KataGo's analysis engine; the JSON Schema is
+``schemas/engine_answer.schema.json``).
+
+Dict form (``Analysis.to_dict``), every key always present::
+
+    {"id": str, "board_id": str | None,
+     "position_key": {"move_count": int, "hash": "16 lower-case hex digits"},
+     "to_play": "B" | "W",
+     "root": {"visits": int, "winrate": float, "winrate_black": float,
+              "score_lead": float | None, "value": float},
+     "moves": [{"move": "D4", "order": 0, "visits": int, "winrate": float,
+                "winrate_black": float, "score_lead": float | None, "prior": float,
+                "pv": ["D4", "E5"]}],
+     "ownership": [size*size floats] | None,
+     "is_during_search": bool, "model": str, "elapsed_ms": float, "worker": str}
+
+Meanings: ``winrate`` is the search's win probability for the side to move, in [0, 1]
+(``winrate_black`` the same for black); ``root.value`` is the network's raw value of the
+position for the side to move, in [-1, 1], before any search; ``score_lead`` is in points
+for the side to move (``None`` when the model has no score head); ``prior`` is the
+policy probability; moves are ranked by visits (ties: win rate, then prior), ``order``
+is the rank, and ``pv`` starts with the move. ``ownership`` is the network's ownership
+of the root position, row-major from the top-left, + = black, or ``None``.
+``position_key.hash`` is ``Position.key()`` (Zobrist of the stones, XOR a side-to-move
+constant, XOR a ko-point constant) masked to 64 bits: see ``position_hash``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from gobuddy.ai.features import History
+from gobuddy.ai.mcts import Search, StopSignal
+from gobuddy.go.coords import BLACK, color_from_str, color_to_str, to_gtp
+from gobuddy.go.position import Position
+
+DEFAULT_TOP_K = 5
+DEFAULT_VISITS = 200
+"""The default analysis budget: keeps p99 latency under 1 s for the 6x64 model on a
+2-core machine with one inference thread (see bench/RESULTS.md)."""
+
+
+def position_hash(position: Position) -> str:
+    """``Position.key()`` as 16 lower-case hex digits (the key masked to 64 bits)."""
+    return format(position.key() & 0xFFFFFFFFFFFFFFFF, "016x")
+
+
+def _winrate(value: float) -> float:
+    return min(1.0, max(0.0, (value + 1.0) / 2.0))
+
+
+@dataclass(frozen=True)
+class PositionKey:
+    """Which position an analysis answers: moves played so far and ``position_hash``."""
+
+    move_count: int
+    hash: str
+
+
+@dataclass(frozen=True)
+class RootInfo:
+    """The search's summary of the position itself."""
+
+    visits: int
+    winrate: float
+    winrate_black: float
+    score_lead: float | None
+    value: float
+
+
+@dataclass(frozen=True)
+class MoveInfo:
+    """One candidate move (GTP vertex or ``pass``)."""
+
+    move: str
+    order: int
+    visits: int
+    winrate: float
+    winrate_black: float
+    score_lead: float | None
+    prior: float
+    pv: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A ranked answer about one position; see the module docstring for the dict form."""
+
+    id: str
+    board_id: str | None
+    position_key: PositionKey
+    to_play: str
+    root: RootInfo
+    moves: list[MoveInfo]
+    ownership: list[float] | None
+    is_during_search: bool
+    model: str
+    elapsed_ms: float
+    worker: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire form (plain JSON types, keys exactly as documented)."""
+        return {
+            "id": self.id,
+            "board_id": self.board_id,
+            "position_key": {"move_count": self.position_key.move_count, "hash": self.position_key.hash},
+            "to_play": self.to_play,
+            "root": {"visits": self.root.visits, "winrate": self.root.winrate,
+                     "winrate_black": self.root.winrate_black, "score_lead": self.root.score_lead,
+                     "value": self.root.value},
+            "moves": [{"move": m.move, "order": m.order, "visits": m.visits, "winrate": m.winrate,
+                       "winrate_black": m.winrate_black, "score_lead": m.score_lead, "prior": m.prior,
+                       "pv": list(m.pv)} for m in self.moves],
+            "ownership": None if self.ownership is None else list(self.ownership),
+            "is_during_search": self.is_during_search,
+            "model": self.model,
+            "elapsed_ms": self.elapsed_ms,
+            "worker": self.worker,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Analysis":
+        """Inverse of ``to_dict``. Raises ``KeyError`` naming a missing key; extra keys
+        (such as a message timestamp) are ignored; values are not validated (the JSON
+        Schema does that)."""
+        return cls(
+            id=d["id"], board_id=d["board_id"],
+            position_key=PositionKey(d["position_key"]["move_count"], d["position_key"]["hash"]),
+            to_play=d["to_play"],
+            root=RootInfo(**{k: d["root"][k] for k in ("visits", "winrate", "winrate_black", "score_lead", "value")}),
+            moves=[MoveInfo(m["move"], m["order"], m["visits"], m["winrate"], m["winrate_black"],
+                            m["score_lead"], m["prior"], list(m["pv"])) for m in d["moves"]],
+            ownership=None if d["ownership"] is None else list(d["ownership"]),
+            is_during_search=d["is_during_search"], model=d["model"], elapsed_ms=d["elapsed_ms"],
+            worker=d["worker"])
+
+    @property
+    def best(self) -> MoveInfo | None:
+        """The top move, if any."""
+        return self.moves[0] if self.moves else None
+
+
+def snapshot(search: Search, top_k: int = DEFAULT_TOP_K, id: str = "", board_id: str | None = None,
+             worker: str = "", elapsed_ms: float = 0.0, is_during_search: bool = False,
+             ownership: bool = True, max_pv: int = 10) -> Analysis:
+    """The ``Analysis`` of the search's current root (call between batches)."""
+    root = search.root
+    if root is None or not root.expanded:
+        raise RuntimeError("snapshot: the root has not been evaluated")
+    pos = root.position
+    size = pos.size
+    sign = 1 if pos.to_play == BLACK else -1
+    has_score = search.evaluator.has_score
+    root_q = root.q
+    root_info = RootInfo(
+        visits=int(root.visits), winrate=_winrate(root_q), winrate_black=_winrate(sign * root_q),
+        score_lead=(root.score_sum / root.visits if root.visits else root.net_score) if has_score else None,
+        value=float(root.net_value))
+    moves = []
+    ranked = search.ranked()
+    visited = [i for i in ranked if root.N[i] >= 1] or ranked[:1]
+    for order, i in enumerate(visited[:top_k]):
+        n = int(round(root.N[i]))
+        q = search.child_q(root, i)
+        score = (float(root.S[i] / root.N[i]) if n else root_info.score_lead) if has_score else None
+        moves.append(MoveInfo(
+            move=to_gtp(int(root.moves[i]), size), order=order, visits=n, winrate=_winrate(q),
+            winrate_black=_winrate(sign * q), score_lead=score, prior=float(root.prior_raw[i]),
+            pv=[to_gtp(m, size) for m in search.pv(root, i, max_pv)]))
+    own = None
+    if ownership and root.ownership is not None:
+        own = [round(float(v), 4) for v in np.clip(np.asarray(root.ownership) * sign, -1.0, 1.0)]
+    return Analysis(
+        id=id, board_id=board_id, position_key=PositionKey(pos.move_count, position_hash(pos)),
+        to_play=color_to_str(pos.to_play), root=root_info, moves=moves, ownership=own,
+        is_during_search=is_during_search, model=search.evaluator.name, elapsed_ms=elapsed_ms, worker=worker)
+
+
+def analyse(search: Search, position: Position, history: History = (), visits: int | None = DEFAULT_VISITS,
+            seconds: float | None = None, top_k: int = DEFAULT_TOP_K, id: str = "", board_id: str | None = None,
+            worker: str = "", ownership: bool = True, to_play: str | None = None,
+            stop: StopSignal | None = None, on_partial: Callable[[Analysis], None] | None = None,
+            partial_every: float = 0.5) -> Analysis:
+    """Search ``position`` (history: previous boards, most recent first) and return the
+    final ``Analysis``; ``on_partial`` receives ``is_during_search`` snapshots every
+    ``partial_every`` seconds. ``to_play`` ("B"/"W") overrides the side to move.
+
+    No early stop: the budget is spent so that every listed move's figures are as
+    good as the budget allows. The search tree is reused when the position continues
+    the previous one."""
+    start = time.perf_counter()
+    if to_play is not None and color_from_str(to_play) != position.to_play:
+        position = position.copy()
+        position.to_play = color_from_str(to_play)
+        position.ko = None
+    search.set_position(position, history)
+
+    def partial(s: Search) -> None:
+        on_partial(snapshot(s, top_k, id, board_id, worker, (time.perf_counter() - start) * 1000.0, True, ownership))
+
+    search.run(visits=visits, seconds=seconds, stop=stop, on_progress=partial if on_partial else None,
+               progress_every=partial_every)
+    return snapshot(search, top_k, id, board_id, worker, (time.perf_counter() - start) * 1000.0, False, ownership)

@@ -1,0 +1,376 @@
+"""PUCT Monte Carlo tree search with batched leaf evaluation.
+
+Each expanded node keeps its children's statistics in numpy arrays over its legal moves
+(pass included): ``prior`` (policy, illegal moves masked and the rest renormalised),
+``N`` visits, ``W`` summed values and ``S`` summed score leads, both from the point of
+view of the node's side to move (the one choosing among the children). Selection is one
+``argmax`` of ``Q + c_puct * P * sqrt(sum N) / (1 + N)``; an unvisited child gets the
+first-play-urgency value ``net_value - fpu_reduction * sqrt(prior mass visited)``.
+
+Leaves are collected ``batch_size`` at a time under virtual loss (each pending path
+counts ``virtual_loss`` lost visits) and evaluated in one ``Evaluator.evaluate`` call.
+Two passes in a row end the game: such a node is terminal and its value is exact, the
+Tromp-Taylor result with ``komi`` (+1 win, -1 loss, 0 draw; score = the margin), so the
+search never passes away a won game or passes into a lost one when the opponent has just
+passed. Positions longer than ``max_moves`` are also scored as they stand.
+
+The tree is reused from one move to the next (``set_position`` finds the new position
+among the descendants of the old root). Dirichlet noise at the root and
+temperature-proportional move choice serve self-play. Limits are root visits (reused
+visits count) and wall time, plus an external ``threading.Event``; with ``early_stop``
+the search ends once the most visited move can no longer be overtaken.
+
+Not handled here: resignation and which moves a GTP command allows (``player``), the
+choice of komi (the caller's), thread safety (one thread drives a ``Search``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable, Protocol
+
+import numpy as np
+
+from gobuddy.ai.evaluator import Evaluation, Evaluator, Query
+from gobuddy.ai.features import HISTORY_DEPTH, History
+from gobuddy.go.position import Position
+from gobuddy.go.scoring import tromp_taylor_margin
+
+
+class StopSignal(Protocol):
+    """Anything with ``is_set()``, such as a ``threading.Event``."""
+
+    def is_set(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Tuning of the search. ``komi`` scores terminal positions (the model's value head
+    assumes its own training komi). ``max_moves`` defaults to 3 x board points."""
+
+    komi: float = 7.0
+    c_puct: float = 1.5
+    fpu_reduction: float = 0.25
+    batch_size: int = 8
+    virtual_loss: float = 1.0
+    noise: bool = False
+    dirichlet_alpha: float = 0.15
+    noise_fraction: float = 0.25
+    max_moves: int | None = None
+    seed: int | None = None
+
+
+@dataclass
+class SearchStats:
+    """What one ``Search.run`` call did."""
+
+    visits: int = 0
+    evaluations: int = 0
+    batches: int = 0
+    collisions: int = 0
+    elapsed: float = 0.0
+    stopped_by: str = ""
+
+
+class Node:
+    """A position in the tree. Child statistics exist once the node is expanded."""
+
+    __slots__ = ("parent", "index", "position", "board", "legal", "moves", "prior", "prior_raw",
+                 "N", "W", "S", "children", "visits", "value_sum", "score_sum", "net_value",
+                 "net_score", "ownership", "terminal", "pending")
+
+    def __init__(self, position: Position, parent: "Node | None" = None, index: int = -1) -> None:
+        self.parent = parent
+        self.index = index
+        self.position = position
+        self.board = np.array(position.board, dtype=np.int8)
+        self.legal: np.ndarray | None = None
+        self.moves: np.ndarray | None = None
+        self.prior = self.prior_raw = self.N = self.W = self.S = None
+        self.children: list[Node | None] = []
+        self.visits = 0
+        self.value_sum = 0.0
+        self.score_sum = 0.0
+        self.net_value = 0.0
+        self.net_score: float | None = None
+        self.ownership: np.ndarray | None = None
+        self.terminal: tuple[float, float] | None = None
+        self.pending = False
+
+    @property
+    def expanded(self) -> bool:
+        return self.moves is not None
+
+    @property
+    def q(self) -> float:
+        """Mean value for this node's side to move (its network value before any visit)."""
+        return self.value_sum / self.visits if self.visits else self.net_value
+
+
+class Search:
+    """A search tree over positions judged by ``evaluator``; see the module docstring."""
+
+    def __init__(self, evaluator: Evaluator, config: SearchConfig = SearchConfig()) -> None:
+        self.evaluator = evaluator
+        self.config = config
+        self.root: Node | None = None
+        self.root_history: History = ()
+        self._rng = np.random.default_rng(config.seed)
+
+    # ------------------------------------------------------------------ the root
+    def set_position(self, position: Position, history: History = ()) -> bool:
+        """Make ``position`` (with its previous boards, most recent first) the root.
+
+        Reuses a subtree when ``position`` is a descendant (up to 3 moves) of the current
+        root, and returns whether it did. ``position`` is copied, never kept."""
+        self.root_history = tuple(history[:HISTORY_DEPTH])
+        found = self._find(position, depth=3) if self.root is not None else None
+        if found is not None and found.terminal is None and not found.pending:
+            found.parent, found.index = None, -1
+            self.root = found
+            if self.config.noise and found.expanded:
+                self._add_noise(found)
+            return True
+        self.root = Node(position.copy())
+        return False
+
+    def _find(self, position: Position, depth: int) -> Node | None:
+        key, count = position.key(), position.move_count
+        frontier = deque([(self.root, 0)])
+        while frontier:
+            node, d = frontier.popleft()
+            p = node.position
+            if p.move_count == count and p.key() == key and p.passes == position.passes and p.board == position.board:
+                return node
+            if d < depth and p.move_count < count:
+                frontier.extend((c, d + 1) for c in node.children if c is not None)
+        return None
+
+    def clear(self) -> None:
+        """Forget the tree."""
+        self.root = None
+
+    # ------------------------------------------------------------------ searching
+    def run(self, visits: int | None = None, seconds: float | None = None,
+            stop: StopSignal | None = None, early_stop: bool = False,
+            on_progress: Callable[["Search"], None] | None = None, progress_every: float = 1.0) -> SearchStats:
+        """Search until the root has ``visits`` visits, ``seconds`` have passed, ``stop``
+        is set (checked after the first batch, so a set ``stop`` still yields one
+        batch), or (``early_stop``) the best move is settled. At least one limit or a
+        ``stop`` signal is required. ``on_progress(self)`` is called every
+        ``progress_every`` seconds from this thread, between batches."""
+        if self.root is None:
+            raise RuntimeError("Search.run: no position; call set_position first")
+        if visits is None and seconds is None and stop is None:
+            raise ValueError("Search.run needs visits, seconds or a stop event")
+        stats = SearchStats()
+        start = time.perf_counter()
+        next_progress = start + progress_every
+        root = self.root
+        try:
+            if not root.expanded:
+                self._evaluate([([], root)], stats)
+                if self.config.noise:
+                    self._add_noise(root)
+            while True:
+                now = time.perf_counter()
+                elapsed = now - start
+                reason = self._should_stop(visits, seconds, stop, early_stop, elapsed, stats)
+                if reason:
+                    stats.stopped_by = reason
+                    break
+                budget = self.config.batch_size if visits is None else min(self.config.batch_size, visits - root.visits)
+                self._run_batch(max(1, budget), stats)
+                if on_progress is not None and time.perf_counter() >= next_progress:
+                    on_progress(self)
+                    next_progress = time.perf_counter() + progress_every
+        except BaseException:
+            self.root = None  # virtual losses may be left in the tree: never reuse it
+            raise
+        stats.elapsed = time.perf_counter() - start
+        return stats
+
+    def _should_stop(self, visits: int | None, seconds: float | None, stop: StopSignal | None,
+                     early_stop: bool, elapsed: float, stats: SearchStats) -> str:
+        root = self.root
+        if visits is not None and root.visits >= visits:
+            return "visits"
+        if seconds is not None and elapsed >= seconds:
+            return "time"
+        if stop is not None and stats.batches > 0 and stop.is_set():
+            return "stop"
+        if early_stop and len(root.moves) > 0:
+            remaining = math.inf
+            if visits is not None:
+                remaining = visits - root.visits
+            if seconds is not None and stats.visits > 0 and elapsed > 0:
+                remaining = min(remaining, stats.visits / elapsed * (seconds - elapsed))
+            if len(root.moves) == 1:
+                return "settled"
+            if remaining < math.inf:
+                top2 = np.partition(root.N, -2)[-2:]
+                if top2[1] - top2[0] > remaining:
+                    return "settled"
+        return ""
+
+    def _run_batch(self, size: int, stats: SearchStats) -> None:
+        batch: list[tuple[list[tuple[Node, int]], Node]] = []
+        vl = self.config.virtual_loss
+        for _ in range(size):
+            path, leaf = self._descend()
+            if leaf.terminal is not None:
+                self._backup(path, leaf, *leaf.terminal)
+                stats.visits += 1
+                continue
+            if leaf.pending:
+                for node, i in path:
+                    node.N[i] -= vl
+                    node.W[i] += vl
+                stats.collisions += 1
+                break
+            leaf.pending = True
+            batch.append((path, leaf))
+        if batch:
+            self._evaluate(batch, stats)
+        stats.batches += 1
+
+    def _descend(self) -> tuple[list[tuple[Node, int]], Node]:
+        node = self.root
+        path: list[tuple[Node, int]] = []
+        vl = self.config.virtual_loss
+        while node.terminal is None and node.expanded:
+            i = self._select(node)
+            node.N[i] += vl
+            node.W[i] -= vl
+            path.append((node, i))
+            child = node.children[i]
+            if child is None:
+                child = self._make_child(node, i)
+            node = child
+        return path, node
+
+    def _select(self, node: Node) -> int:
+        cfg = self.config
+        n, w = node.N, node.W
+        visited = n > 0
+        fpu = node.net_value - cfg.fpu_reduction * math.sqrt(float(node.prior[visited].sum()))
+        q = np.where(visited, w / np.maximum(n, 1e-9), fpu)
+        u = node.prior * (cfg.c_puct * math.sqrt(max(float(n.sum()), 1.0))) / (1.0 + n)
+        return int(np.argmax(q + u))
+
+    def _make_child(self, parent: Node, i: int) -> Node:
+        move = int(parent.moves[i])
+        pos = parent.position.copy()
+        pos.play(move, check=False)
+        child = Node(pos, parent, i)
+        max_moves = self.config.max_moves if self.config.max_moves is not None else 3 * pos.n
+        if pos.passes >= 2 or pos.move_count >= max_moves:
+            margin = tromp_taylor_margin(pos, self.config.komi) * pos.to_play
+            child.terminal = (float(np.sign(margin)), float(margin))
+        parent.children[i] = child
+        return child
+
+    def history_of(self, node: Node) -> History:
+        """The previous boards of ``node`` (its ancestors, then the root's history)."""
+        out = []
+        p = node.parent
+        while p is not None and len(out) < HISTORY_DEPTH:
+            out.append(p.board)
+            p = p.parent
+        if len(out) < HISTORY_DEPTH:
+            out.extend(self.root_history[:HISTORY_DEPTH - len(out)])
+        return tuple(out)
+
+    def _evaluate(self, batch: list[tuple[list[tuple[Node, int]], Node]], stats: SearchStats) -> None:
+        queries = []
+        for _, leaf in batch:
+            if leaf.legal is None:
+                leaf.legal = leaf.position.legal_mask()
+            queries.append(Query(leaf.position, self.history_of(leaf), leaf.legal))
+        evaluations = self.evaluator.evaluate(queries)
+        stats.evaluations += len(queries)
+        for (path, leaf), ev in zip(batch, evaluations):
+            self._expand(leaf, ev)
+            leaf.pending = False
+            self._backup(path, leaf, ev.value, ev.score_lead if ev.score_lead is not None else 0.0)
+            stats.visits += 1
+
+    def _expand(self, node: Node, ev: Evaluation) -> None:
+        moves = np.flatnonzero(node.legal)
+        prior = np.asarray(ev.policy, dtype=np.float64)[moves]
+        total = prior.sum()
+        prior = prior / total if total > 0 else np.full(len(moves), 1.0 / len(moves))
+        node.moves = moves
+        node.prior = node.prior_raw = prior
+        node.N = np.zeros(len(moves))
+        node.W = np.zeros(len(moves))
+        node.S = np.zeros(len(moves))
+        node.children = [None] * len(moves)
+        node.net_value = float(ev.value)
+        node.net_score = ev.score_lead
+        node.ownership = ev.ownership
+
+    def _backup(self, path: list[tuple[Node, int]], leaf: Node, value: float, score: float) -> None:
+        """Add one visit with ``value``/``score`` from the leaf's side to move upward."""
+        vl = self.config.virtual_loss
+        leaf.visits += 1
+        leaf.value_sum += value
+        leaf.score_sum += score
+        for node, i in reversed(path):
+            value, score = -value, -score
+            node.N[i] += 1.0 - vl
+            node.W[i] += value + vl
+            node.S[i] += score
+            node.visits += 1
+            node.value_sum += value
+            node.score_sum += score
+
+    def _add_noise(self, node: Node) -> None:
+        cfg = self.config
+        noise = self._rng.dirichlet([cfg.dirichlet_alpha] * len(node.moves))
+        node.prior = (1 - cfg.noise_fraction) * node.prior_raw + cfg.noise_fraction * noise
+
+    # ------------------------------------------------------------------ reading results
+    def ranked(self, node: Node | None = None) -> list[int]:
+        """Child indices of ``node`` (default root), most visited first; ties by value, then prior."""
+        node = node or self.root
+        if node is None or not node.expanded:
+            return []
+        q = np.where(node.N > 0, node.W / np.maximum(node.N, 1e-9), -2.0)
+        return sorted(range(len(node.moves)), key=lambda i: (-node.N[i], -q[i], -node.prior_raw[i]))
+
+    def child_q(self, node: Node, i: int) -> float:
+        """Mean value of child ``i`` for ``node``'s side to move (FPU-free: the node's q if unvisited)."""
+        return float(node.W[i] / node.N[i]) if node.N[i] > 0 else node.q
+
+    def pv(self, node: Node, i: int, max_len: int = 10) -> list[int]:
+        """Principal variation starting with child ``i``: most visited replies while visited."""
+        line = [int(node.moves[i])]
+        child = node.children[i]
+        while child is not None and child.expanded and len(line) < max_len and child.terminal is None:
+            best = int(np.argmax(child.N))
+            if child.N[best] < 1:
+                break
+            line.append(int(child.moves[best]))
+            child = child.children[best]
+        return line
+
+    def choose(self, temperature: float = 0.0, exclude: set[int] = frozenset()) -> int:
+        """A root move: the most visited (``temperature`` 0) or one drawn with probability
+        proportional to ``N ** (1 / temperature)``; moves in ``exclude`` are skipped
+        unless nothing else is left. Raises ``RuntimeError`` before any search."""
+        root = self.root
+        if root is None or not root.expanded:
+            raise RuntimeError("Search.choose: the root has not been searched")
+        allowed = [i for i in self.ranked() if int(root.moves[i]) not in exclude] or self.ranked()
+        if temperature <= 0 or len(allowed) == 1:
+            return int(root.moves[allowed[0]])
+        n = root.N[allowed]
+        if n.sum() <= 0:
+            return int(root.moves[allowed[0]])
+        weights = n ** (1.0 / temperature)
+        pick = self._rng.choice(len(allowed), p=weights / weights.sum())
+        return int(root.moves[allowed[pick]])

@@ -1,0 +1,119 @@
+"""The evaluator that serves a contract-following ONNX model with onnxruntime on the CPU.
+
+Loading checks the model against the contract (``gobuddy.ai.contract.check_model``) and
+refuses a mismatch with ``ModelContractError``. Thread counts are always set explicitly
+(one intra-op thread by default: on a shared 2-core machine that is the fastest choice
+per process). Queries are encoded with ``gobuddy.ai.features`` and run in batches of at
+most ``max_batch``.
+
+Symmetries (``symmetry=``): ``"none"`` runs the identity only; ``"random"`` runs one
+random symmetry per position (seeded by ``seed``); ``"average"`` runs all 8 and averages
+policy probabilities, value, score and ownership (8x the cost). Policy and ownership are
+mapped back to the original orientation before masking and averaging.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from gobuddy.ai import contract, symmetry
+from gobuddy.ai.evaluator import Evaluation, Query, masked_softmax
+from gobuddy.ai.features import encode_batch
+
+SYMMETRY_MODES = ("none", "random", "average")
+
+
+class OnnxEvaluator:
+    """``Evaluator`` backed by an onnxruntime ``InferenceSession``.
+
+    Not thread-safe for concurrent ``evaluate`` calls with ``symmetry="random"`` (the
+    generator is shared); onnxruntime itself allows concurrent runs."""
+
+    def __init__(self, path: str | Path, intra_threads: int = 1, inter_threads: int = 1,
+                 symmetry: str = "none", seed: int | None = None, max_batch: int = 64,
+                 spin: bool = False) -> None:
+        import onnxruntime as ort
+
+        if symmetry not in SYMMETRY_MODES:
+            raise ValueError(f"symmetry must be one of {SYMMETRY_MODES}, got {symmetry!r}")
+        if intra_threads < 1 or inter_threads < 1 or max_batch < 1:
+            raise ValueError("intra_threads, inter_threads and max_batch must be at least 1")
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise FileNotFoundError(f"model file {self.path} does not exist")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = intra_threads
+        options.inter_op_num_threads = inter_threads
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3
+        options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
+        try:
+            self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own types for unreadable files
+            raise contract.ModelContractError(f"{self.path}: onnxruntime cannot load it ({exc})") from exc
+        inputs = {i.name: i.shape for i in self.session.get_inputs()}
+        outputs = {o.name: o.shape for o in self.session.get_outputs()}
+        meta = self.session.get_modelmeta().custom_metadata_map
+        self.info = contract.check_model(meta, inputs, outputs, source=str(self.path))
+        self.name = self.info.name
+        self.board_sizes = self.info.board_sizes
+        self.has_score = self.info.has_score
+        self.has_ownership = self.info.has_ownership
+        self.symmetry = symmetry
+        self.max_batch = max_batch
+        self._rng = random.Random(seed)
+        self._outputs = [contract.POLICY, contract.VALUE]
+        if self.has_score:
+            self._outputs.append(contract.SCORE_LEAD)
+        if self.has_ownership:
+            self._outputs.append(contract.OWNERSHIP)
+
+    def run_planes(self, planes: np.ndarray) -> dict[str, np.ndarray]:
+        """The raw network outputs for feature planes ``[batch, planes, s, s]`` (any batch
+        size; split into runs of ``max_batch``)."""
+        x = np.ascontiguousarray(planes, dtype=np.float32)
+        parts = []
+        for start in range(0, len(x), self.max_batch):
+            parts.append(self.session.run(self._outputs, {contract.INPUT: x[start:start + self.max_batch]}))
+        return {name: np.concatenate([p[i] for p in parts]) for i, name in enumerate(self._outputs)}
+
+    def evaluate(self, queries: Sequence[Query]) -> list[Evaluation]:
+        """Evaluate positions of one board size (see ``Evaluator``)."""
+        if not queries:
+            return []
+        size = queries[0].position.size
+        if size not in self.board_sizes:
+            raise ValueError(f"model {self.name!r} supports board sizes {self.board_sizes}, not {size}x{size}")
+        x = encode_batch([q.position for q in queries], [q.history for q in queries], [q.legal for q in queries])
+        legal = np.stack([q.legal for q in queries])
+        count = len(queries)
+        if self.symmetry == "none":
+            ks = [[0]] * count
+        elif self.symmetry == "random":
+            ks = [[self._rng.randrange(symmetry.COUNT)] for _ in range(count)]
+        else:
+            ks = [list(range(symmetry.COUNT))] * count
+        per = len(ks[0])
+        batch = np.empty((count * per,) + x.shape[1:], dtype=np.float32)
+        for i in range(count):
+            for j, k in enumerate(ks[i]):
+                batch[i * per + j] = symmetry.apply_planes(x[i], k)
+        out = self.run_planes(batch)
+        result = []
+        for i in range(count):
+            rows = range(i * per, (i + 1) * per)
+            policy = np.zeros(legal.shape[1])
+            own = np.zeros(size * size) if self.has_ownership else None
+            for row, k in zip(rows, ks[i]):
+                policy += masked_softmax(symmetry.inverse(out[contract.POLICY][row], size, k), legal[i])
+                if own is not None:
+                    own += symmetry.inverse(out[contract.OWNERSHIP][row], size, k)
+            value = float(out[contract.VALUE][rows.start:rows.stop, 0].mean())
+            score = float(out[contract.SCORE_LEAD][rows.start:rows.stop, 0].mean()) if self.has_score else None
+            result.append(Evaluation(policy / per, value, score, None if own is None else own / per))
+        return result

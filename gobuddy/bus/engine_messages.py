@@ -1,0 +1,141 @@
+"""Typed engine messages, modelled on KataGo's analysis engine JSON protocol.
+
+``EngineRequest`` asks about a ``Position``; a worker replies with an ``EngineAnswer``
+(ranked ``MoveInfo``s, a ``RootInfo`` summary, optionally ownership) or an
+``EngineError`` naming the request field at fault. ``id`` is echoed; answers are matched
+to requests by MQTT Correlation Data and ``id``, and to board positions by
+``position_key``. See the schemas for units (win rates in [0, 1]; ``deadline_ms`` absolute
+epoch ms). Positions are plain data: nothing here checks legality.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field  # EngineError has a field named 'field'
+from typing import Any
+
+from gobuddy.bus.message import Message, frozen, now_ms
+
+Move = tuple[str, str]  # (colour, vertex or "pass")
+
+
+@dataclass(frozen=True)
+class Position:
+    """A position as setup stones plus moves; ``to_play`` None: derived from the last move."""
+
+    size: int
+    komi: float
+    rules: str
+    moves: tuple[Move, ...] = ()
+    setup: tuple[Move, ...] = ()
+    to_play: str | None = None
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> "Position":
+        return cls(**{key: frozen(value) for key, value in data.items()})
+
+    def side_to_play(self) -> str:
+        """``to_play`` if given, else the colour after the last move, else ``"B"``."""
+        if self.to_play is not None:
+            return self.to_play
+        if self.moves:
+            return "W" if self.moves[-1][0] == "B" else "B"
+        return "B"
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineRequest(Message):
+    """A query for the engine workers; ``deadline_ms`` is absolute Unix epoch milliseconds."""
+
+    KIND = "engine_request"
+    id: str
+    board_id: str | None
+    purpose: str  # hint | analysis | genmove
+    position: Position
+    max_visits: int
+    deadline_ms: int
+    max_time_ms: int | None = None
+    top_k: int = 5
+    include_ownership: bool = False
+    report_every_ms: int | None = None
+
+    @classmethod
+    def build(cls, data: dict[str, Any]) -> "EngineRequest":
+        values = {key: frozen(value) for key, value in data.items() if key != "position"}
+        return cls(**values, position=Position.from_plain(data["position"]))
+
+
+@dataclass(frozen=True)
+class PositionKey:
+    """Which position an answer is for: number of moves and hex Zobrist hash (gobuddy.go)."""
+
+    move_count: int
+    hash: str
+
+
+@dataclass(frozen=True)
+class RootInfo:
+    visits: int
+    winrate: float
+    winrate_black: float
+    score_lead: float | None
+    value: float
+
+
+@dataclass(frozen=True)
+class MoveInfo:
+    move: str
+    order: int
+    visits: int
+    winrate: float
+    winrate_black: float
+    score_lead: float | None
+    prior: float
+    pv: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineAnswer(Message):
+    """Ranked moves for a position; partial while ``is_during_search``."""
+
+    KIND = "engine_answer"
+    id: str
+    board_id: str | None
+    position_key: PositionKey
+    to_play: str
+    root: RootInfo
+    moves: tuple[MoveInfo, ...]
+    model: str
+    worker: str
+    elapsed_ms: float
+    ownership: tuple[float, ...] | None = None
+    is_during_search: bool = False
+    ts: int = dataclass_field(default_factory=now_ms)
+
+    @property
+    def best(self) -> MoveInfo | None:
+        """The top-ranked move, or None when no move was searched."""
+        return self.moves[0] if self.moves else None
+
+    @classmethod
+    def build(cls, data: dict[str, Any]) -> "EngineAnswer":
+        nested = {"position_key", "root", "moves"}
+        values = {key: frozen(value) for key, value in data.items() if key not in nested}
+        return cls(
+            **values,
+            position_key=PositionKey(**data["position_key"]),
+            root=RootInfo(**data["root"]),
+            moves=tuple(MoveInfo(**{**info, "pv": tuple(info["pv"])}) for info in data["moves"]),
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineError(Message):
+    """A worker's refusal; ``field`` is the request field at fault as a path, or None."""
+
+    KIND = "engine_error"
+    id: str
+    error: str
+    field: str | None = None
+    worker: str
+    ts: int = dataclass_field(default_factory=now_ms)

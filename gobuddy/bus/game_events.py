@@ -1,0 +1,136 @@
+"""Typed game events: one class per ``type`` of ``schemas/game_event.schema.json``.
+
+Every event carries ``board_id``, ``game_id``, ``seq`` (0 for game_started, +1 per event
+of the game) and ``move_number`` (see the schema for its meaning per type), so consumers
+can apply events idempotently: key by (board_id, game_id, seq). ``GameEvent.from_dict``
+returns the subclass named by ``type``. Moves are not checked for legality here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from gobuddy.bus.message import Message, frozen, now_ms
+from gobuddy.bus.validation import MessageError
+
+Stone = tuple[str, str]  # (colour, vertex)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameEvent(Message):
+    """Fields shared by every game event; ``TYPE`` is the wire ``type`` of a subclass."""
+
+    KIND = "game_event"
+    TYPE: ClassVar[str] = ""
+    board_id: str
+    game_id: str
+    seq: int
+    move_number: int
+    ts: int = field(default_factory=now_ms)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.TYPE, **super().to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "GameEvent":
+        """Validate, then build the subclass for ``data["type"]`` (raises ``MessageError``
+        when called on a subclass with another type's data)."""
+        event = super().from_dict(data)
+        if cls is not GameEvent and not isinstance(event, cls):
+            raise MessageError("game_event", "type", f"expected {cls.TYPE!r}, got {data['type']!r}")
+        return event
+
+    @classmethod
+    def build(cls, data: dict[str, Any]) -> "GameEvent":
+        target = EVENT_TYPES[data["type"]]
+        return target.build_fields({key: value for key, value in data.items() if key != "type"})
+
+    @classmethod
+    def build_fields(cls, values: dict[str, Any]) -> "GameEvent":
+        return cls(**{key: frozen(value) for key, value in values.items()})
+
+
+@dataclass(frozen=True)
+class Player:
+    name: str
+    kind: str = "human"  # or "engine"
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameStarted(GameEvent):
+    """A new game: ``setup`` stones are placed before move 1; ``to_play`` moves first."""
+
+    TYPE = "game_started"
+    move_number: int = 0
+    size: int
+    komi: float
+    rules: str
+    handicap: int = 0
+    setup: tuple[Stone, ...] = ()
+    to_play: str = "B"
+    mode: str = "two_players"
+    players: dict[str, Player] | None = None  # {"B": Player, "W": Player}
+
+    @classmethod
+    def build_fields(cls, values: dict[str, Any]) -> "GameStarted":
+        players = values.pop("players")
+        if players is not None:
+            players = {side: Player(**info) for side, info in players.items()}
+        return cls(**{key: frozen(value) for key, value in values.items()}, players=players)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MovePlayed(GameEvent):
+    """A stone of ``color`` at ``vertex``; ``captures`` are the stones it removed."""
+
+    TYPE = "move"
+    color: str
+    vertex: str
+    captures: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Passed(GameEvent):
+    TYPE = "pass"
+    color: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Undone(GameEvent):
+    """Move ``move_number`` (``color`` at ``vertex``, or ``"pass"``) was taken back."""
+
+    TYPE = "undo"
+    color: str
+    vertex: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProblemRaised(GameEvent):
+    """The board shows something that is not a legal next move (see ``problem_kind``)."""
+
+    TYPE = "problem"
+    kind: str
+    points: tuple[str, ...] = ()
+    message: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProblemCleared(GameEvent):
+    TYPE = "problem_cleared"
+    kind: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameEnded(GameEvent):
+    """``result`` in SGF style (``"B+3.5"``, ``"W+R"``); ``reason`` score/resignation/..."""
+
+    TYPE = "game_ended"
+    result: str
+    reason: str
+
+
+EVENT_TYPES: dict[str, type[GameEvent]] = {
+    cls.TYPE: cls
+    for cls in (GameStarted, MovePlayed, Passed, Undone, ProblemRaised, ProblemCleared, GameEnded)
+}

@@ -1,0 +1,67 @@
+"""Every typed message kind, and ``decode`` from a kind and JSON data to its object.
+
+| kind           | class                                   | schema                            |
+|----------------|-----------------------------------------|-----------------------------------|
+| board_frame    | ``BoardFrame``                          | ``schemas/board_frame.schema.json``  |
+| button_event   | ``ButtonEvent``                         | ``schemas/button_event.schema.json`` |
+| game_event     | ``GameEvent`` (a subclass per ``type``) | ``schemas/game_event.schema.json``   |
+| board_state    | ``BoardState``                          | ``schemas/board_state.schema.json``  |
+| engine_request | ``EngineRequest``                       | ``schemas/engine_request.schema.json`` |
+| engine_answer  | ``EngineAnswer``                        | ``schemas/engine_answer.schema.json``  |
+| engine_error   | ``EngineError``                         | ``schemas/engine_error.schema.json``   |
+| status         | ``Status``                              | ``schemas/status.schema.json``       |
+| error          | ``ErrorReport``                         | ``schemas/error.schema.json``        |
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gobuddy.bus.board_messages import BoardFrame, BoardState, ButtonEvent, Problem
+from gobuddy.bus.engine_messages import (
+    EngineAnswer,
+    EngineError,
+    EngineRequest,
+    MoveInfo,
+    Position,
+    PositionKey,
+    RootInfo,
+)
+from gobuddy.bus.game_events import (
+    EVENT_TYPES,
+    GameEnded,
+    GameEvent,
+    GameStarted,
+    MovePlayed,
+    Passed,
+    Player,
+    ProblemCleared,
+    ProblemRaised,
+    Undone,
+)
+from gobuddy.bus.message import Message, now_ms
+from gobuddy.bus.service_messages import ErrorReport, Status
+from gobuddy.bus.validation import KINDS, MessageError
+
+MESSAGE_TYPES: dict[str, type[Message]] = {
+    cls.KIND: cls
+    for cls in (BoardFrame, ButtonEvent, GameEvent, BoardState, EngineRequest, EngineAnswer,
+                EngineError, Status, ErrorReport)
+}
+assert set(MESSAGE_TYPES) == set(KINDS)
+
+
+def decode(kind: str, data: Any) -> Message:
+    """Validate JSON ``data`` as ``kind`` and return its typed object (``MessageError`` if not)."""
+    if kind not in MESSAGE_TYPES:
+        raise KeyError(f"unknown message kind {kind!r}")
+    return MESSAGE_TYPES[kind].from_dict(data)
+
+
+__all__ = [
+    "BoardFrame", "BoardState", "ButtonEvent", "EVENT_TYPES", "EngineAnswer", "EngineError",
+    "EngineRequest", "ErrorReport", "GameEnded", "GameEvent", "GameStarted", "MESSAGE_TYPES",
+    "Message", "MessageError", "MoveInfo", "MovePlayed", "Passed", "Player", "Position",
+    "PositionKey", "Problem", "ProblemCleared", "ProblemRaised", "RootInfo", "Status", "Undone",
+    "decode", "now_ms",
+]

@@ -1,0 +1,400 @@
+"""The engine side of GTP: the game being played and the standard commands on it.
+
+``Game`` holds the truth as lists (board size, komi, setup stones, then the moves) and
+derives its ``position`` from them; ``undo`` replays. ``GtpEngine`` registers the
+standard GTP 2 commands and the GNU Go extensions the project relies on
+(``list_stones``, ``captures``, ``printsgf``, ``loadsgf``) on a ``GtpShell``; a
+``Player`` answers ``genmove``/``reg_genmove``. To add a command, register it on
+``engine.shell`` (see ``gobuddy.go.gtp``); to change how moves are chosen, pass
+another ``Player``.
+
+Error messages use the specification's wording (``syntax error``, ``illegal move``,
+``unacceptable size``, ``cannot undo``, ``board not empty``, ``invalid number of
+stones``, ``bad vertex list``, ``cannot load file``); ``loadsgf`` and ``printsgf``
+explain a failure on standard error. ``final_score``/``final_status_list`` rely on
+``gobuddy.go.playout.estimate_status`` (read what it does not detect).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from gobuddy.go.coords import (
+    BLACK, EMPTY, GTP_COLUMNS, MAX_SIZE, MIN_SIZE, WHITE, CoordinateError, color_from_str,
+    from_gtp, to_gtp)
+from gobuddy.go.gtp import GtpError, GtpShell
+from gobuddy.go.handicap import HandicapError, fixed_handicap_points, free_handicap_points
+from gobuddy.go.position import IllegalMove, Position
+
+RESIGN = -1  # what a Player returns to resign
+_KEPT_INFO = ("rules", "black", "white", "black_rank", "white_rank", "result", "date", "place",
+              "event", "game_name")
+
+
+class Player(Protocol):
+    """Chooses moves for ``genmove``: a flat point, ``game.position.pass_point`` to pass,
+    or ``RESIGN``. It must not change ``game``; the engine plays the move."""
+
+    def genmove(self, game: "Game", color: int) -> int: ...
+
+
+@dataclass
+class Clock:
+    """What ``time_settings`` and ``time_left`` said (seconds; 0 byo-yomi time with 0
+    stones means no time limit, per GTP). Kept for players; nothing enforces it."""
+
+    main_time: int = 0
+    byo_yomi_time: int = 0
+    byo_yomi_stones: int = 0
+    left: dict[int, tuple[int, int]] = field(default_factory=dict)  # colour -> (time, stones)
+
+
+class Game:
+    """The game on the engine's board: setup stones plus a move list, the position
+    derived from them. Consecutive moves of one colour are allowed (GTP does)."""
+
+    def __init__(self, size: int = 9, komi: float = 7.0, superko: bool = True) -> None:
+        self.size = size
+        self.komi = float(komi)
+        self.superko = superko
+        self.clock = Clock()
+        self.clear()
+
+    def clear(self) -> None:
+        """Empty board, no setup, no moves (size, komi, rule and clock stay)."""
+        self.setup_black: list[int] = []
+        self.setup_white: list[int] = []
+        self.first_to_play = BLACK
+        self.handicap = 0
+        self.moves: list[tuple[int, int]] = []
+        self.info: dict[str, object] = {}  # further GameInfo fields kept from loadsgf
+        self.position = self._start()
+
+    def resize(self, size: int) -> None:
+        """Change the board size (2..25) and clear the board."""
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise ValueError(f"board size {size} is not from {MIN_SIZE} to {MAX_SIZE}")
+        self.size = size
+        self.clear()
+
+    def is_empty(self) -> bool:
+        """No stones and no moves yet."""
+        return not (self.moves or self.setup_black or self.setup_white)
+
+    def set_handicap(self, points: list[int]) -> None:
+        """Put black handicap stones on an empty board; white plays next."""
+        if not self.is_empty():
+            raise ValueError("the board is not empty")
+        self.setup_black = list(points)
+        self.handicap = len(points)
+        self.first_to_play = WHITE
+        self.position = self._start()
+
+    def play(self, color: int, point: int) -> list[int]:
+        """Play (or pass) for ``color``; return the captured points. Raises
+        ``IllegalMove`` (occupied, suicide, ko, superko) and leaves the game as it was."""
+        captured = self.position.play(point, color)
+        self.moves.append((color, point))
+        self.info.pop("result", None)  # a loaded result no longer describes the game
+        return captured
+
+    def undo(self) -> None:
+        """Take back the last move (not setup). Raises ``IndexError`` with no moves."""
+        if not self.moves:
+            raise IndexError("no move to undo")
+        self.moves.pop()
+        self._replay()
+
+    def _start(self) -> Position:
+        pos = Position(self.size, superko=self.superko, to_play=self.first_to_play)
+        for p in self.setup_black:
+            pos.place(p, BLACK)
+        for p in self.setup_white:
+            pos.place(p, WHITE)
+        pos.check_no_dead_chains()
+        pos.seen = {pos.hash}  # superko history starts from the finished setup
+        return pos
+
+    def _replay(self) -> None:
+        pos = self._start()
+        for color, point in self.moves:
+            pos.play(point, color, check=False)
+        self.position = pos
+
+    # ------------------------------------------------------------ records
+    def to_record(self, **info: object):
+        """This game as a ``GameRecord`` (setup in the root, the moves as its main line)."""
+        from gobuddy.go.record import GameRecord
+
+        fields = {**self.info, "handicap": self.handicap, **info}
+        return GameRecord.from_moves(self.size, self.komi, self.moves, self.setup_black,
+                                     self.setup_white, **fields)
+
+    def load(self, record, until: int | None = None) -> None:
+        """Replace the game by ``record``'s main line, stopping before move number
+        ``until`` (1-based; ``None``: all moves). Raises ``ValueError`` naming the
+        problem: setup after the first node, an illegal move. The game is unchanged
+        on failure."""
+        from gobuddy.go.coords import check_size
+
+        info = record.info
+        check_size(info.size)
+        nodes = record.main_line()
+        root = nodes[0]
+        for node in nodes[1:]:
+            if node.has_setup():
+                raise ValueError("setup stones after the root are not supported")
+        if root.setup_empty:
+            raise ValueError("AE in the root is not supported")
+        moves = [n.move for n in nodes if n.move is not None]
+        if until is not None:
+            moves = moves[: max(0, until - 1)]
+        trial = Game(info.size, info.komi, self.superko)
+        trial.clock = self.clock
+        trial.setup_black, trial.setup_white = list(root.setup_black), list(root.setup_white)
+        trial.handicap = info.handicap
+        trial.info = {k: getattr(info, k) for k in _KEPT_INFO}
+        trial.first_to_play = root.to_play or (WHITE if info.handicap >= 2 else BLACK)
+        trial.position = trial._start()
+        for number, (color, point) in enumerate(moves, start=1):
+            try:
+                trial.play(color, point)
+            except IllegalMove as exc:
+                raise ValueError(f"move {number}: {exc}") from None
+        self.__dict__.update(trial.__dict__)
+
+
+class GtpEngine:
+    """The standard GTP commands over a ``Game``, served by ``self.shell``.
+
+    ``status_playouts`` is the number of random playouts behind ``final_score`` and
+    ``final_status_list``."""
+
+    def __init__(self, player: Player, game: Game | None = None, name: str = "Go Learning Buddy",
+                 version: str | None = None, status_playouts: int = 64) -> None:
+        self.player = player
+        self.game = game if game is not None else Game()
+        self.name = name
+        self.version_text = version
+        self.status_playouts = status_playouts
+        self.shell = GtpShell()
+        commands: dict[str, Callable] = {
+            "protocol_version": lambda a: "2",
+            "name": lambda a: self.name,
+            "version": self.cmd_version,
+            "known_command": lambda a: "true" if self.shell.known(_args(a, 1)[0]) else "false",
+            "list_commands": lambda a: "\n".join(self.shell.commands()),
+            "quit": self.cmd_quit,
+            "boardsize": self.cmd_boardsize,
+            "clear_board": lambda a: self.game.clear(),
+            "komi": self.cmd_komi,
+            "play": self.cmd_play,
+            "genmove": lambda a: self.cmd_genmove(a, play=True),
+            "reg_genmove": lambda a: self.cmd_genmove(a, play=False),
+            "undo": self.cmd_undo,
+            "showboard": lambda a: "\n" + self.board_text(),
+            "fixed_handicap": lambda a: self.cmd_handicap(a, fixed_handicap_points),
+            "place_free_handicap": lambda a: self.cmd_handicap(a, free_handicap_points),
+            "set_free_handicap": self.cmd_set_free_handicap,
+            "time_settings": self.cmd_time_settings,
+            "time_left": self.cmd_time_left,
+            "final_score": self.cmd_final_score,
+            "final_status_list": self.cmd_final_status_list,
+            "loadsgf": self.cmd_loadsgf,
+            "printsgf": self.cmd_printsgf,
+            "list_stones": self.cmd_list_stones,
+            "captures": lambda a: str(self.game.position.captures[_color(_args(a, 1)[0])]),
+        }
+        for command, fn in commands.items():
+            self.shell.register(command, fn)
+
+    def run(self, inp, out) -> None:
+        """Serve GTP on the text streams until ``quit`` or end of input."""
+        self.shell.run(inp, out)
+
+    # ------------------------------------------------------------ commands
+    def cmd_version(self, args: list[str]) -> str:
+        if self.version_text is None:
+            from importlib.metadata import PackageNotFoundError, version
+
+            try:
+                self.version_text = version("gobuddy")
+            except PackageNotFoundError:
+                self.version_text = "unknown"
+        return self.version_text
+
+    def cmd_quit(self, args: list[str]) -> str:
+        self.shell.stop()
+        return ""
+
+    def cmd_boardsize(self, args: list[str]) -> None:
+        size = _int(_args(args, 1)[0])
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise GtpError("unacceptable size")
+        self.game.resize(size)
+
+    def cmd_komi(self, args: list[str]) -> None:
+        self.game.komi = _float(_args(args, 1)[0])
+
+    def cmd_play(self, args: list[str]) -> None:
+        color_text, vertex = _args(args, 2)
+        color, point = _color(color_text), self._vertex(vertex)
+        try:
+            self.game.play(color, point)
+        except IllegalMove:
+            raise GtpError("illegal move") from None
+
+    def cmd_genmove(self, args: list[str], play: bool) -> str:
+        color = _color(_args(args, 1)[0])
+        move = self.player.genmove(self.game, color)
+        if move == RESIGN:
+            return "resign"
+        if play:
+            self.game.play(color, move)  # an illegal choice is the player's bug: internal error
+        return to_gtp(move, self.game.size)
+
+    def cmd_undo(self, args: list[str]) -> None:
+        if not self.game.moves:
+            raise GtpError("cannot undo")
+        self.game.undo()
+
+    def cmd_handicap(self, args: list[str], placement: Callable[[int, int], list[int]]) -> str:
+        stones = _int(_args(args, 1)[0])
+        if not self.game.is_empty():
+            raise GtpError("board not empty")
+        try:
+            points = placement(self.game.size, stones)
+        except HandicapError:
+            raise GtpError("invalid number of stones") from None
+        self.game.set_handicap(points)
+        return " ".join(to_gtp(p, self.game.size) for p in points)
+
+    def cmd_set_free_handicap(self, args: list[str]) -> None:
+        points = [self._vertex(v) for v in args]
+        size = self.game.size
+        if not self.game.is_empty():
+            raise GtpError("board not empty")
+        if (len(points) < 2 or len(points) > size * size - 1 or len(set(points)) != len(points)
+                or size * size in points):
+            raise GtpError("bad vertex list")
+        self.game.set_handicap(points)
+
+    def cmd_time_settings(self, args: list[str]) -> None:
+        main, byo, stones = (_int(a) for a in _args(args, 3))
+        self.game.clock = Clock(main, byo, stones)
+
+    def cmd_time_left(self, args: list[str]) -> None:
+        color_text, seconds, stones = _args(args, 3)
+        self.game.clock.left[_color(color_text)] = (_int(seconds), _int(stones))
+
+    def cmd_final_score(self, args: list[str]) -> str:
+        from gobuddy.go.playout import estimate_status
+        from gobuddy.go.scoring import area_score
+
+        pos = self.game.position
+        status = estimate_status(pos, self.status_playouts)
+        return area_score(pos, self.game.komi, status.dead_points()).result
+
+    def cmd_final_status_list(self, args: list[str]) -> str:
+        from gobuddy.go.playout import estimate_status
+
+        which = _args(args, 1)[0]
+        if which not in ("alive", "dead", "seki"):
+            raise GtpError("syntax error")
+        status = estimate_status(self.game.position, self.status_playouts)
+        size = self.game.size
+        return "\n".join(" ".join(to_gtp(p, size) for p in chain) for chain in getattr(status, which))
+
+    def cmd_loadsgf(self, args: list[str]) -> None:
+        if not 1 <= len(args) <= 2:
+            raise GtpError("syntax error")
+        until = _int(args[1]) if len(args) == 2 else None
+        if until is not None and until < 1:
+            raise GtpError("syntax error")
+        from gobuddy.go.sgf import parse_sgf
+
+        try:
+            with open(args[0], "rb") as f:
+                records = parse_sgf(f.read())
+            if not records:
+                raise ValueError("the file holds no game")
+            self.game.load(records[0], until)
+        except (OSError, ValueError) as exc:
+            print(f"loadsgf {args[0]}: {exc}", file=sys.stderr)
+            raise GtpError("cannot load file") from None
+
+    def cmd_printsgf(self, args: list[str]) -> str:
+        from gobuddy.go.sgf import dump_sgf
+
+        if len(args) > 1:
+            raise GtpError("syntax error")
+        text = dump_sgf(self.game.to_record())
+        if not args:
+            return text
+        try:
+            with open(args[0], "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as exc:
+            print(f"printsgf {args[0]}: {exc}", file=sys.stderr)
+            raise GtpError("cannot write file") from None
+        return ""
+
+    def cmd_list_stones(self, args: list[str]) -> str:
+        color = _color(_args(args, 1)[0])
+        size = self.game.size
+        return " ".join(to_gtp(p, size) for p, v in enumerate(self.game.position.board) if v == color)
+
+    # ------------------------------------------------------------ helpers
+    def _vertex(self, text: str) -> int:
+        try:
+            return from_gtp(text, self.game.size)
+        except CoordinateError:
+            raise GtpError("syntax error") from None
+
+    def board_text(self) -> str:
+        """The board with GTP coordinates, captures and the side to move (no blank lines)."""
+        pos = self.game.position
+        letters = "   " + " ".join(GTP_COLUMNS[: pos.size])
+        chars = {BLACK: "X", WHITE: "O", EMPTY: "."}
+        rows = [letters]
+        for r in range(pos.size):
+            cells = " ".join(chars[v] for v in pos.board[r * pos.size:(r + 1) * pos.size])
+            rows.append(f"{pos.size - r:>2} {cells} {pos.size - r}")
+        rows.append(letters)
+        rows.append(f"black (X) has captured {pos.captures[BLACK]} stones, "
+                    f"white (O) has captured {pos.captures[WHITE]} stones")
+        rows.append(f"{'black' if pos.to_play == BLACK else 'white'} to play, komi {self.game.komi:g}, "
+                    f"move {len(self.game.moves)}")
+        return "\n".join(rows)
+
+
+def _args(args: list[str], n: int) -> list[str]:
+    if len(args) != n:
+        raise GtpError("syntax error")
+    return args
+
+
+def _color(text: str) -> int:
+    try:
+        return color_from_str(text)
+    except CoordinateError:
+        raise GtpError("syntax error") from None
+
+
+def _int(text: str) -> int:
+    if not (text.isascii() and text.isdigit()):
+        raise GtpError("syntax error")
+    return int(text)
+
+
+def _float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise GtpError("syntax error") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise GtpError("syntax error")
+    return value

@@ -1,0 +1,114 @@
+"""The Analysis object: ranking, consistent win rates, principal variations, the exact
+wire form and its round trip, validated against the engine_answer schema."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gobuddy.ai.analysis import Analysis, analyse, position_hash, snapshot
+from gobuddy.ai.evaluator import TrompTaylorEvaluator, UniformEvaluator
+from gobuddy.ai.features import position_with_history
+from gobuddy.ai.mcts import Search, SearchConfig
+from gobuddy.ai.onnx_evaluator import OnnxEvaluator
+from gobuddy.bus.validation import validate
+from gobuddy.go.coords import BLACK, WHITE, from_gtp
+from gobuddy.go.position import Position
+
+from .boards import EYES, ONE_DAME
+
+KEYS = {"id", "board_id", "position_key", "to_play", "root", "moves", "ownership", "is_during_search",
+        "model", "elapsed_ms", "worker"}
+ROOT_KEYS = {"visits", "winrate", "winrate_black", "score_lead", "value"}
+MOVE_KEYS = {"move", "order", "visits", "winrate", "winrate_black", "score_lead", "prior", "pv"}
+
+
+def tt_analysis(board: str, to_play: int, komi: float = 4.5, visits: int = 200, **kw) -> Analysis:
+    search = Search(TrompTaylorEvaluator(komi), SearchConfig(komi=komi, seed=2))
+    return analyse(search, Position.from_ascii(board, to_play=to_play), visits=visits,
+                   id="q1", board_id="board-1", worker="engine-test-0", **kw)
+
+
+def test_fields_ranking_and_consistency():
+    a = tt_analysis(ONE_DAME, WHITE)
+    assert a.to_play == "W" and a.root.visits == 200 and a.model == "tromp-taylor(komi 4.5)"
+    assert [m.order for m in a.moves] == list(range(len(a.moves))) and len(a.moves) == 5
+    assert [m.visits for m in a.moves] == sorted((m.visits for m in a.moves), reverse=True)
+    assert a.best.move == "C5"
+    for m in a.moves:
+        assert m.pv[0] == m.move
+        assert m.winrate_black == pytest.approx(1 - m.winrate)
+        assert 0 <= m.winrate <= 1 and 0 <= m.prior <= 1 and m.score_lead is not None
+    assert a.root.winrate_black == pytest.approx(1 - a.root.winrate)
+    assert sum(m.visits for m in a.moves) <= a.root.visits - 1
+    assert a.elapsed_ms > 0 and a.is_during_search is False
+
+
+def test_ownership_is_from_blacks_side_row_major_from_the_top_left():
+    for to_play in (BLACK, WHITE):
+        a = tt_analysis(EYES, to_play, komi=0.5, visits=20)
+        own = np.array(a.ownership).reshape(5, 5)
+        assert (own[:3] == 1).all() and (own[3:] == -1).all()
+    assert tt_analysis(EYES, BLACK, komi=0.5, visits=20, ownership=False).ownership is None
+
+
+def test_score_is_null_without_a_score_head():
+    search = Search(UniformEvaluator())
+    a = analyse(search, Position(5), visits=30)
+    assert a.root.score_lead is None and all(m.score_lead is None for m in a.moves) and a.ownership is None
+
+
+def test_exact_wire_form_round_trip_and_schema():
+    a = tt_analysis(ONE_DAME, BLACK)
+    d = a.to_dict()
+    assert set(d) == KEYS and set(d["root"]) == ROOT_KEYS and all(set(m) == MOVE_KEYS for m in d["moves"])
+    assert set(d["position_key"]) == {"move_count", "hash"}
+    assert Analysis.from_dict(d) == a
+    assert Analysis.from_dict({**d, "ts": 1}).to_dict() == d
+    validate("engine_answer", {**d, "ts": 1767954121800})
+
+
+def test_position_key_names_the_position():
+    pos, _ = position_with_history(9, [(BLACK, from_gtp("E5", 9)), (WHITE, from_gtp("C3", 9))])
+    key = position_hash(pos)
+    assert len(key) == 16 and int(key, 16) == pos.key() & (2**64 - 1)
+    other = pos.copy()
+    other.play(other.pass_point)
+    assert position_hash(other) != key  # same stones, other side to move
+    a = analyse(Search(UniformEvaluator()), pos, visits=10)
+    assert (a.position_key.move_count, a.position_key.hash) == (2, key)
+
+
+def test_partial_answers_during_search():
+    partials = []
+    search = Search(TrompTaylorEvaluator(4.5), SearchConfig(komi=4.5, batch_size=1))
+    final = analyse(search, Position.from_ascii(ONE_DAME), visits=None, seconds=0.3,
+                    on_partial=partials.append, partial_every=0.05)
+    assert partials and all(p.is_during_search for p in partials) and not final.is_during_search
+    assert [p.root.visits for p in partials] == sorted(p.root.visits for p in partials)
+    assert final.root.visits >= partials[-1].root.visits
+
+
+def test_to_play_override_and_tree_reuse():
+    search = Search(TrompTaylorEvaluator(4.5), SearchConfig(komi=4.5))
+    pos = Position.from_ascii(ONE_DAME)
+    assert analyse(search, pos, visits=50, to_play="W").to_play == "W"
+    first = analyse(search, pos, visits=100)
+    pos.play(from_gtp("C5", 5))
+    again = analyse(search, pos, visits=10)  # the subtree of C5 already holds more visits
+    assert again.root.visits > 10 and first.best.move == "C5"
+
+
+def test_snapshot_before_search_is_refused():
+    with pytest.raises(RuntimeError, match="not been evaluated"):
+        snapshot(Search(UniformEvaluator()))
+
+
+def test_with_the_onnx_model(tiny9):
+    _, path = tiny9
+    search = Search(OnnxEvaluator(path), SearchConfig(batch_size=8))
+    a = analyse(search, Position(9), visits=64, id="x")
+    d = a.to_dict()
+    validate("engine_answer", {**d, "ts": 0})
+    assert a.model == "tiny-9x9" and len(a.ownership) == 81 and a.root.score_lead is not None
+    assert -1 <= a.root.value <= 1
