@@ -37,7 +37,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from dashboard.store.analyses import game_positions, save_analysis
 from dashboard.store.models import Board, Game, GameEvent, Move, SetupStone
 from dashboard.store.replay import PositionKey, RecordError, play, start_position
-from gobuddy.go.coords import CoordinateError, color_to_str, from_gtp
+from gobuddy.go.coords import CoordinateError, from_gtp
 
 log = logging.getLogger(__name__)
 
@@ -168,7 +168,8 @@ class _Conflict(Exception):
 def _project(game: Game, setup: list[tuple[str, str]], events: list[tuple[int, dict[str, Any]]],
              new_seq: int, new_kind: str) -> tuple[dict[int, _Played], dict[str, Any] | None, set[int]]:
     """Fold ``events`` into moves, skipping (as pending) events that conflict after a
-    gap in the seqs. Returns (moves with verified captures, last game_ended, pending)."""
+    gap in the seqs, or the new event when it follows a gap and the conflict is with an
+    earlier one. Returns (moves with verified captures, last game_ended, pending)."""
     seqs = {s for s, _ in events}
     first_gap = next(s for s in range(len(seqs) + 1) if s not in seqs)
     pending: set[int] = set()
@@ -180,6 +181,9 @@ def _project(game: Game, setup: list[tuple[str, str]], events: list[tuple[int, d
         except _Conflict as conflict:
             if first_gap < conflict.seq:
                 pending.add(conflict.seq)
+                continue
+            if first_gap < new_seq and new_seq not in pending:
+                pending.add(new_seq)  # the missing events may yet explain it
                 continue
             prefix = f"game {game.id!r}: "
             if conflict.seq != new_seq:
@@ -313,6 +317,3 @@ HANDLERS: dict[str, Callable[[Session, dict[str, Any]], Outcome]] = {
     "status": apply_status,
     "engine_answer": apply_engine_answer,
 }
-
-__all__ = ["HANDLERS", "Outcome", "Rejected", "apply_engine_answer", "apply_game_event", "apply_status",
-           "color_to_str", "ingest", "to_datetime"]

@@ -11,11 +11,14 @@ quarter Pachi against itself, half the two against each other; ``*W`` weights a 
 The first ``--opening`` moves (a count drawn from the range) are random legal moves off
 the first line, played for both sides, so that the games differ; the rest is the
 engines' own play. When a side resigns, a ``--finisher`` engine (GNU Go level 10 by
-default, which never resigns) takes over that side and plays on, so every game is
-counted out and has a final ownership (a Monte Carlo engine forbidden to resign plays
-nonsense once it is lost); ``resigned_at`` in the shard marks where it took over. With
-``--finisher none`` a resignation ends the game and it is kept without margin and
-ownership.
+default, never resigning, capturing dead stones before it passes) takes over that side
+and plays on, so every game is counted out and has a final ownership (a Monte Carlo
+engine forbidden to resign plays nonsense once it is lost). When the players pass
+while the board is still unsettled (more than 4 neutral points, or their scores differ
+from ours), the finisher plays both sides on until it passes twice
+(``training.gtp_game.settle``). ``substitute_from`` in the shard marks where the
+finisher took over. With ``--finisher none`` a resignation ends the game (kept without
+margin and ownership) and unsettled ends stay as the players left them.
 
 Games are refereed by ``training.gtp_game`` (our legality checks and area scoring, dead
 stones from the engines' ``final_status_list dead``) and appended to ``OUT`` as
@@ -36,7 +39,7 @@ import re
 import signal
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tqdm import tqdm
@@ -46,7 +49,7 @@ from gobuddy.go.position import Position
 from training.engine_spec import EngineSpec, Toolbox, parse_engine
 from training.game_shards import GameSample, count_games, next_shard_path, write_shard
 from training.gtp_client import EngineFailure, GtpClient
-from training.gtp_game import GameRules, play_game
+from training.gtp_game import GameRules, play_game, settle
 
 __all__ = ["GamesConfig", "Player", "generate", "parse_mix", "random_opening"]
 
@@ -134,9 +137,9 @@ def play_one(config: GamesConfig, seed: int, stop: threading.Event) -> GameSampl
         specs.append(parse_engine(f"{player.kind}:{player.draw(rng)}", config.toolbox))
     opening = random_opening(config.rules.size, rng.randint(*config.opening), rng, config.rules.superko)
     finisher_seed = rng.getrandbits(31)
-    clients = []
+    clients: list[GtpClient] = []
 
-    def takeover(colour: int) -> GtpClient | None:
+    def finisher() -> GtpClient | None:
         if config.finisher is None:
             return None
         try:
@@ -149,7 +152,9 @@ def play_one(config: GamesConfig, seed: int, stop: threading.Event) -> GameSampl
         for spec in specs:
             clients.append(spec.start(seed=rng.getrandbits(31), timeout=config.rules.move_timeout))
         game = play_game(clients[0], clients[1], config.rules, opening=opening, stop=stop,
-                         takeover=takeover)
+                         takeover=lambda colour: finisher())
+        if game.unsettled() and not stop.is_set() and (cleaner := finisher()) is not None:
+            game = settle(game, cleaner, config.rules, stop)
     except EngineFailure as exc:
         return f"engine failed to start: {exc}"
     finally:
@@ -164,7 +169,7 @@ def play_one(config: GamesConfig, seed: int, stop: threading.Event) -> GameSampl
                       result=game.result, winner=game.winner, margin=game.margin,
                       ownership=game.ownership, reason=game.reason, source="engine",
                       black=specs[0].name, white=specs[1].name, opening=game.opening, seed=seed,
-                      resigned_at=game.resigned_at, dead=game.dead, ownership_source=game.dead_source, notes=game.notes)
+                      substitute_from=game.substitute_from, dead=game.dead, ownership_source=game.dead_source, notes=game.notes)
 
 
 def generate(config: GamesConfig) -> int:
@@ -251,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
         mix = tuple(parse_mix(args.mix))
         opening = _range(args.opening)
         finisher = None if args.finisher == "none" else parse_engine(args.finisher, toolbox, resign=False)
+        if finisher is not None and finisher.kind == "gnugo":  # remove dead stones before passing
+            finisher = replace(finisher, extra=finisher.extra + ("--capture-all-dead",))
     except ValueError as exc:
         p.error(str(exc))
     if args.workers < 1 or args.per_shard < 1 or not 0 <= opening[0] <= opening[1]:

@@ -8,25 +8,24 @@ torch and onnxruntime and raises if any output differs by more than ``tolerance`
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import onnx
 import torch
 
+from gobuddy.ai.contract import INPUT as INPUT_NAME, OWNERSHIP, POLICY, SCORE_LEAD, VALUE, metadata_for, stamp
 from training.network import GoNet
 
-INPUT_NAME = "features"
-OUTPUT_NAMES = ("policy", "value", "score_lead", "ownership")
+OUTPUT_NAMES = (POLICY, VALUE, SCORE_LEAD, OWNERSHIP)
 
 
-def export_onnx(model: GoNet, path: str | Path, size: int, *, feature_version: int,
-                model_name: str, provenance: dict) -> Path:
+def export_onnx(model: GoNet, path: str | Path, size: int, *, model_name: str, provenance: dict,
+                komi: float | None = None) -> Path:
     """Write ``model`` as ONNX for ``size`` x ``size`` boards with a dynamic batch axis.
 
-    Metadata written: ``gobuddy.feature_version``, ``gobuddy.board_sizes``,
-    ``gobuddy.model_name``, ``gobuddy.provenance`` (JSON)."""
+    Metadata: ``gobuddy.contract.metadata_for`` (feature version, board sizes, name,
+    provenance as JSON, and the komi the value head was trained for)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     model = model.eval().cpu()
@@ -37,16 +36,7 @@ def export_onnx(model: GoNet, path: str | Path, size: int, *, feature_version: i
         dynamic_axes={INPUT_NAME: {0: "batch"}, **{n: {0: "batch"} for n in OUTPUT_NAMES}},
         opset_version=17, dynamo=False)
     proto = onnx.load(str(tmp))
-    meta = {
-        "gobuddy.feature_version": str(feature_version),
-        "gobuddy.board_sizes": str(size),
-        "gobuddy.model_name": model_name,
-        "gobuddy.provenance": json.dumps(provenance, sort_keys=True),
-    }
-    del proto.metadata_props[:]
-    for key, value in meta.items():
-        entry = proto.metadata_props.add()
-        entry.key, entry.value = key, value
+    stamp(proto, metadata_for(model_name, [size], provenance, komi=komi))
     onnx.checker.check_model(proto)
     onnx.save(proto, str(path))
     tmp.unlink()

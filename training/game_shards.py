@@ -18,7 +18,7 @@ one ``GameSample`` as a JSON object with these keys:
 | ``black``, ``white`` | str        | player names (``gnugo-7``, ``pachi-2000``, SGF ``PB``/``PW``)     |
 | ``opening``  | int                | how many leading moves were randomised (not chosen by a player)  |
 | ``seed``     | int/null           | the seed that made the game (opening and engine seeds), if any    |
-| ``resigned_at`` | int/null        | moves played when a side resigned and a substitute engine played on for it (see ``training.gtp_game``); the moves after it are the substitute's |
+| ``substitute_from`` | int/null        | moves played when a side resigned and a substitute engine played on for it (see ``training.gtp_game``); the moves after it are the substitute's |
 | ``dead``     | list of str        | GTP vertices of the stones lifted as dead before counting         |
 | ``ownership_source`` | str/null   | whose dead stones made ``ownership``: ``agreed``, ``B-engine``, ``W-engine``, ``intersection``, ``none``, ``area`` (our scoring, all stones alive) |
 | ``notes``    | list of str        | disagreements and problems met while refereeing                   |
@@ -68,7 +68,7 @@ class GameSample:
     white: str = ""
     opening: int = 0
     seed: int | None = None
-    resigned_at: int | None = None
+    substitute_from: int | None = None
     dead: list[str] = field(default_factory=list)
     ownership_source: str | None = None
     notes: list[str] = field(default_factory=list)
@@ -87,8 +87,8 @@ class GameSample:
             from_gtp(vertex, self.size)  # raises CoordinateError naming a bad vertex
         if not 0 <= self.opening <= len(self.moves):
             raise ValueError(f"opening {self.opening} is not within the {len(self.moves)} moves")
-        if self.resigned_at is not None and not 0 <= self.resigned_at <= len(self.moves):
-            raise ValueError(f"resigned_at {self.resigned_at} is not within the {len(self.moves)} moves")
+        if self.substitute_from is not None and not 0 <= self.substitute_from <= len(self.moves):
+            raise ValueError(f"substitute_from {self.substitute_from} is not within the {len(self.moves)} moves")
 
     def to_json(self) -> str:
         """One JSON line (no newline)."""

@@ -19,8 +19,13 @@ A resignation ends the game, unless the caller passes ``takeover``: then a subst
 engine it supplies is brought to the position (``play`` of every move so far) and
 plays on for the side that resigned, so the game is still counted out (data
 generation wants the final ownership of every game; a Monte Carlo engine told never
-to resign plays nonsense once it sees every move lose). ``resigned_at`` records how
-many moves were played before the substitute took over.
+to resign plays nonsense once it sees every move lose).
+
+``settle(game, finisher)`` repairs a game that the players ended by passing too early
+(big neutral areas, or scores that disagree): the trailing passes are dropped and the
+finisher engine plays both sides until two passes, then the game is scored again from
+the finisher's view. In both cases ``substitute_from`` records how many moves the
+original players made; the moves after it are the substitute's.
 
 Not done here: starting or closing engines (the caller owns every ``GtpClient``,
 substitutes included), handicap stones, time controls (strength comes from each
@@ -39,7 +44,7 @@ from gobuddy.go.position import Position
 from gobuddy.go.scoring import area_score, ownership, result_string
 from training.gtp_client import EngineFailure, EngineTimeout, GtpClient, GtpError
 
-__all__ = ["GameResult", "GameRules", "parse_score", "play_game"]
+__all__ = ["GameResult", "GameRules", "parse_score", "play_game", "settle"]
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,15 @@ class GameResult:
     notes: list[str] = field(default_factory=list)
     move_seconds: dict[str, list[float]] = field(default_factory=lambda: {"B": [], "W": []})
     opening: int = 0
-    resigned_at: int | None = None
+    substitute_from: int | None = None
+
+    def unsettled(self, max_neutral: int = 4) -> bool:
+        """True for a scored game whose end looks unfinished: more than ``max_neutral``
+        neutral points, or an engine's ``final_score`` that differs from ours."""
+        if self.ownership is None:
+            return False
+        disagree = any(s is not None and parse_score(s) != self.margin for s in self.engine_scores.values())
+        return disagree or self.ownership.count(0) > max_neutral
 
 
 def parse_score(text: str) -> float | None:
@@ -195,17 +208,16 @@ def play_game(black: GtpClient, white: GtpClient, rules: GameRules = GameRules()
             word = answer.split()[0].lower() if answer.split() else ""
             if word == "resign":
                 substitute = None
-                if takeover is not None and game.resigned_at is None:
+                if takeover is not None and game.substitute_from is None:
                     substitute = takeover(colour)
                 if substitute is None:
                     raise _lose(colour, "resign", f"{side} resigned")
-                game.resigned_at = len(game.moves)
+                game.substitute_from = len(game.moves)
                 game.notes.append(f"{side} ({engines[colour].name}) resigned after {len(game.moves)} "
                                   f"moves; {substitute.name} played on for {side}")
                 engines[colour] = substitute
                 _setup(substitute, colour, rules)
-                for i, played in enumerate(game.moves):
-                    _tell(substitute, colour, f"play {'B' if i % 2 == 0 else 'W'} {played}", rules.move_timeout)
+                _replay(substitute, colour, game.moves, rules)
                 continue
             try:
                 point = from_gtp(word, size)
@@ -224,6 +236,54 @@ def play_game(black: GtpClient, white: GtpClient, rules: GameRules = GameRules()
         return game
     _score(game, pos, engines, rules)
     return game
+
+
+def _replay(engine: GtpClient, colour: int, moves: list[str], rules: GameRules) -> None:
+    for i, played in enumerate(moves):
+        _tell(engine, colour, f"play {'B' if i % 2 == 0 else 'W'} {played}", rules.move_timeout)
+
+
+def settle(game: GameResult, finisher: GtpClient, rules: GameRules = GameRules(),
+           stop: threading.Event | None = None) -> GameResult:
+    """Play on from the end of a scored ``game`` with ``finisher`` moving for both sides
+    until two passes (or the move cap), and score again; returns a new result.
+
+    The trailing passes of ``game`` are dropped first. If the finisher fails (or
+    ``stop`` is set) ``game`` is returned unchanged with a note. Not checked: that the
+    game needed it (see ``GameResult.unsettled``)."""
+    moves = list(game.moves)
+    while moves and moves[-1] == "pass":
+        moves.pop()
+    pos = Position(rules.size, superko=rules.superko)
+    for vertex in moves:
+        pos.play(from_gtp(vertex, rules.size))
+    done = len(moves)
+    seconds = {"B": list(game.move_seconds["B"]), "W": list(game.move_seconds["W"])}
+    new = GameResult(moves=moves, result=game.result, reason=game.reason, opening=game.opening,
+                     notes=list(game.notes), move_seconds=seconds,
+                     substitute_from=done if game.substitute_from is None else min(done, game.substitute_from))
+    try:
+        _setup(finisher, BLACK, rules)
+        _replay(finisher, BLACK, moves, rules)
+        passes = 0
+        while passes < 2 and len(new.moves) < rules.move_cap:
+            if stop is not None and stop.is_set():
+                raise _void("stopped")
+            side = color_to_str(pos.to_play)
+            answer = _ask(finisher, pos.to_play, f"genmove {side}", rules.move_timeout)
+            point = from_gtp(answer.split()[0], rules.size) if answer.split() else -1
+            if not 0 <= point <= pos.pass_point or pos.illegal_reason(point) is not None:
+                raise _void(f"finisher answered genmove {side} with {answer!r}")
+            pos.play(point)
+            passes = passes + 1 if point == pos.pass_point else 0
+            new.moves.append(to_gtp(point, rules.size))
+    except (_Loss, CoordinateError) as exc:
+        game.notes.append(f"settling by {finisher.name} failed: {exc}")
+        return game
+    new.notes.append(f"{finisher.name} settled the end from move {done} "
+                     f"(players' result {game.result}: {game.engine_scores})")
+    _score(new, pos, {BLACK: finisher, WHITE: finisher}, rules)
+    return new
 
 
 def _engine_view(engine: GtpClient, pos: Position, timeout: float) -> tuple[str | None, set[int] | None, str | None]:

@@ -9,7 +9,8 @@ A shard is one ``.npz`` file (``np.savez_compressed``) holding ``n`` positions:
 | ``value``    | int8    | [n]                | game result for the side to move: +1, -1, 0      |
 | ``score``    | float16 | [n]                | final margin for the side to move, in points     |
 | ``ownership``| int8    | [n, s*s]           | final owner of each point, + = side to move      |
-| ``weight``   | float16 | [n]                | sample weight (e.g. lower for weak players)      |
+| ``weight``   | float16 | [n]                | policy weight (0 for random opening moves)       |
+| ``scored``   | int8    | [n]                | 1 if ``score``/``ownership`` are known, else 0   |
 | ``game``     | int32   | [n]                | index of the game in its source, for splits      |
 
 Symmetries are applied when streaming (a random one of the 8 per sample), so shards
@@ -27,7 +28,7 @@ from typing import Iterator
 
 import numpy as np
 
-FIELDS = ("features", "policy", "value", "score", "ownership", "weight", "game")
+FIELDS = ("features", "policy", "value", "score", "ownership", "weight", "scored", "game")
 
 
 @dataclass
@@ -40,9 +41,9 @@ class ShardWriter:
     _rows: dict[str, list] = field(default_factory=lambda: {k: [] for k in FIELDS})
 
     def add(self, features: np.ndarray, policy: np.ndarray, value: int, score: float,
-            ownership: np.ndarray, weight: float, game: int) -> None:
+            ownership: np.ndarray, weight: float, scored: bool, game: int) -> None:
         """Queue one position; flushes a full shard to disk."""
-        for key, item in zip(FIELDS, (features, policy, value, score, ownership, weight, game)):
+        for key, item in zip(FIELDS, (features, policy, value, score, ownership, weight, int(scored), game)):
             self._rows[key].append(item)
         if len(self._rows["value"]) >= self.per_shard:
             self.flush()
@@ -62,6 +63,7 @@ class ShardWriter:
             "score": np.asarray(self._rows["score"], dtype=np.float16),
             "ownership": np.asarray(self._rows["ownership"], dtype=np.int8),
             "weight": np.asarray(self._rows["weight"], dtype=np.float16),
+            "scored": np.asarray(self._rows["scored"], dtype=np.int8),
             "game": np.asarray(self._rows["game"], dtype=np.int32),
         }
         with open(tmp, "wb") as handle:
@@ -119,4 +121,5 @@ def augment(batch: dict[str, np.ndarray], size: int, k: int) -> dict[str, np.nda
         "score": batch["score"].astype(np.float32),
         "ownership": np.ascontiguousarray(symmetry_planes(own, k).reshape(-1, size * size), dtype=np.float32),
         "weight": batch["weight"].astype(np.float32),
+        "scored": batch["scored"].astype(np.float32),
     }

@@ -62,14 +62,17 @@ def losses(model: GoNet, batch: dict[str, torch.Tensor], config: TrainConfig) ->
     policy, value, score, ownership = model(batch["features"])
     w = batch["weight"]
     norm = w.sum().clamp_min(1e-6)
+    scored = batch["scored"]
+    scored_norm = scored.sum().clamp_min(1e-6)
     target = batch["policy"]
     policy_loss = (-(target * F.log_softmax(policy, dim=1)).sum(1) * w).sum() / norm
-    value_loss = (((value.squeeze(1) - batch["value"]) ** 2) * w).sum() / norm
-    score_loss = (F.huber_loss(score.squeeze(1), batch["score"], reduction="none", delta=5.0) * w).sum() / norm
-    own_loss = ((((ownership - batch["ownership"]) ** 2).mean(1)) * w).sum() / norm
+    value_loss = ((value.squeeze(1) - batch["value"]) ** 2).mean()
+    score_loss = (F.huber_loss(score.squeeze(1), batch["score"], reduction="none", delta=5.0)
+                  * scored).sum() / scored_norm
+    own_loss = (((ownership - batch["ownership"]) ** 2).mean(1) * scored).sum() / scored_norm
     total = (policy_loss + config.value_weight * value_loss + config.score_weight * score_loss
              + config.ownership_weight * own_loss)
-    hits = (policy.argmax(1) == target.argmax(1)).float().mean()
+    hits = ((policy.argmax(1) == target.argmax(1)).float() * (w > 0)).sum() / (w > 0).sum().clamp_min(1)
     return {"total": total, "policy": policy_loss, "value": value_loss, "score": score_loss,
             "ownership": own_loss, "top1": hits}
 
@@ -181,7 +184,8 @@ def train(config: TrainConfig, planes: int) -> Path:
         optimizer.step()
         step += 1
         for k, v in out.items():
-            running[k] = 0.98 * running.get(k, float(v)) + 0.02 * float(v)
+            value = v.item()
+            running[k] = 0.98 * running.get(k, value) + 0.02 * value
         bar.update(1)
         bar.set_postfix(policy=f"{running['policy']:.3f}", value=f"{running['value']:.3f}",
                         top1=f"{running['top1']:.3f}", lr=f"{lr:.4f}")

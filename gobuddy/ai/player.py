@@ -141,11 +141,12 @@ class SearchPlayer:
             if not allowed:
                 return pass_point
             return self.search.choose(temperature, exclude={int(m) for m in root.moves} - allowed)
-        move = self.search.choose(temperature)
+        eyes = {p for p in range(pos.n) if pos.is_eye_like(p, color)}
+        move = self.search.choose(temperature, exclude=eyes)  # pass is never excluded
         if move == pass_point and my_margin < 0:
-            others = {p for p in pos.legal_moves() if not pos.is_eye_like(p, color)}
+            others = {int(m) for m in root.moves} - eyes - {pass_point}
             if others:
-                move = self.search.choose(temperature, exclude={int(m) for m in root.moves} - others)
+                move = self.search.choose(0.0, exclude={int(m) for m in root.moves} - others)
         return move
 
     def _should_resign(self, pos: Position, value: float, color: int) -> bool:

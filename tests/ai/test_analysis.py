@@ -107,7 +107,7 @@ def test_snapshot_before_search_is_refused():
 def test_with_the_onnx_model(tiny9):
     _, path = tiny9
     search = Search(OnnxEvaluator(path), SearchConfig(batch_size=8))
-    a = analyse(search, Position(9), visits=64, id="x")
+    a = analyse(search, Position(9), visits=64, id="x", worker="engine-test-1")
     d = a.to_dict()
     validate("engine_answer", {**d, "ts": 0})
     assert a.model == "tiny-9x9" and len(a.ownership) == 81 and a.root.score_lead is not None

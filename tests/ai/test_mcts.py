@@ -16,6 +16,7 @@ from gobuddy.go.position import Position
 
 from .boards import ATARI, CAPTURE, EYES, ONE_DAME
 
+
 def search_on(board: str, to_play: int, komi: float, opponent_passed: bool = False, visits: int = 300,
               **config) -> Search:
     pos = Position.from_ascii(board, to_play=-to_play if opponent_passed else to_play)

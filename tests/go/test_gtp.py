@@ -178,29 +178,53 @@ def test_genmove_plays_a_legal_move_and_reg_genmove_does_not(engine):
     assert (engine.send("list_stones black"), engine.send("list_stones white")) == before
 
 
-# Finished positions as SGF setup. DEAD_STONE: both walls have several eyes and a black
-# stone sits dead in white's three-point area (F3, with G3 and F2)::
-#
-#     . X . X O . O
-#     X X X X O O O
-#     . X . X O . O
-#     X X X X O O O
-#     . X . X O X .
-#     X X X X O . O
-#     . X . X O O O
-#
-# SEKI is the seki with two shared liberties (D7, D6) of ``test_scoring``.
-DEAD_STONE_SGF = ("(;FF[4]GM[1]SZ[7]KM[0.5]"
-                  "AB[ba][da][ab][bb][cb][db][bc][dc][ad][bd][cd][dd][be][de][fe][af][bf][cf][df]"
-                  "[bg][dg]AW[ea][ga][eb][fb][gb][ec][gc][ed][fd][gd][ee][ef][gf][eg][fg][gg])")
-SEKI_SGF = ("(;FF[4]GM[1]SZ[7]KM[7]"
-            "AB[ba][ea][ab][bb][eb][bc][cc][dc][ad][bd][cd][dd][be][de][af][bf][cf][df][bg][dg]"
-            "AW[ca][fa][cb][fb][gb][ec][fc][ed][fd][gd][ee][ge][ef][ff][gf][eg][gg])")
+def sgf_setup(board: str, komi: float) -> str:
+    """An SGF game whose root sets up the ASCII ``board`` (X black, O white)."""
+    rows = board.split()
+    size = round(len(rows) ** 0.5)
+    letters = "abcdefghijklmnopqrs"
+    points = {"X": [], "O": []}
+    for i, ch in enumerate(rows):
+        if ch in points:
+            points[ch].append(f"[{letters[i % size]}{letters[i // size]}]")
+    return f"(;FF[4]GM[1]SZ[{size}]KM[{komi}]AB{''.join(points['X'])}AW{''.join(points['O'])})"
+
+
+# Finished positions (the boards of test_scoring). DEAD_STONE: black F3 is dead in
+# white's three-point area; SEKI: two shared liberties D7, D6; SEKI_WITH_EYES: eye
+# against eye (A7, G7) with the shared liberty D7.
+DEAD_STONE = """
+. X . X O . O
+X X X X O O O
+. X . X O . O
+X X X X O O O
+. X . X O X .
+X X X X O . O
+. X . X O O O
+"""
+SEKI = """
+. X O . X O .
+X X O . X O O
+. X O O X O .
+X X X X O O O
+. X . X O . O
+X X X X O O O
+. X . X O . O
+"""
+SEKI_WITH_EYES = """
+. X X . O O .
+X X X O O O O
+O O O X X X X
+. O O X X . X
+O O O X X X X
+. O O X X . X
+O O O X X X X
+"""
 
 
 def test_final_score_and_status_from_loaded_positions(engine, tmp_path):
     dead = tmp_path / "dead.sgf"
-    dead.write_text(DEAD_STONE_SGF)
+    dead.write_text(sgf_setup(DEAD_STONE, 0.5))
     assert engine.send(f"loadsgf {dead}") == "= "
     assert engine.send("final_status_list dead") == "= F3"
     assert engine.send("final_status_list seki") == "= "
@@ -208,12 +232,16 @@ def test_final_score_and_status_from_loaded_positions(engine, tmp_path):
     assert [line.split()[0] for line in alive] == ["B7", "E7"]  # one chain of each colour
     assert engine.send("final_score") == "= B+6.5"
     seki = tmp_path / "seki.sgf"
-    seki.write_text(SEKI_SGF)
+    seki.write_text(sgf_setup(SEKI, 7))
     assert engine.send(f"loadsgf {seki}") == "= "
     assert engine.send("final_status_list dead") == "= "
-    assert set(engine.send("final_status_list seki").removeprefix("= ").split("\n")) == {
-        "C7 C6", "E7 E6"}
-    assert engine.send("final_score") == "= W+2"
+    assert engine.send("final_status_list seki") == "= C7 C6 C5 D5\nE7 E6 E5"
+    assert engine.send("final_score") == "= W+4"
+    seki.write_text(sgf_setup(SEKI_WITH_EYES, 4))
+    assert engine.send(f"loadsgf {seki}") == "= "
+    assert engine.send("final_status_list dead") == "= "
+    assert engine.send("final_status_list seki") == "= B7 C7 A6 B6 C6\nE7 F7 D6 E6 F6 G6"
+    assert engine.send("final_score") == "= 0"
 
 
 def test_printsgf_loadsgf_round_trip(engine, tmp_path):

@@ -36,13 +36,13 @@ DEAD_BLACK_STONE = """
 . X O . .
 """
 
-# A seki with two shared liberties (D7, D6): the inner chains C7-C6 (white) and
-# E7-E6 (black) have only those two liberties, and whoever plays one ataris itself.
-# The outer walls are alive with several eyes each.
+# A seki with two shared liberties (D7, D6): the inner chains C7-C6-C5-D5 (white) and
+# E7-E6-E5 (black) have only those two liberties, which touch nothing else, and
+# whoever fills one ataris itself. The outer walls are alive with several eyes each.
 SEKI = """
 . X O . X O .
 X X O . X O O
-. X X X O O .
+. X O O X O .
 X X X X O O O
 . X . X O . O
 X X X X O O O
@@ -71,10 +71,10 @@ TABLE = [
     ("dame, negative komi", DAME, -2, [], 10, 10, 5, "B+2"),
     ("stone not marked dead spoils territory", DEAD_BLACK_STONE, 0, [], 11, 5, 9, "B+6"),
     ("dead stone counts for the other side", DEAD_BLACK_STONE, 0, ["D3"], 10, 15, 0, "W+5"),
-    ("seki liberties neutral, stones count", SEKI, 7, [], 26, 21, 2, "W+2"),
-    ("seki komi 0", SEKI, 0, [], 26, 21, 2, "B+5"),
-    ("seki komi 5 is jigo", SEKI, 5, [], 26, 21, 2, "0"),
-    ("seki komi 6.5", SEKI, 6.5, [], 26, 21, 2, "W+1.5"),
+    ("seki liberties neutral, stones count", SEKI, 7, [], 25, 22, 2, "W+4"),
+    ("seki komi 0", SEKI, 0, [], 25, 22, 2, "B+3"),
+    ("seki komi 3 is jigo", SEKI, 3, [], 25, 22, 2, "0"),
+    ("seki komi 6.5", SEKI, 6.5, [], 25, 22, 2, "W+3.5"),
     ("eyes in a seki count for their owner", SEKI_WITH_EYES, 0, [], 26, 22, 1, "B+4"),
     ("seki with eyes, komi 4 is jigo", SEKI_WITH_EYES, 4, [], 26, 22, 1, "0"),
     ("seki with eyes, komi 7", SEKI_WITH_EYES, 7, [], 26, 22, 1, "W+3"),
