@@ -11,7 +11,9 @@ plus the points whose reading lies too close to a threshold to be sure (*uncerta
 It works on ``reading / baseline / ambient`` where ``ambient`` tracks the light level
 relative to calibration: the median of that ratio over the points it last saw empty.
 Each point keeps its class until its ratio crosses the threshold by the hysteresis
-margin; the same margin either side of a threshold is the uncertain band.
+margin; the same margin either side of a threshold is the uncertain band, and a point
+reading noticeably darker than its own settled level (shaded by a hand) is uncertain
+too (see ``ClassifierConfig``).
 
 ``Stabiliser`` reports a sighting once it has been identical (classes and uncertain
 points) for ``min_frames`` frames spanning ``settle_s`` seconds, and reports an unclear
@@ -93,12 +95,26 @@ class Sighting:
 @dataclass(frozen=True)
 class ClassifierConfig:
     """``hysteresis``: margin either side of a threshold, as a fraction of the gap
-    between the two levels it separates. ``ambient_rate``: weight of each frame in the
-    ambient estimate (0.1 at 25 Hz follows a change in about half a second).
-    ``min_empty``: below this many empty points the ambient estimate uses the 90th
-    percentile of all ratios instead of the empty points' median."""
+    between the two levels it separates.
+
+    Shade: a point reading darker than its own settled level (``reference``) by more
+    than ``shade`` of that level, and at least ``shade_min``, is *shaded* (a hand is
+    over it) and uncertain; so is an empty point without a settled level yet that
+    reads ``shade`` below the ambient. A hand's shadow darkens a patch of points, stones
+    included; a stone darkens one point; so a "new stone" whose neighbours went dim is
+    not trusted. A point's level settles after ``settle_frames`` frames in one class
+    and then follows slowly (``reference_rate``) while it is not shaded.
+
+    ``ambient_rate``: weight of each frame in the ambient estimate (0.1 at 25 Hz follows
+    a change in about half a second). ``min_empty``: below this many empty points the
+    ambient estimate uses the 90th percentile of all ratios instead of the empty
+    points' median."""
 
     hysteresis: float = 0.12
+    shade: float = 0.08
+    shade_min: float = 0.05
+    settle_frames: int = 8
+    reference_rate: float = 0.05
     ambient_rate: float = 0.1
     min_empty: int = 4
 
@@ -125,12 +141,13 @@ class Classifier:
             s = calibration.stone_level
             self._t_occ, self._h_occ = (1.0 + s) / 2, hf * (1.0 - s)
             self._t_col = self._h_col = 0.0
-        self._state: np.ndarray | None = None
-        self.ambient = 1.0
+        self.reset()
 
     def reset(self) -> None:
         """Forget the past (after a recalibration or a long interruption)."""
-        self._state = None
+        self._state: np.ndarray | None = None
+        self._reference = np.ones_like(self._base)
+        self._age = np.zeros(self._base.shape, dtype=np.int32)
         self.ambient = 1.0
 
     def ratios(self, readings: Sequence[int]) -> np.ndarray:
@@ -167,16 +184,33 @@ class Classifier:
             uncertain |= occupied & (np.abs(r - t_col) < h_col)
         else:
             new = np.where(occupied, STONE, EMPTY).astype(np.int8)
+        uncertain |= self._shaded(r, new)
         self._state = new
         return Sighting(frame.t, tuple(new.tolist()), tuple(np.flatnonzero(uncertain).tolist()), frame.seq)
+
+    def _shaded(self, r: np.ndarray, new: np.ndarray) -> np.ndarray:
+        """Points darker than their settled level (or, for young empty points, than the
+        ambient); updates the settled levels."""
+        cfg = self.config
+        same = new == self._state if self._state is not None else np.zeros(new.shape, dtype=bool)
+        age = np.where(same, self._age + 1, 0)
+        ref = self._reference
+        settled = age >= cfg.settle_frames
+        shaded = np.where(settled, r < ref - np.maximum(cfg.shade * ref, cfg.shade_min),
+                          (new == EMPTY) & (r < 1.0 - cfg.shade))
+        rate = np.maximum(cfg.reference_rate, 1.0 / (age + 1))
+        self._reference = np.where(same, np.where(shaded, ref, ref + rate * (r - ref)), r)
+        self._age = age
+        return shaded
 
 
 @dataclass(frozen=True)
 class StabilityConfig:
     """A sighting counts once seen identically in ``min_frames`` frames over at least
     ``settle_s`` seconds; one with uncertain points is reported again after
-    ``unclear_s``. A gap of more than ``max_gap_s`` between frames, or a skipped
-    sequence number, restarts the count (nobody saw what happened meanwhile)."""
+    ``unclear_s``. A gap of more than ``max_gap_s`` between frames restarts the count
+    (nobody saw what happened meanwhile); a lost frame or two (a sequence gap within
+    that time) does not."""
 
     min_frames: int = 5
     settle_s: float = 0.3
@@ -211,7 +245,6 @@ class Stabiliser:
         self._since = 0.0
         self._count = 0
         self._last_t: float | None = None
-        self._last_seq: int | None = None
         self._reported: tuple | None = None
         self._lasting_done = False
 
@@ -220,9 +253,8 @@ class Stabiliser:
         cfg = self.config
         key = (s.board, s.uncertain)
         gap = self._last_t is not None and (s.t - self._last_t > cfg.max_gap_s or s.t < self._last_t)
-        skipped = s.seq is not None and self._last_seq is not None and s.seq != self._last_seq + 1
-        self._last_t, self._last_seq = s.t, s.seq
-        if gap or skipped or key != self._key:
+        self._last_t = s.t
+        if gap or key != self._key:
             self._key, self._since, self._count, self._lasting_done = key, s.t, 1, False
         else:
             self._count += 1

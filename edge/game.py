@@ -105,6 +105,17 @@ class GameEnded:
 GameEvent = MovePlayed | Passed | Undone | GameEnded
 
 
+@dataclass(frozen=True)
+class StoneMove:
+    """A stone move of the record: its ``number``, ``color``, ``point`` and ``captures``
+    (flat points)."""
+
+    number: int
+    color: int
+    point: int
+    captures: tuple[int, ...]
+
+
 @dataclass
 class _Played:
     color: int
@@ -155,12 +166,13 @@ class Game:
             raise GameError(f"the game has {len(self._played)} moves, not {moves}")
         return self._start_board if moves == 0 else self._played[moves - 1].board_after
 
-    def last_stone_move(self) -> tuple[int, int, tuple[int, ...]] | None:
-        """``(colour, point, captures)`` of the latest move that was not a pass, or ``None``."""
+    def last_stone_move(self) -> StoneMove | None:
+        """The latest move that was not a pass, or ``None``."""
         n = pass_move(self.size)
-        for m in reversed(self._played):
+        for i in range(len(self._played) - 1, -1, -1):
+            m = self._played[i]
             if m.point != n:
-                return m.color, m.point, m.captures
+                return StoneMove(i + 1, m.color, m.point, m.captures)
         return None
 
     def record(self) -> GameRecord:
@@ -235,4 +247,4 @@ class Game:
 
 
 __all__ = ["Game", "GameSettings", "Mode", "GameError", "IllegalMove", "MovePlayed", "Passed",
-           "Undone", "GameEnded", "GameEvent"]
+           "Undone", "GameEnded", "GameEvent", "StoneMove"]

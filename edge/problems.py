@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from edge.classify import STONE
+from edge.game import StoneMove
 from gobuddy.go.coords import BLACK, EMPTY, WHITE, to_gtp
 
 WRONG_COLOR = "wrong_color"
@@ -67,7 +68,9 @@ class BoardDiff:
     ``added``: (point, seen class) where the game has no stone; ``removed``: (point,
     expected colour) now empty; ``recoloured``: (point, expected colour, seen colour);
     ``leftover``: points of captured stones still on the board (allowed until the next
-    stone is played, so not in ``added``)."""
+    stone is played, so not in ``added``). A leftover point that reads as any stone
+    counts as still covered: a hand lifting the stone shades the point it just
+    emptied."""
 
     added: tuple[tuple[int, int], ...]
     removed: tuple[tuple[int, int], ...]
@@ -83,13 +86,14 @@ class BoardDiff:
 def board_diff(expected: list[int] | tuple[int, ...], seen: tuple[int, ...],
                leftovers: dict[int, int]) -> BoardDiff:
     """Compare ``seen`` (classes; ``STONE`` matches either colour) with ``expected``
-    stones; ``leftovers`` maps captured points to the colour of the stone that was there."""
+    stones; ``leftovers`` maps captured points not yet seen empty to the colour of the
+    stone that was there."""
     added, removed, recoloured, left = [], [], [], []
     for p, (e, s) in enumerate(zip(expected, seen)):
         if e == s:
             continue
         if e == EMPTY:
-            if p in leftovers and s in (leftovers[p], STONE):
+            if p in leftovers:
                 left.append(p)
             else:
                 added.append((p, s))
@@ -183,14 +187,14 @@ def unclear(points: tuple[int, ...], size: int) -> Problem:
 # ---------------------------------------------------------------------- the rest
 @dataclass(frozen=True)
 class Context:
-    """What ``diagnose`` needs of the game: ``last_move`` is (colour, point, captures)
-    of the last stone move or ``None``; ``after_undo``: the board must first be set
-    back to the game (after the undo button), so every difference is a mismatch."""
+    """What ``diagnose`` needs of the game: ``last_move`` is the last stone move or
+    ``None``; ``after_undo``: the board must first be set back to the game (after the
+    undo button), so every difference is a mismatch."""
 
     size: int
     to_play: int
     moves_played: int
-    last_move: tuple[int, int, tuple[int, ...]] | None
+    last_move: StoneMove | None
     handicap_points: tuple[int, ...] = ()
     after_undo: bool = False
 
@@ -215,7 +219,7 @@ def diagnose(diff: BoardDiff, ctx: Context) -> Problem:
         (dst, seen), (src, color) = diff.added[0], diff.removed[0]
         if seen in (color, STONE):
             text = f"{_stones([src], color, size)} moved to {to_gtp(dst, size)}: put it back on {to_gtp(src, size)}"
-            if ctx.last_move is not None and ctx.last_move[1] == src and not ctx.last_move[2]:
+            if ctx.last_move is not None and ctx.last_move.point == src and not ctx.last_move.captures:
                 text += ", or take it off to take the move back"
             return Problem(STONE_MOVED, (src, dst), text)
     if len(diff.added) >= 2 and not diff.removed and not diff.recoloured:
@@ -230,10 +234,11 @@ def diagnose(diff: BoardDiff, ctx: Context) -> Problem:
                        "take back those that were not played, one move at a time")
     if diff.removed and not diff.added and not diff.recoloured:
         last = ctx.last_move
-        if last is not None and removed == [last[1]] and last[2]:
-            return Problem(STONE_LIFTED, (last[1],),
-                           f"{_stones(removed, last[0], size)} was lifted: put it back, or to take "
-                           f"the move back also put back {_stones(last[2], -last[0], size)} it captured")
+        if last is not None and removed == [last.point] and last.captures:
+            return Problem(STONE_LIFTED, (last.point,),
+                           f"{_stones(removed, last.color, size)} was lifted: put it back, or to take "
+                           f"the move back also put back {_stones(last.captures, -last.color, size)} "
+                           "it captured")
         if len(removed) == 1:
             return Problem(STONE_LIFTED, tuple(removed),
                            f"{_stones(removed, diff.removed[0][1], size)} was lifted: put it back")

@@ -87,6 +87,7 @@ class Reconciler:
         self._after_undo = False
         self._engine_move: int | None = None
         self._hint: int | None = None
+        self._gone: tuple[int, set[int]] = (0, set())  # (stone move number, captures seen gone)
 
     # ------------------------------------------------------------------ inputs
     def run(self, inputs: Iterable[BoardInput]) -> list[Event]:
@@ -179,9 +180,7 @@ class Reconciler:
         board, game = self.stable, self.game
         if board is None or game.ended:
             return []
-        last = game.last_stone_move()
-        leftovers = {p: -last[0] for p in last[2]} if last else {}
-        diff = board_diff(game.position.board, board, leftovers)
+        diff = board_diff(game.position.board, board, self._leftovers(board))
         self.pending = diff.leftover
         if diff.matches:
             self._after_undo = False
@@ -196,9 +195,33 @@ class Reconciler:
                 self._forget_requests()
                 self.pending = ()
                 return events
-        if len(diff.added) == 1 and not diff.removed and not diff.recoloured:
+        if len(diff.added) == 1 and not diff.recoloured and self._only_own_captures_gone(diff):
             return self._new_stone(diff, board)
         return self._settle(diagnose(diff, self._context()))
+
+    def _leftovers(self, board: tuple[int, ...]) -> dict[int, int]:
+        """Captured stones of the last stone move that may still lie on the board: those
+        not yet seen gone (a point seen empty is free again: a stone there is new)."""
+        last = self.game.last_stone_move()
+        if last is None:
+            return {}
+        if self._gone[0] != last.number:
+            self._gone = (last.number, set())
+        gone = self._gone[1]
+        gone.update(p for p in last.captures if board[p] == EMPTY)
+        return {p: -last.color for p in last.captures if p not in gone}
+
+    def _only_own_captures_gone(self, diff: BoardDiff) -> bool:
+        """True if every stone missing from the board is one the new stone captures (so
+        the players took the captures off before the board settled)."""
+        if not diff.removed:
+            return True
+        pos = self.game.position
+        point, seen = diff.added[0]
+        if seen not in (pos.to_play, STONE) or pos.illegal_reason(point) is not None:
+            return False
+        captured = set(pos.copy().play(point))
+        return all(p in captured for p, _ in diff.removed)
 
     def _new_stone(self, diff: BoardDiff, board: tuple[int, ...]) -> list[Event]:
         game, size = self.game, self.game.size
@@ -208,7 +231,7 @@ class Reconciler:
         if diff.leftover:
             last = game.last_stone_move()
             assert last is not None
-            return self._settle(captures_not_removed(diff.leftover, -last[0], size))
+            return self._settle(captures_not_removed(diff.leftover, -last.color, size))
         if color != pos.to_play:
             return self._settle(wrong_color(point, color, pos.to_play, size))
         if game.is_engine_turn() and point != self._engine_move:
@@ -219,8 +242,7 @@ class Reconciler:
         events = self._settle(None)
         events.append(game.play(point))
         self._forget_requests()
-        last = game.last_stone_move()
-        self.pending = tuple(p for p in last[2] if board[p] != EMPTY) if last else ()
+        self.pending = tuple(self._leftovers(board))
         return events
 
     def _undo_depth(self, board: tuple[int, ...]) -> int:

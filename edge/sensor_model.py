@@ -38,8 +38,8 @@ from gobuddy.go.coords import BLACK, WHITE, check_size
 @dataclass(frozen=True)
 class SensorModelConfig:
     size: int = 9
-    base: float = 700.0
-    gain_spread: float = 0.15
+    base: float = 520.0
+    gain_spread: float = 0.12
     lamp_tilt: float = 0.15
     dark: float = 6.0
     black: float = 0.20

@@ -1,9 +1,10 @@
 """The GTP front end: ``python -m engine_worker.gtp`` speaks GTP 2 on stdin/stdout.
 
 Options build a ``GtpConfig``; ``make_player`` turns it into the object that answers
-``genmove`` (today the random legal-move player of ``gobuddy.go.playout``; the MCTS
-player plugs in there, with its own options such as ``--model``, ``--visits`` and
-``--time``). Heavy imports belong inside ``make_player`` so the front end starts fast.
+``genmove``: the random legal-move player of ``gobuddy.go.playout``, or with
+``--model PATH`` the MCTS player of ``gobuddy.ai.player`` (``--visits N``, ``--time S``
+per move, ``--threads``), which also registers ``kgs-genmove_cleanup`` and
+``lz-analyze``. Heavy imports belong inside ``make_player`` so the front end starts fast.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ class GtpConfig:
     komi: float = 7.0
     superko: bool = True
     seed: int | None = None
+    model: str | None = None  # ONNX model: play with the MCTS search player
+    visits: int | None = None  # search budget per move (default 800 when no --time)
+    seconds: float | None = None  # search time per move
+    threads: int = 1  # onnxruntime intra-op threads
 
 
 def parse_args(argv: list[str] | None = None) -> GtpConfig:
@@ -31,17 +36,33 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
     parser.add_argument("--simple-ko", action="store_true",
                         help="simple ko only instead of positional superko (as GNU Go plays)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the move choice")
+    parser.add_argument("--model", default=None, help="ONNX model: play with MCTS instead of random moves")
+    parser.add_argument("--visits", type=int, default=None, help="search visits per move (with --model)")
+    parser.add_argument("--time", type=float, default=None, dest="seconds", help="search seconds per move")
+    parser.add_argument("--threads", type=int, default=1, help="onnxruntime threads (default 1)")
     args = parser.parse_args(argv)
     from gobuddy.go.coords import MAX_SIZE, MIN_SIZE
 
     if not MIN_SIZE <= args.boardsize <= MAX_SIZE:
         parser.error(f"--boardsize must be from {MIN_SIZE} to {MAX_SIZE}, got {args.boardsize}")
+    if args.model is None and (args.visits is not None or args.seconds is not None):
+        parser.error("--visits and --time need --model")
     return GtpConfig(boardsize=args.boardsize, komi=args.komi, superko=not args.simple_ko,
-                     seed=args.seed)
+                     seed=args.seed, model=args.model, visits=args.visits, seconds=args.seconds,
+                     threads=args.threads)
 
 
 def make_player(config: GtpConfig):
     """The ``genmove`` player the configuration asks for."""
+    if config.model is not None:
+        from gobuddy.ai.mcts import SearchConfig
+        from gobuddy.ai.onnx_evaluator import OnnxEvaluator
+        from gobuddy.ai.player import PlayerConfig, SearchPlayer
+
+        visits = config.visits if config.visits is not None or config.seconds is not None else 800
+        return SearchPlayer(OnnxEvaluator(config.model, intra_threads=config.threads),
+                            PlayerConfig(visits=visits, seconds=config.seconds),
+                            SearchConfig(komi=config.komi, seed=config.seed))
     from gobuddy.go.playout import RandomPlayer
 
     return RandomPlayer(seed=config.seed)
@@ -52,7 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     from gobuddy.go.gtp_engine import Game, GtpEngine
 
     game = Game(config.boardsize, config.komi, superko=config.superko)
-    GtpEngine(make_player(config), game).run(sys.stdin, sys.stdout)
+    player = make_player(config)
+    engine = GtpEngine(player, game)
+    if hasattr(player, "register"):  # the search player adds kgs-genmove_cleanup, lz-analyze
+        player.register(engine)
+    engine.run(sys.stdin, sys.stdout)
     return 0
 
 

@@ -13,14 +13,14 @@ one ``GameSample`` as a JSON object with these keys:
 | ``winner``   | ``"B"``/``"W"``/null | null for jigo (and unknown)                                     |
 | ``margin``   | float/null         | black minus white by area, komi included; null if not scored     |
 | ``ownership``| list of int/null   | ``size*size`` values, row-major from the top left (row 0 = GTP row ``size``): +1 black's, -1 white's, 0 neutral, after dead stones are lifted; null if not scored |
-| ``reason``   | str                | how it ended: ``score``, ``move_cap``, ``resign``, ``timeout``, ``forfeit``, ``record`` (SGF import) |
-| ``source``   | str                | where it came from (``engine``, ``sgf:path/name.sgf``)           |
+| ``reason``   | str                | how it ended: ``score``, ``move_cap``, ``resign``, ``timeout``, ``forfeit`` |
+| ``source``   | str                | where it came from (``engine``, ``sgf:path/name.sgf``, ``sgf:file.sgf#2`` for the 2nd game of a collection) |
 | ``black``, ``white`` | str        | player names (``gnugo-7``, ``pachi-2000``, SGF ``PB``/``PW``)     |
 | ``opening``  | int                | how many leading moves were randomised (not chosen by a player)  |
 | ``seed``     | int/null           | the seed that made the game (opening and engine seeds), if any    |
 | ``substitute_from`` | int/null        | moves played when a side resigned and a substitute engine played on for it (see ``training.gtp_game``); the moves after it are the substitute's |
 | ``dead``     | list of str        | GTP vertices of the stones lifted as dead before counting         |
-| ``ownership_source`` | str/null   | whose dead stones made ``ownership``: ``agreed``, ``B-engine``, ``W-engine``, ``intersection``, ``none``, ``area`` (our scoring, all stones alive) |
+| ``ownership_source`` | str/null   | whose dead stones made ``ownership``: ``agreed`` (both engines), ``B-engine``/``W-engine`` (one engine's list), ``intersection`` (stones both called dead), ``none`` (no engine listed any), ``sgf-territory`` (the record's TB/TW marks), ``area`` (counted as it stands, every stone alive) |
 | ``notes``    | list of str        | disagreements and problems met while refereeing                   |
 
 Every game starts on an empty board (no handicap or setup stones). Shards are written

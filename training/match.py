@@ -29,7 +29,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from gobuddy.go.coords import BLACK, WHITE, from_gtp
+from gobuddy.go.coords import BLACK, WHITE, from_gtp, to_sgf
+from gobuddy.go.position import Position
 from gobuddy.go.record import GameRecord
 from gobuddy.go.sgf import dump_sgf
 from training.engine_spec import EngineSpec, Toolbox, parse_engine
@@ -70,6 +71,17 @@ def _sgf_text(game: GameResult, black: str, white: str, rules: GameRules) -> str
         notes.append("dead: " + " ".join(game.dead))
     escaped = "\n".join(notes).replace("\\", "\\\\").replace("]", "\\]")
     record.info.extra["GC"] = [escaped]
+    if game.ownership is not None and game.moves:
+        # Territory marks (TB/TW) on the last node: the count, dead stones included.
+        board = Position(rules.size)
+        for vertex in game.moves:
+            board.play(from_gtp(vertex, rules.size), check=False)
+        last = record.main_line()[-1]
+        for key, colour in (("TB", BLACK), ("TW", WHITE)):
+            marks = [to_sgf(p, rules.size) for p, owner in enumerate(game.ownership)
+                     if owner == colour and board.board[p] != colour]
+            if marks:
+                last.properties[key] = marks
     return dump_sgf(record)
 
 

@@ -73,7 +73,7 @@ def save_analysis(session: Session, key: PositionKey, model: str, answer: dict[s
         set_={c: stmt.excluded[c] for c in ("move_count", "visits", "answer", "created_at", "game_id", "move_number")},
         where=stmt.excluded.visits > Analysis.visits,
     )
-    return session.execute(stmt).rowcount == 1
+    return session.execute(stmt.returning(Analysis.id)).first() is not None
 
 
 def get_analysis(session: Session, key: PositionKey, model: str | None = None) -> AnalysisView | None:

@@ -1,9 +1,10 @@
 /*
  * harness.c - runs the Go Learning Buddy firmware on a simulated ATmega2560
- * (libsimavr) with its sensors, buttons and LEDs, and exposes:
+ * (libsimavr) with its sensors, buttons and LEDs (board_model.c), and
+ * exposes:
  *
  *   1. the board's serial port (UART0) as a pseudo-terminal, for the host
- *      (edge agent, tests) to open like /dev/ttyACM0;
+ *      (edge agent, tests) to open like /dev/ttyACM0 (serial_pty.c);
  *   2. a control channel on stdin/stdout to set sensor voltages, press
  *      buttons and read the LEDs (firmware/sim/simboard.py drives it).
  *
@@ -12,8 +13,9 @@
  *   --speed X           simulated seconds per wall second (default 1 = real
  *                       time; 0 = as fast as possible)
  *   --no-reset-on-open  keep running when a host opens the pty (default: the
- *                       MCU is reset, as a real Mega resets on DTR when its
- *                       USB port is opened, so the host sees a fresh HELLO)
+ *                       MCU is reset 50 ms later, as a real Mega resets on
+ *                       DTR when its USB port is opened, so the host sees a
+ *                       fresh HELLO; output before that reset is dropped)
  *
  * Control channel: the first stdout line is "PTY <path>". Then each stdin
  * line is one command, answered by exactly one stdout line "OK ..." or
@@ -40,7 +42,12 @@
  * and is throttled so simulated time tracks wall time (x speed). If the
  * machine is too slow it runs as fast as it can and never bursts to catch
  * up by more than 20 ms. The UART moves bytes at the configured baud rate
- * (simavr models per-byte timing), so 115200 baud costs what it costs.
+ * (simavr models per-byte timing, about 10.7 KB/s here), so 115200 baud
+ * costs what it costs.
+ *
+ * Faults: simavr stops the MCU on a watchdog timeout (its model does not
+ * reset) or a crash; the harness then resets it, as the real watchdog would,
+ * logs it on stderr and counts it in STATS? crashes (tests assert 0).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -53,77 +60,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "avr_adc.h"
-#include "avr_ioport.h"
-#include "avr_uart.h"
 #include "sim_avr.h"
 #include "sim_elf.h"
-#include "sim_irq.h"
 
-#include "board_pins.h"
+#include "board_model.h"
+#include "serial_pty.h"
 
 #define F_CPU_HZ 16000000ULL
-#define SLICE_CYCLES (F_CPU_HZ / 1000) /* 1 ms */
-#define MAX_LAG_NS 20000000LL          /* never catch up more than 20 ms */
-#define UCSR0B_ADDR 0xC1               /* ATmega2560 data-space address */
-#define RXEN0_BIT 4
-#define BTN_STEPS_MAX 64
-
-/* ---- state ------------------------------------------------------------- */
+#define CYCLES_PER_MS (F_CPU_HZ / 1000)
+#define SLICE_CYCLES CYCLES_PER_MS /* simulate at most 1 ms between I/O checks */
+#define MAX_LAG_NS 20000000LL      /* never catch up more than 20 ms */
+/* After a host opens the pty, the MCU is reset this much later: a real
+ * Mega's bootloader also runs a while before the sketch starts, and hosts
+ * (pyserial's open() flushes its input) must not miss the boot HELLO. */
+#define OPEN_RESET_DELAY_CYCLES (50 * CYCLES_PER_MS)
 
 static avr_t *avr;
 static FILE *ctl_out;
 static double speed = 1.0;
 static bool reset_on_open = true;
-static const char *link_path;
 
-static uint64_t cycles_base; /* cycles run before the last MCU reset */
+static uint64_t cycles_base;   /* cycles run before the last MCU reset */
+static uint64_t open_reset_at; /* cycle of a pending reset-on-open; 0 = none */
 static struct {
-    uint64_t resets, crashes, tx, rx, dropped;
-    uint64_t reset_cycles; /* simulated time of the last MCU reset */
+    uint64_t resets, crashes, reset_cycles;
 } stats;
-
-static uint16_t sensor_mv[GB_SENSOR_COUNT];
-static uint16_t spare_mv;
-static int16_t mux_sensor[GB_MUX_COUNT][GB_MUX_CHANNELS]; /* -1 = spare */
-static avr_irq_t *adc_irq;
-
-static avr_irq_t *uart_irq;
-static bool uart_xoff;
-static int pty_fd = -1;
-static char pty_name[128];
-static bool host_open;
-static uint8_t to_avr[4096]; /* host -> UART, waiting for XON */
-static size_t to_avr_len;
-static uint8_t to_host[1 << 16]; /* UART -> host, waiting for the pty */
-static size_t to_host_len;
-
-struct button {
-    const char *name;
-    uint8_t bit;
-    bool pressed;
-    avr_irq_t *irq;
-    uint8_t nsteps, step; /* scripted levels (BTNSEQ) */
-    bool levels[BTN_STEPS_MAX];
-    uint64_t durations[BTN_STEPS_MAX]; /* cycles */
-    uint64_t next_at;                  /* when to apply levels[step]; 0 = idle */
-};
-static struct button buttons[GB_BUTTON_COUNT];
-
-struct led {
-    char port;
-    uint8_t bit;
-};
-static struct led row_leds[GB_BOARD_SIZE], col_leds[GB_BOARD_SIZE];
 
 /* ---- time ---------------------------------------------------------------- */
 
+/* Simulated CPU cycles since start; monotonic across MCU resets. */
 static uint64_t sim_cycles(void) { return cycles_base + avr->cycle; }
-static uint64_t sim_us(void) { return sim_cycles() / (F_CPU_HZ / 1000000); }
+static unsigned long long sim_us(void) { return sim_cycles() / (F_CPU_HZ / 1000000); }
 
 static int64_t wall_ns(void) {
     struct timespec ts;
@@ -131,176 +101,39 @@ static int64_t wall_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* ---- pins ------------------------------------------------------------------ */
+static int64_t sim_ns_scaled(void) { return (int64_t)((double)sim_cycles() * 1e9 / F_CPU_HZ / speed); }
 
-static avr_ioport_state_t port_state(char port) {
-    avr_ioport_state_t st;
-    memset(&st, 0, sizeof st);
-    avr_ioctl(avr, AVR_IOCTL_IOPORT_GETSTATE(port), &st);
-    return st;
-}
-
-/* Level the MCU drives on an output pin (0 when the pin is an input). */
-static int driven(char port, uint8_t bit) {
-    avr_ioport_state_t st = port_state(port);
-    return ((st.port & st.ddr) >> bit) & 1;
-}
-
-/* Present every button level on its pin. Also the levels the port reports
- * for its pins when the firmware rewrites PORT/DDR ("external" pull). Forced
- * past simavr's same-value filter, because a reset clears the PIN registers. */
-static void apply_buttons(void) {
-    char port = GB_STR(GB_BUTTON_PORT)[0];
-    avr_ioport_external_t ext = {.name = port, .mask = 0, .value = 0};
-    for (int i = 0; i < GB_BUTTON_COUNT; i++) {
-        ext.mask |= 1u << buttons[i].bit;
-        if (!buttons[i].pressed) ext.value |= 1u << buttons[i].bit;
-    }
-    avr_ioctl(avr, AVR_IOCTL_IOPORT_SET_EXTERNAL(port), &ext);
-    for (int i = 0; i < GB_BUTTON_COUNT; i++) {
-        buttons[i].irq->flags |= IRQ_FLAG_INIT;
-        avr_raise_irq(buttons[i].irq, buttons[i].pressed ? 0 : 1);
-    }
-}
-
-static struct button *find_button(const char *name) {
-    for (int i = 0; i < GB_BUTTON_COUNT; i++)
-        if (!strcasecmp(name, buttons[i].name)) return &buttons[i];
-    return NULL;
-}
-
-/* Apply scripted button levels that are due; return the next due time (or UINT64_MAX). */
-static uint64_t run_button_scripts(void) {
-    uint64_t now = sim_cycles(), next = UINT64_MAX;
-    bool changed = false;
-    for (int i = 0; i < GB_BUTTON_COUNT; i++) {
-        struct button *b = &buttons[i];
-        while (b->next_at && b->next_at <= now) {
-            b->pressed = b->levels[b->step];
-            changed = true;
-            uint64_t hold = b->durations[b->step];
-            b->step++;
-            b->next_at = (b->step < b->nsteps) ? b->next_at + hold : 0;
-        }
-        if (b->next_at && b->next_at < next) next = b->next_at;
-    }
-    if (changed) apply_buttons();
-    return next;
-}
-
-/* ---- ADC: answer each conversion with the selected sensor's voltage ------- */
-
-static void adc_trigger_hook(struct avr_irq_t *irq, uint32_t value, void *param) {
-    (void)irq;
-    (void)param;
-    union {
-        avr_adc_mux_t mux;
-        uint32_t v;
-    } e = {.v = value};
-    if (e.mux.kind != ADC_MUX_SINGLE) return;
-    int mux = -1;
-    for (int m = 0; m < GB_MUX_COUNT; m++)
-        if (GB_MUX_ADC_CHANNEL(m) == (int)e.mux.src) mux = m;
-    if (mux < 0) return;
-    avr_ioport_state_t st = port_state(GB_STR(GB_SEL_PORT)[0]);
-    int channel = ((st.port & st.ddr) & GB_SEL_MASK) >> GB_SEL_SHIFT;
-    int sensor = mux_sensor[mux][channel];
-    uint32_t mv = sensor >= 0 ? sensor_mv[sensor] : spare_mv;
-    avr_raise_irq(adc_irq + ADC_IRQ_ADC0 + e.mux.src, mv);
-}
-
-/* ---- UART <-> pty ---------------------------------------------------------- */
-
-static void uart_out_hook(struct avr_irq_t *irq, uint32_t value, void *param) {
-    (void)irq;
-    (void)param;
-    if (!host_open) return; /* nobody listening: the bytes are gone, as on a real link */
-    if (to_host_len == sizeof to_host) {
-        stats.dropped++;
-        return;
-    }
-    to_host[to_host_len++] = (uint8_t)value;
-    stats.tx++;
-}
-
-static void uart_xon_hook(struct avr_irq_t *irq, uint32_t value, void *param) {
-    (void)irq;
-    (void)param;
-    if (value) uart_xoff = false;
-}
-
-static void uart_xoff_hook(struct avr_irq_t *irq, uint32_t value, void *param) {
-    (void)irq;
-    (void)param;
-    uart_xoff = value != 0;
-}
+/* ---- MCU ------------------------------------------------------------------- */
 
 static void mcu_reset(void) {
+    /* avr_reset() zeroes the cycle counter only after the peripherals have
+     * re-armed their cycle timers, which would leave those timers at the old
+     * absolute cycle (boot stalls for the previous uptime). Zero it first. */
     cycles_base += avr->cycle;
+    avr->cycle = 0;
     avr_reset(avr);
-    uart_xoff = false;
-    apply_buttons();
+    serial_after_reset();
+    board_after_reset();
     stats.resets++;
     stats.reset_cycles = cycles_base;
 }
 
-/* Feed waiting host bytes into the UART while its receiver is on and has room. */
-static void feed_uart(void) {
-    size_t n = 0;
-    if (!(avr->data[UCSR0B_ADDR] & (1 << RXEN0_BIT))) return; /* hold until Serial.begin() */
-    while (n < to_avr_len && !uart_xoff) {
-        avr_raise_irq(uart_irq + UART_IRQ_INPUT, to_avr[n++]);
-        stats.rx++;
-    }
-    memmove(to_avr, to_avr + n, to_avr_len - n);
-    to_avr_len -= n;
-}
-
-static void service_pty(short revents) {
-    bool open_now = !(revents & POLLHUP);
-    if (open_now && !host_open) {
-        tcflush(pty_fd, TCOFLUSH); /* nothing stale for the new host */
-        to_host_len = 0;
-        if (reset_on_open) mcu_reset();
-    }
-    if (!open_now && host_open) to_avr_len = 0;
-    host_open = open_now;
-    if (!host_open) {
-        to_host_len = 0;
-        return;
-    }
-    if (revents & POLLIN) {
-        ssize_t r = read(pty_fd, to_avr + to_avr_len, sizeof to_avr - to_avr_len);
-        if (r > 0) to_avr_len += (size_t)r;
-    }
-    if (to_host_len) {
-        ssize_t w = write(pty_fd, to_host, to_host_len);
-        if (w > 0) {
-            memmove(to_host, to_host + w, to_host_len - (size_t)w);
-            to_host_len -= (size_t)w;
+/* Run the MCU until `target` cycles. simavr stops the MCU on a watchdog
+ * timeout (its model does not reset) or a crash: reset it, as a real one. */
+static void simulate_until(uint64_t target) {
+    while (sim_cycles() < target) {
+        int state = avr_run(avr);
+        if (state == cpu_Done || state == cpu_Crashed) {
+            fprintf(stderr, "harness: MCU stopped (state %d) at %llu us; resetting\n", state, sim_us());
+            stats.crashes++;
+            mcu_reset();
         }
     }
 }
 
-static void open_pty(void) {
-    pty_fd = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
-    if (pty_fd < 0 || grantpt(pty_fd) || unlockpt(pty_fd)) {
-        perror("harness: pty");
-        exit(1);
-    }
-    struct termios t;
-    tcgetattr(pty_fd, &t);
-    cfmakeraw(&t);
-    tcsetattr(pty_fd, TCSANOW, &t); /* on a master this sets the slave side */
-    snprintf(pty_name, sizeof pty_name, "%s", ptsname(pty_fd));
-    /* Open and close the slave once: from then on poll() reports POLLHUP
-     * exactly while no host has it open. */
-    int s = open(pty_name, O_RDWR | O_NOCTTY);
-    if (s >= 0) close(s);
-    if (link_path) {
-        unlink(link_path);
-        if (symlink(pty_name, link_path)) perror("harness: symlink");
-    }
+static void quit(int code) {
+    serial_cleanup();
+    exit(code);
 }
 
 /* ---- control channel ---------------------------------------------------------- */
@@ -312,7 +145,7 @@ static void reply(const char *fmt, ...) {
     vfprintf(ctl_out, fmt, ap);
     va_end(ap);
     fputc('\n', ctl_out);
-    if (fflush(ctl_out)) exit(0); /* controller gone */
+    if (fflush(ctl_out)) quit(0); /* controller gone */
 }
 
 static bool parse_long(const char *s, long lo, long hi, long *out) {
@@ -325,28 +158,25 @@ static bool parse_long(const char *s, long lo, long hi, long *out) {
     return true;
 }
 
-static void cmd_btnseq(struct button *b, char *save) {
-    uint8_t n = 0;
-    bool levels[BTN_STEPS_MAX];
-    uint64_t durations[BTN_STEPS_MAX];
+/* BTNSEQ steps "<0|1>:<ms>" from strtok_r state `save`. */
+static void cmd_btnseq(int button, char *save) {
+    bool levels[BOARD_SCRIPT_MAX];
+    uint64_t durations[BOARD_SCRIPT_MAX];
+    int n = 0;
     for (char *tok; (tok = strtok_r(NULL, " ", &save));) {
-        char *colon = strchr(tok, ':'), *end;
-        if (n == BTN_STEPS_MAX || !colon || colon != tok + 1 || (tok[0] != '0' && tok[0] != '1'))
-            return reply("ERR BTNSEQ steps are <0|1>:<ms>, at most %d", BTN_STEPS_MAX);
-        double ms = strtod(colon + 1, &end);
-        if (*end || ms < 0 || ms > 3600e3) return reply("ERR bad duration %s", colon + 1);
+        char *end;
+        if (n == BOARD_SCRIPT_MAX || (tok[0] != '0' && tok[0] != '1') || tok[1] != ':')
+            return reply("ERR BTNSEQ steps are <0|1>:<ms>, at most %d", BOARD_SCRIPT_MAX);
+        double ms = strtod(tok + 2, &end);
+        if (end == tok + 2 || *end || ms < 0 || ms > 3600e3) return reply("ERR bad duration %s", tok + 2);
         levels[n] = tok[0] == '1';
-        durations[n] = (uint64_t)(ms * (F_CPU_HZ / 1000) + 0.5);
+        durations[n] = (uint64_t)(ms * CYCLES_PER_MS + 0.5);
         n++;
     }
     if (!n) return reply("ERR BTNSEQ needs steps");
-    memcpy(b->levels, levels, sizeof levels);
-    memcpy(b->durations, durations, sizeof durations);
-    b->nsteps = n;
-    b->step = 0;
-    b->next_at = sim_cycles() ? sim_cycles() : 1;
-    run_button_scripts();
-    reply("OK t_us=%llu", (unsigned long long)sim_us());
+    uint64_t now = sim_cycles();
+    board_script_button(button, levels, durations, n, now);
+    reply("OK t_us=%llu", sim_us());
 }
 
 static void handle_command(char *line) {
@@ -356,9 +186,10 @@ static void handle_command(char *line) {
     if (!cmd) return reply("ERR empty command");
     if (!strcmp(cmd, "SET")) {
         char *a = strtok_r(NULL, " ", &save), *b = strtok_r(NULL, " ", &save);
-        if (!parse_long(a, 0, GB_SENSOR_COUNT - 1, &idx) || !parse_long(b, 0, 5000, &v))
+        if (!parse_long(a, 0, GB_SENSOR_COUNT - 1, &idx) || !parse_long(b, 0, 5000, &v) ||
+            strtok_r(NULL, " ", &save))
             return reply("ERR usage: SET <0..80> <0..5000>");
-        sensor_mv[idx] = (uint16_t)v;
+        board_set_sensor_mv((int)idx, (uint16_t)v);
         return reply("OK");
     }
     if (!strcmp(cmd, "SETALL")) {
@@ -369,129 +200,119 @@ static void handle_command(char *line) {
             mv[i] = (uint16_t)v;
         }
         if (strtok_r(NULL, " ", &save)) return reply("ERR SETALL takes exactly 81 values");
-        memcpy(sensor_mv, mv, sizeof mv);
+        for (int i = 0; i < GB_SENSOR_COUNT; i++) board_set_sensor_mv(i, mv[i]);
         return reply("OK");
     }
     if (!strcmp(cmd, "SPARE")) {
         if (!parse_long(strtok_r(NULL, " ", &save), 0, 5000, &v)) return reply("ERR usage: SPARE <0..5000>");
-        spare_mv = (uint16_t)v;
+        board_set_spare_mv((uint16_t)v);
         return reply("OK");
     }
     if (!strcmp(cmd, "BTN") || !strcmp(cmd, "BTNSEQ")) {
         char *name = strtok_r(NULL, " ", &save);
-        struct button *b = name ? find_button(name) : NULL;
-        if (!b) return reply("ERR unknown button %s", name ? name : "(none)");
-        if (!strcmp(cmd, "BTNSEQ")) return cmd_btnseq(b, save);
+        int button = name ? board_button(name) : -1;
+        if (button < 0) return reply("ERR unknown button %s", name ? name : "(none)");
+        if (!strcmp(cmd, "BTNSEQ")) return cmd_btnseq(button, save);
         if (!parse_long(strtok_r(NULL, " ", &save), 0, 1, &v)) return reply("ERR usage: BTN <NAME> <0|1>");
-        b->next_at = 0; /* a direct level cancels a running script */
-        b->pressed = v == 1;
-        apply_buttons();
-        return reply("OK t_us=%llu", (unsigned long long)sim_us());
+        board_set_button(button, v == 1);
+        return reply("OK t_us=%llu", sim_us());
     }
     if (!strcmp(cmd, "LEDS?")) {
         char rows[GB_BOARD_SIZE + 1], cols[GB_BOARD_SIZE + 1];
-        for (int i = 0; i < GB_BOARD_SIZE; i++) {
-            rows[i] = (char)('0' + driven(row_leds[i].port, row_leds[i].bit));
-            cols[i] = (char)('0' + driven(col_leds[i].port, col_leds[i].bit));
-        }
-        rows[GB_BOARD_SIZE] = cols[GB_BOARD_SIZE] = '\0';
-        return reply("OK rows=%s cols=%s hb=%d t_us=%llu", rows, cols,
-                     driven(GB_STR(GB_HEARTBEAT_PORT)[0], GB_HEARTBEAT_BIT),
-                     (unsigned long long)sim_us());
+        int hb = board_leds(rows, cols);
+        return reply("OK rows=%s cols=%s hb=%d t_us=%llu", rows, cols, hb, sim_us());
     }
-    if (!strcmp(cmd, "TIME?")) return reply("OK %llu", (unsigned long long)sim_us());
-    if (!strcmp(cmd, "STATS?"))
+    if (!strcmp(cmd, "TIME?")) return reply("OK %llu", sim_us());
+    if (!strcmp(cmd, "STATS?")) {
+        struct serial_counts c = serial_counts();
         return reply("OK t_us=%llu reset_us=%llu tx=%llu rx=%llu dropped=%llu resets=%llu crashes=%llu open=%d",
-                     (unsigned long long)sim_us(),
-                     (unsigned long long)(stats.reset_cycles / (F_CPU_HZ / 1000000)),
-                     (unsigned long long)stats.tx,
-                     (unsigned long long)stats.rx, (unsigned long long)stats.dropped,
+                     sim_us(), (unsigned long long)(stats.reset_cycles / (F_CPU_HZ / 1000000)),
+                     (unsigned long long)c.tx, (unsigned long long)c.rx, (unsigned long long)c.dropped,
                      (unsigned long long)stats.resets, (unsigned long long)stats.crashes,
-                     host_open ? 1 : 0);
+                     serial_host_open() ? 1 : 0);
+    }
     if (!strcmp(cmd, "RESET")) {
         mcu_reset();
         return reply("OK");
     }
     if (!strcmp(cmd, "QUIT")) {
         reply("OK");
-        if (link_path) unlink(link_path);
-        exit(0);
+        quit(0);
     }
     reply("ERR unknown command %s", cmd);
 }
 
-static char ctl_line[2048];
-static size_t ctl_len;
-static bool ctl_overflow;
-
-/* Read what stdin holds; run each complete line. Exits on end of file. */
+/* Read what stdin holds; run each complete line. Exits at end of file. */
 static void service_control(void) {
+    static char line[2048];
+    static size_t len;
+    static bool overflow;
     char chunk[1024];
     ssize_t r = read(STDIN_FILENO, chunk, sizeof chunk);
-    if (r == 0) {
-        if (link_path) unlink(link_path);
-        exit(0);
-    }
+    if (r == 0) quit(0);
     if (r < 0) return;
     for (ssize_t i = 0; i < r; i++) {
         char c = chunk[i];
         if (c == '\r') continue;
         if (c != '\n') {
-            if (ctl_len < sizeof ctl_line - 1)
-                ctl_line[ctl_len++] = c;
+            if (len < sizeof line - 1)
+                line[len++] = c;
             else
-                ctl_overflow = true;
+                overflow = true;
             continue;
         }
-        ctl_line[ctl_len] = '\0';
-        if (ctl_overflow)
+        line[len] = '\0';
+        if (overflow)
             reply("ERR line too long");
         else
-            handle_command(ctl_line);
-        ctl_len = 0;
-        ctl_overflow = false;
+            handle_command(line);
+        len = 0;
+        overflow = false;
     }
 }
 
-/* ---- setup and main loop ---------------------------------------------------- */
+/* ---- main ------------------------------------------------------------------------ */
 
 static void usage(void) {
     fprintf(stderr, "usage: simharness [--link PATH] [--speed X] [--no-reset-on-open] FIRMWARE.elf\n");
     exit(2);
 }
 
-static void setup_board(void) {
-    for (int m = 0; m < GB_MUX_COUNT; m++)
-        for (int ch = 0; ch < GB_MUX_CHANNELS; ch++) mux_sensor[m][ch] = -1;
-    for (int i = 0; i < GB_SENSOR_COUNT; i++) mux_sensor[GB_SENSOR_MUX(i)][GB_SENSOR_CHANNEL(i)] = (int16_t)i;
-
-#define ROW_LED(i, P, b) row_leds[i] = (struct led){#P[0], b};
-#define COL_LED(i, P, b) col_leds[i] = (struct led){#P[0], b};
-    GB_ROW_LEDS(ROW_LED)
-    GB_COL_LEDS(COL_LED)
-#define BUTTON(i, NAME, b) buttons[i].name = #NAME, buttons[i].bit = b;
-    GB_BUTTONS(BUTTON)
-
-    char bport = GB_STR(GB_BUTTON_PORT)[0];
-    for (int i = 0; i < GB_BUTTON_COUNT; i++)
-        buttons[i].irq = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(bport), buttons[i].bit);
-    apply_buttons();
-
-    adc_irq = avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, 0);
-    avr_irq_register_notify(adc_irq + ADC_IRQ_OUT_TRIGGER, adc_trigger_hook, NULL);
-
-    uint32_t flags = 0;
-    avr_ioctl(avr, AVR_IOCTL_UART_GET_FLAGS('0'), &flags);
-    flags &= ~(uint32_t)(AVR_UART_FLAG_STDIO | AVR_UART_FLAG_POLL_SLEEP); /* we carry the bytes; never usleep */
-    avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &flags);
-    uart_irq = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), 0);
-    avr_irq_register_notify(uart_irq + UART_IRQ_OUTPUT, uart_out_hook, NULL);
-    avr_irq_register_notify(uart_irq + UART_IRQ_OUT_XON, uart_xon_hook, NULL);
-    avr_irq_register_notify(uart_irq + UART_IRQ_OUT_XOFF, uart_xoff_hook, NULL);
+/* Between slices: exchange serial bytes and control commands, and sleep
+ * (in ppoll, so input still wakes us) until wall time catches up. */
+static void exchange_and_wait(int64_t *wall_base) {
+    struct pollfd probe = {serial_fd(), POLLIN, 0};
+    poll(&probe, 1, 0);
+    if (serial_service(probe.revents) && reset_on_open) {
+        open_reset_at = sim_cycles() + OPEN_RESET_DELAY_CYCLES;
+        serial_set_muted(true);
+    }
+    for (;;) {
+        int64_t ahead_ns = 0;
+        if (speed > 0) {
+            int64_t now = wall_ns(), sim_ns = sim_ns_scaled();
+            if (now - (*wall_base + sim_ns) > MAX_LAG_NS) *wall_base = now - sim_ns - MAX_LAG_NS;
+            ahead_ns = *wall_base + sim_ns - now;
+        }
+        struct pollfd fds[2] = {
+            {serial_host_open() ? serial_fd() : -1, serial_poll_events(), 0},
+            {STDIN_FILENO, POLLIN, 0},
+        };
+        struct timespec ts = {ahead_ns > 0 ? ahead_ns / 1000000000LL : 0, ahead_ns > 0 ? ahead_ns % 1000000000LL : 0};
+        int n = ppoll(fds, 2, &ts, NULL);
+        if (n < 0 && errno != EINTR) {
+            perror("harness: poll");
+            quit(1);
+        }
+        if (n > 0 && fds[0].revents) serial_service(fds[0].revents);
+        if (n > 0 && (fds[1].revents & (POLLIN | POLLHUP))) service_control();
+        serial_feed();
+        if (speed <= 0 || *wall_base + sim_ns_scaled() <= wall_ns()) return;
+    }
 }
 
 int main(int argc, char **argv) {
-    const char *elf = NULL;
+    const char *elf = NULL, *link_path = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--link") && i + 1 < argc)
             link_path = argv[++i];
@@ -529,59 +350,24 @@ int main(int argc, char **argv) {
     fw.frequency = F_CPU_HZ;
     avr_load_firmware(avr, &fw);
     avr->frequency = F_CPU_HZ;
-    avr->vcc = avr->avcc = avr->aref = 5000;
+    avr->vcc = avr->avcc = avr->aref = 5000; /* millivolts: the ADC reference */
 
-    setup_board();
-    open_pty();
-    reply("PTY %s", pty_name);
+    board_init(avr);
+    serial_init(avr, link_path);
+    reply("PTY %s", serial_pty_name());
 
     int64_t wall_base = wall_ns();
     for (;;) {
-        /* 1. simulate up to 1 ms, stopping early for a scripted button change */
         uint64_t target = sim_cycles() + SLICE_CYCLES;
-        uint64_t next_button = run_button_scripts();
-        if (next_button < target) target = next_button;
-        while (sim_cycles() < target) {
-            int state = avr_run(avr);
-            if (state == cpu_Done || state == cpu_Crashed) {
-                /* simavr stops on a watchdog timeout or a crash; a real MCU resets */
-                fprintf(stderr, "harness: MCU stopped (state %d) at %llu us; resetting\n", state,
-                        (unsigned long long)sim_us());
-                stats.crashes++;
-                mcu_reset();
-            }
+        uint64_t next_script = board_run_scripts(sim_cycles());
+        if (next_script < target) target = next_script; /* exact button timing */
+        if (open_reset_at && open_reset_at < target) target = open_reset_at;
+        simulate_until(target);
+        if (open_reset_at && sim_cycles() >= open_reset_at) {
+            open_reset_at = 0;
+            serial_set_muted(false);
+            mcu_reset();
         }
-
-        /* 2. exchange bytes and control commands; 3. throttle while doing so */
-        int64_t ahead_ns = 0;
-        if (speed > 0) {
-            int64_t sim_ns = (int64_t)((double)sim_cycles() * 1e9 / F_CPU_HZ / speed);
-            int64_t now = wall_ns();
-            if (now - (wall_base + sim_ns) > MAX_LAG_NS) wall_base = now - sim_ns - MAX_LAG_NS;
-            ahead_ns = wall_base + sim_ns - now;
-        }
-        struct pollfd probe = {pty_fd, POLLIN, 0};
-        poll(&probe, 1, 0); /* notices a host opening (or closing) the pty */
-        service_pty(probe.revents);
-        for (;;) {
-            /* While no host has the pty, poll() would report POLLHUP at once
-             * and spin; leave the pty out and let the next probe notice it. */
-            struct pollfd fds[2] = {{host_open ? pty_fd : -1, POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
-            struct timespec ts = {ahead_ns > 0 ? ahead_ns / 1000000000LL : 0,
-                                  ahead_ns > 0 ? ahead_ns % 1000000000LL : 0};
-            if (to_host_len && host_open) fds[0].events |= POLLOUT;
-            int n = ppoll(fds, 2, &ts, NULL);
-            if (n < 0 && errno != EINTR) {
-                perror("harness: poll");
-                return 1;
-            }
-            if (n > 0 && fds[0].revents) service_pty(fds[0].revents);
-            if (n > 0 && (fds[1].revents & (POLLIN | POLLHUP))) service_control();
-            feed_uart();
-            if (speed <= 0) break;
-            int64_t sim_ns = (int64_t)((double)sim_cycles() * 1e9 / F_CPU_HZ / speed);
-            ahead_ns = wall_base + sim_ns - wall_ns();
-            if (ahead_ns <= 0) break;
-        }
+        exchange_and_wait(&wall_base);
     }
 }

@@ -52,6 +52,8 @@ SENSORS = SIZE * SIZE
 BUTTONS = ("START", "END", "DONE", "ADVICE", "PASS", "UNDO")
 VREF_MV = 5000
 ADC_MAX = 1023
+LIGHT_RAW = 650  # a typical uncovered sensor in room light (see PINMAP.md)
+COVERED_RAW = 80  # a typical sensor under a stone
 GTP_COLUMNS = "ABCDEFGHJ"  # 9x9: no I
 
 
@@ -160,8 +162,8 @@ class SimBoard:
             as the machine allows (timing tests then measure simulated time).
         reset_on_open: reset the MCU whenever a host opens the serial pty.
         link: optional path made a symlink to the pty (stable name for configs).
-        log_path: where the harness's stderr goes (default: a temporary file, kept in
-            ``log_path`` after ``stop`` for post-mortems).
+        log_path: where the harness's stderr goes (default: a temporary file, removed by
+            a clean ``stop`` and kept, at ``log_path``, when the harness failed).
         start_timeout: seconds to wait for the harness to come up.
     """
 
@@ -187,6 +189,7 @@ class SimBoard:
         self._pty: str | None = None
         self._lock = threading.Lock()
         self._buf = b""
+        self._own_log = False
 
     # ---- lifecycle -------------------------------------------------------------
 
@@ -203,6 +206,7 @@ class SimBoard:
             fd, name = tempfile.mkstemp(prefix="gobuddy-simboard-", suffix=".log")
             os.close(fd)
             self.log_path = Path(name)
+            self._own_log = True
         args = [str(harness), "--speed", repr(float(self.speed))]
         if not self.reset_on_open:
             args.append("--no-reset-on-open")
@@ -226,11 +230,12 @@ class SimBoard:
         self._pty = None
         if proc is None:
             return
+        clean = False
         try:
             if proc.poll() is None and proc.stdin:
                 proc.stdin.write(b"QUIT\n")
                 proc.stdin.flush()
-            proc.wait(timeout=3)
+            clean = proc.wait(timeout=3) == 0
         except (OSError, subprocess.TimeoutExpired):
             proc.kill()
             proc.wait()
@@ -238,6 +243,10 @@ class SimBoard:
             for stream in (proc.stdin, proc.stdout):
                 if stream:
                     stream.close()
+        if clean and self._own_log and self.log_path is not None:
+            self.log_path.unlink(missing_ok=True)
+            self.log_path = None
+            self._own_log = False
 
     def __enter__(self) -> "SimBoard":
         return self.start()
@@ -283,6 +292,17 @@ class SimBoard:
     def set_sensors_raw(self, values: Sequence[int]) -> None:
         """Make the firmware read exactly these 81 raw values (protocol order)."""
         self.set_sensors_mv([mv_for_raw(int(v)) for v in values])
+
+    def set_covered(
+        self, covered: Iterable[int], *, light_raw: int = LIGHT_RAW, covered_raw: int = COVERED_RAW
+    ) -> None:
+        """Board with stones on the ``covered`` sensor indices (shaded) and every other
+        intersection in the light. Stones of either colour shade their sensor; which
+        colour is there is the host's inference, not the board's."""
+        shaded = set(covered)
+        if not shaded <= set(range(SENSORS)):
+            raise ValueError(f"sensor indices are 0..{SENSORS - 1}")
+        self.set_sensors_raw([covered_raw if i in shaded else light_raw for i in range(SENSORS)])
 
     def set_spare_mv(self, mv: int) -> None:
         """Voltage read on unused multiplexer channels (never part of a frame)."""

@@ -9,6 +9,10 @@ first-play-urgency value ``net_value - fpu_reduction * sqrt(prior mass visited)`
 
 Leaves are collected ``batch_size`` at a time under virtual loss (each pending path
 counts ``virtual_loss`` lost visits) and evaluated in one ``Evaluator.evaluate`` call.
+With ``pipeline`` (the default) that call runs on a worker thread while the next batch
+is collected and the previous one backed up (onnxruntime releases the GIL), so tree
+work overlaps inference; the price is that a batch is chosen without the results of
+the one before it.
 Two passes in a row end the game: such a node is terminal and its value is exact, the
 Tromp-Taylor result with ``komi`` (+1 win, -1 loss, 0 draw; score = the margin), so the
 search never passes away a won game or passes into a lost one when the opponent has just
@@ -29,6 +33,7 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
@@ -49,7 +54,8 @@ class StopSignal(Protocol):
 @dataclass(frozen=True)
 class SearchConfig:
     """Tuning of the search. ``komi`` scores terminal positions (the model's value head
-    assumes its own training komi). ``max_moves`` defaults to 3 x board points."""
+    assumes its own training komi). ``max_moves`` defaults to 3 x board points.
+    ``pipeline``: evaluate on a worker thread, overlapping the tree work."""
 
     komi: float = 7.0
     c_puct: float = 1.5
@@ -61,6 +67,7 @@ class SearchConfig:
     noise_fraction: float = 0.25
     max_moves: int | None = None
     seed: int | None = None
+    pipeline: bool = True
 
 
 @dataclass
@@ -73,6 +80,15 @@ class SearchStats:
     collisions: int = 0
     elapsed: float = 0.0
     stopped_by: str = ""
+
+
+@dataclass
+class _Batch:
+    """Leaves under evaluation: a future (pipelined) or the result itself."""
+
+    leaves: list[tuple[list[tuple["Node", int]], "Node"]]
+    future: Future | None
+    result: list[Evaluation] | None = None
 
 
 class Node:
@@ -119,6 +135,7 @@ class Search:
         self.root: Node | None = None
         self.root_history: History = ()
         self._rng = np.random.default_rng(config.seed)
+        self._pool: ThreadPoolExecutor | None = None
 
     # ------------------------------------------------------------------ the root
     def set_position(self, position: Position, history: History = ()) -> bool:
@@ -161,7 +178,8 @@ class Search:
         is set (checked after the first batch, so a set ``stop`` still yields one
         batch), or (``early_stop``) the best move is settled. At least one limit or a
         ``stop`` signal is required. ``on_progress(self)`` is called every
-        ``progress_every`` seconds from this thread, between batches."""
+        ``progress_every`` seconds from this thread, between batches, with no batch in
+        flight (so no virtual loss shows)."""
         if self.root is None:
             raise RuntimeError("Search.run: no position; call set_position first")
         if visits is None and seconds is None and stop is None:
@@ -170,23 +188,38 @@ class Search:
         start = time.perf_counter()
         next_progress = start + progress_every
         root = self.root
+        inflight: _Batch | None = None
         try:
             if not root.expanded:
-                self._evaluate([([], root)], stats)
+                self._finish(self._submit([([], root)], stats), stats)
                 if self.config.noise:
                     self._add_noise(root)
             while True:
-                now = time.perf_counter()
-                elapsed = now - start
-                reason = self._should_stop(visits, seconds, stop, early_stop, elapsed, stats)
+                pending = len(inflight.leaves) if inflight else 0
+                reason = self._should_stop(visits, seconds, stop, early_stop, time.perf_counter() - start,
+                                           stats, pending)
                 if reason:
                     stats.stopped_by = reason
                     break
-                budget = self.config.batch_size if visits is None else min(self.config.batch_size, visits - root.visits)
-                self._run_batch(max(1, budget), stats)
+                budget = self.config.batch_size
+                if visits is not None:
+                    budget = max(1, min(budget, visits - root.visits - pending))
+                batch = self._collect(budget, stats)
+                submitted = self._submit(batch, stats) if batch else None
+                if inflight is not None:
+                    self._finish(inflight, stats)
+                inflight = submitted
+                if not self.config.pipeline and inflight is not None:
+                    self._finish(inflight, stats)
+                    inflight = None
                 if on_progress is not None and time.perf_counter() >= next_progress:
+                    if inflight is not None:
+                        self._finish(inflight, stats)
+                        inflight = None
                     on_progress(self)
                     next_progress = time.perf_counter() + progress_every
+            if inflight is not None:
+                self._finish(inflight, stats)
         except BaseException:
             self.root = None  # virtual losses may be left in the tree: never reuse it
             raise
@@ -194,9 +227,9 @@ class Search:
         return stats
 
     def _should_stop(self, visits: int | None, seconds: float | None, stop: StopSignal | None,
-                     early_stop: bool, elapsed: float, stats: SearchStats) -> str:
+                     early_stop: bool, elapsed: float, stats: SearchStats, pending: int) -> str:
         root = self.root
-        if visits is not None and root.visits >= visits:
+        if visits is not None and root.visits + pending >= visits:
             return "visits"
         if seconds is not None and elapsed >= seconds:
             return "time"
@@ -205,7 +238,7 @@ class Search:
         if early_stop and len(root.moves) > 0:
             remaining = math.inf
             if visits is not None:
-                remaining = visits - root.visits
+                remaining = visits - root.visits - pending
             if seconds is not None and stats.visits > 0 and elapsed > 0:
                 remaining = min(remaining, stats.visits / elapsed * (seconds - elapsed))
             if len(root.moves) == 1:
@@ -216,7 +249,9 @@ class Search:
                     return "settled"
         return ""
 
-    def _run_batch(self, size: int, stats: SearchStats) -> None:
+    def _collect(self, size: int, stats: SearchStats) -> list[tuple[list[tuple[Node, int]], Node]]:
+        """Descend up to ``size`` times under virtual loss; back up terminal leaves at
+        once and return the leaves to evaluate (a collision ends the collection)."""
         batch: list[tuple[list[tuple[Node, int]], Node]] = []
         vl = self.config.virtual_loss
         for _ in range(size):
@@ -233,9 +268,8 @@ class Search:
                 break
             leaf.pending = True
             batch.append((path, leaf))
-        if batch:
-            self._evaluate(batch, stats)
         stats.batches += 1
+        return batch
 
     def _descend(self) -> tuple[list[tuple[Node, int]], Node]:
         node = self.root
@@ -254,12 +288,12 @@ class Search:
 
     def _select(self, node: Node) -> int:
         cfg = self.config
-        n, w = node.N, node.W
+        n = node.N
         visited = n > 0
-        fpu = node.net_value - cfg.fpu_reduction * math.sqrt(float(node.prior[visited].sum()))
-        q = np.where(visited, w / np.maximum(n, 1e-9), fpu)
-        u = node.prior * (cfg.c_puct * math.sqrt(max(float(n.sum()), 1.0))) / (1.0 + n)
-        return int(np.argmax(q + u))
+        fpu = node.net_value - cfg.fpu_reduction * math.sqrt(float(np.dot(node.prior, visited)))
+        score = np.divide(node.W, n, out=np.full(len(n), fpu), where=visited)
+        score += node.prior * (cfg.c_puct * math.sqrt(max(float(n.sum()), 1.0))) / (1.0 + n)
+        return int(score.argmax())
 
     def _make_child(self, parent: Node, i: int) -> Node:
         move = int(parent.moves[i])
@@ -284,15 +318,24 @@ class Search:
             out.extend(self.root_history[:HISTORY_DEPTH - len(out)])
         return tuple(out)
 
-    def _evaluate(self, batch: list[tuple[list[tuple[Node, int]], Node]], stats: SearchStats) -> None:
+    def _submit(self, batch: list[tuple[list[tuple[Node, int]], Node]], stats: SearchStats) -> "_Batch":
+        """Start evaluating ``batch``: on the worker thread when pipelining."""
         queries = []
         for _, leaf in batch:
             if leaf.legal is None:
                 leaf.legal = leaf.position.legal_mask()
             queries.append(Query(leaf.position, self.history_of(leaf), leaf.legal))
-        evaluations = self.evaluator.evaluate(queries)
         stats.evaluations += len(queries)
-        for (path, leaf), ev in zip(batch, evaluations):
+        if self.config.pipeline:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gobuddy-eval")
+            return _Batch(batch, self._pool.submit(self.evaluator.evaluate, queries))
+        return _Batch(batch, None, self.evaluator.evaluate(queries))
+
+    def _finish(self, inflight: "_Batch", stats: SearchStats) -> None:
+        """Wait for a batch's evaluations, expand its leaves and back them up."""
+        evaluations = inflight.future.result() if inflight.future is not None else inflight.result
+        for (path, leaf), ev in zip(inflight.leaves, evaluations):
             self._expand(leaf, ev)
             leaf.pending = False
             self._backup(path, leaf, ev.value, ev.score_lead if ev.score_lead is not None else 0.0)

@@ -93,27 +93,29 @@ class OnnxEvaluator:
         legal = np.stack([q.legal for q in queries])
         count = len(queries)
         if self.symmetry == "none":
-            ks = [[0]] * count
+            ks = np.zeros((count, 1), dtype=np.int64)
         elif self.symmetry == "random":
-            ks = [[self._rng.randrange(symmetry.COUNT)] for _ in range(count)]
+            ks = np.array([[self._rng.randrange(symmetry.COUNT)] for _ in range(count)])
         else:
-            ks = [list(range(symmetry.COUNT))] * count
-        per = len(ks[0])
-        batch = np.empty((count * per,) + x.shape[1:], dtype=np.float32)
-        for i in range(count):
-            for j, k in enumerate(ks[i]):
-                batch[i * per + j] = symmetry.apply_planes(x[i], k)
+            ks = np.tile(np.arange(symmetry.COUNT), (count, 1))
+        per = ks.shape[1]
+        flat_ks = ks.ravel()
+        if self.symmetry == "none":
+            batch = x
+        else:
+            batch = np.stack([symmetry.apply_planes(x[i // per], int(k)) for i, k in enumerate(flat_ks)])
         out = self.run_planes(batch)
-        result = []
-        for i in range(count):
-            rows = range(i * per, (i + 1) * per)
-            policy = np.zeros(legal.shape[1])
-            own = np.zeros(size * size) if self.has_ownership else None
-            for row, k in zip(rows, ks[i]):
-                policy += masked_softmax(symmetry.inverse(out[contract.POLICY][row], size, k), legal[i])
-                if own is not None:
-                    own += symmetry.inverse(out[contract.OWNERSHIP][row], size, k)
-            value = float(out[contract.VALUE][rows.start:rows.stop, 0].mean())
-            score = float(out[contract.SCORE_LEAD][rows.start:rows.stop, 0].mean()) if self.has_score else None
-            result.append(Evaluation(policy / per, value, score, None if own is None else own / per))
-        return result
+        logits = out[contract.POLICY]
+        own = out.get(contract.OWNERSHIP)
+        if self.symmetry != "none":
+            logits = np.take_along_axis(logits, np.stack([symmetry.inverse_permutation(size, int(k)) for k in flat_ks]), 1)
+            if own is not None:
+                own = np.take_along_axis(
+                    own, np.stack([symmetry.inverse_permutation(size, int(k), False) for k in flat_ks]), 1)
+        policy = masked_softmax(logits, np.repeat(legal, per, axis=0)).reshape(count, per, -1).mean(axis=1)
+        value = out[contract.VALUE][:, 0].reshape(count, per).mean(axis=1)
+        score = out[contract.SCORE_LEAD][:, 0].reshape(count, per).mean(axis=1) if self.has_score else None
+        if own is not None:
+            own = own.reshape(count, per, -1).mean(axis=1)
+        return [Evaluation(policy[i], float(value[i]), None if score is None else float(score[i]),
+                           None if own is None else own[i]) for i in range(count)]

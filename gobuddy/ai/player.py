@@ -7,11 +7,14 @@ Move choice after the search (tree reused from move to move):
 - Resign when the root value stays below ``resign_threshold`` for ``resign_after``
   consecutive genmoves of that colour, once a quarter of the board's points have been
   played (``resign_threshold=None``: never).
+- Own eye-like points (``Position.is_eye_like``) are never played: the most visited
+  other move is, pass included.
 - Pass rules, Tromp-Taylor count with the game's komi: after the opponent's pass, pass
   at once if that wins (the game is over and won); the search's pass is only accepted
   if passing does not lose (after an opponent's pass: the final count; otherwise: the
-  count as it stands), else the most visited other move that does not fill an own
-  eye-like point is played.
+  count as it stands), else the most visited other move is played, if there is one.
+  Caveat: Tromp-Taylor counts every stone as alive, so against an opponent who scores
+  with dead stones removed, a Tromp-Taylor win after a pass can still be a loss.
 - ``kgs-genmove_cleanup`` never passes while a legal move remains that neither fills an
   own eye-like point nor puts an own chain of two or more stones in atari without
   capturing (so dead stones get captured, sekis are left alone), and never resigns.

@@ -25,7 +25,8 @@ What it guarantees:
 - Receive: every message is checked (``inbox.decode_incoming``); a rejected one is
   logged, reported on this client's error topic (rate limited) and skipped. Handlers run
   one at a time, in arrival order, on one dispatcher thread (not paho's network thread);
-  an exception in a handler is logged, reported and skipped. QoS 1 messages are
+  an exception in a handler is logged, reported and skipped. An empty payload on a
+  retained topic (deleting the retained message) is skipped silently. QoS 1 messages are
   acknowledged after their handlers return, so an at-least-once consumer never loses
   one to a crash; expect duplicates after reconnects.
 - Request/response: ``request`` publishes on this client's engine request topic with a
@@ -41,11 +42,9 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import queue
 import ssl
 import threading
-from concurrent.futures import Future
 from typing import Any, Callable
 
 import paho.mqtt.client as mqtt
@@ -56,21 +55,19 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 from gobuddy.bus import topics
 from gobuddy.bus.config import BusConfig
 from gobuddy.bus.delivery import Delivery, DeliveryTracker
-from gobuddy.bus.engine_messages import EngineAnswer, EngineError, EngineRequest
-from gobuddy.bus.inbox import Received, Rejected, check_topic_agrees, decode_incoming, kind_for
-from gobuddy.bus.message import Message, now_ms
+from gobuddy.bus.inbox import Received, Rejected, check_topic_agrees, decode_incoming, is_clear, kind_for
+from gobuddy.bus.message import Message
 from gobuddy.bus.reporting import Reporter, prop, topic_text
-from gobuddy.bus.requests import PartialHandler, PendingRequests
+from gobuddy.bus.requests import EngineCalls, PendingRequests
 from gobuddy.bus.service_messages import Status
 from gobuddy.bus.subscriptions import Subscriptions
 from gobuddy.bus.validation import validate
 
 Handler = Callable[[Received], None]
-RESPONSE_GRACE_S = 0.5
 _STOP = object()
 
 
-class BusClient:
+class BusClient(EngineCalls):
     """One connection to the broker for one service; see the module docstring."""
 
     def __init__(self, config: BusConfig, *, logger: logging.Logger | None = None):
@@ -187,7 +184,8 @@ class BusClient:
             self._queue.put(_STOP, timeout=timeout_s)
         except queue.Full:
             self.log.warning("dispatch queue full at stop; %d messages not handled", self._queue.qsize())
-        self._dispatcher.join(timeout_s)
+        if threading.current_thread() is not self._dispatcher:  # stop() may be called by a handler
+            self._dispatcher.join(timeout_s)
         self._requests.fail_all(f"client {self.client_id} stopped")
 
     def __enter__(self) -> "BusClient":
@@ -277,73 +275,6 @@ class BusClient:
                                    retainHandling=SubscribeOptions.RETAIN_SEND_IF_NEW_SUB)
         self._mqtt.subscribe(subscription.topic_filter, options=options, properties=properties)
 
-    # ---- requests and responses --------------------------------------------------------
-
-    def request(self, request: EngineRequest | dict[str, Any], *, timeout_s: float | None = None,
-                on_partial: PartialHandler | None = None) -> EngineAnswer:
-        """Ask the engine workers; return the final ``EngineAnswer``.
-
-        Raises ``EngineRequestFailed`` (a worker's ``EngineError``), ``TimeoutError``
-        (no final answer by ``timeout_s``, default: until ``deadline_ms`` plus a short
-        grace) or the publish errors. Partial answers go to ``on_partial`` (called on
-        paho's network thread: keep it short)."""
-        req = request if isinstance(request, EngineRequest) else EngineRequest.from_dict(request)
-        future = self.request_async(req, on_partial=on_partial)
-        if timeout_s is None:
-            timeout_s = max(0.0, (req.deadline_ms - now_ms()) / 1000) + RESPONSE_GRACE_S
-        try:
-            return future.result(timeout_s)
-        except TimeoutError:
-            self._requests.discard(future.correlation)  # type: ignore[attr-defined]
-            raise TimeoutError(f"no answer to engine request {req.id!r} within {timeout_s:.1f}s") from None
-
-    def request_async(self, request: EngineRequest | dict[str, Any], *,
-                      on_partial: PartialHandler | None = None) -> Future:
-        """Send a request and return a ``Future`` of its final answer (see ``request``).
-
-        The future has a ``correlation`` attribute; nothing times it out but the caller."""
-        req = request if isinstance(request, EngineRequest) else EngineRequest.from_dict(request)
-        remaining_s = (req.deadline_ms - now_ms()) / 1000
-        if remaining_s <= 0:
-            raise ValueError(f"engine request {req.id!r}: deadline_ms is already past")
-        self._ensure_response_subscription()
-        correlation, future = self._requests.add(req.id, on_partial)
-        properties = Properties(PacketTypes.PUBLISH)
-        properties.ResponseTopic = topics.engine_response(self.role, self.client_id)
-        properties.CorrelationData = correlation
-        properties.MessageExpiryInterval = max(1, math.ceil(remaining_s + RESPONSE_GRACE_S))
-        try:
-            self.publish(topics.engine_request(self.role, self.client_id), req, properties=properties)
-        except Exception:
-            self._requests.discard(correlation)
-            raise
-        future.correlation = correlation  # type: ignore[attr-defined]
-        return future
-
-    def respond(self, request: Received, reply: EngineAnswer | EngineError | dict[str, Any], *,
-                wait: bool = False) -> Delivery:
-        """Answer a received engine request on its Response Topic with its Correlation Data.
-
-        Raises ``ValueError`` when the request has no usable Response Topic or the reply's
-        ``id`` does not echo the request's; otherwise as ``publish``."""
-        if request.response_topic is None:
-            raise ValueError("the request carries no Response Topic")
-        info = topics.parse(request.response_topic)
-        if info.family != "engine_response":
-            raise ValueError(f"Response Topic {request.response_topic!r} is not an engine response topic")
-        reply_id = reply["id"] if isinstance(reply, dict) else reply.id
-        if reply_id != getattr(request.message, "id", None):
-            raise ValueError(f"reply id {reply_id!r} does not echo request id {getattr(request.message, 'id', None)!r}")
-        properties = Properties(PacketTypes.PUBLISH)
-        if request.correlation_data is not None:
-            properties.CorrelationData = request.correlation_data
-        return self.publish(request.response_topic, reply, wait=wait, properties=properties)
-
-    def _ensure_response_subscription(self) -> None:
-        subscription, is_new = self._subs.add_internal(topics.engine_response(self.role, self.client_id))
-        if is_new and self._connected.is_set():
-            self._send_subscribe(subscription)
-
     # ---- paho callbacks (network thread) ------------------------------------------------
 
     def _on_pre_connect(self, client: mqtt.Client, userdata: Any) -> None:
@@ -425,6 +356,9 @@ class BusClient:
                 self._ack(msg, generation)
 
     def _dispatch(self, msg: mqtt.MQTTMessage, handlers: list[Handler]) -> None:
+        if is_clear(topic_text(msg), msg.payload):
+            self.log.debug("retained message on %r cleared", topic_text(msg))
+            return
         try:
             info, kind, message = decode_incoming(topic_text(msg), msg.payload, self.config.max_payload_bytes)
         except Rejected as rejection:

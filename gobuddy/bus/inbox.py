@@ -77,6 +77,17 @@ def check_topic_agrees(info: TopicInfo, data: dict[str, Any]) -> None:
             raise TopicError(f"board {info.client_id!r} asked about board {data.get('board_id')!r}")
 
 
+def is_clear(topic: str | None, payload: bytes) -> bool:
+    """True for an empty payload on a retained topic: MQTT's way to delete the retained
+    message (a board taken out of service). Not an error, and nothing to handle."""
+    if payload or topic is None:
+        return False
+    try:
+        return topics.parse(topic).spec.retain
+    except TopicError:
+        return False
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 

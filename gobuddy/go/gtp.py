@@ -139,7 +139,7 @@ class GtpShell:
         self.done = False
 
     # ------------------------------------------------------------ registry
-    def register(self, name: str, fn: Callable, streaming: bool = False) -> None:
+    def register(self, name: str, fn: Handler | StreamingHandler, streaming: bool = False) -> None:
         """Add or replace command ``name``. A plain ``fn(args) -> str | None`` returns
         the response text; a streaming ``fn(args, stream)`` writes it (see ``Stream``).
         Both raise ``GtpError(message)`` to fail."""

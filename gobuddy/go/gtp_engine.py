@@ -27,7 +27,11 @@ from gobuddy.go.coords import (
     from_gtp, to_gtp)
 from gobuddy.go.gtp import GtpError, GtpShell
 from gobuddy.go.handicap import HandicapError, fixed_handicap_points, free_handicap_points
+from gobuddy.go.playout import estimate_status
 from gobuddy.go.position import IllegalMove, Position
+from gobuddy.go.record import GameRecord
+from gobuddy.go.scoring import area_score
+from gobuddy.go.sgf import dump_sgf, parse_sgf
 
 RESIGN = -1  # what a Player returns to resign
 _KEPT_INFO = ("rules", "black", "white", "black_rank", "white_rank", "result", "date", "place",
@@ -125,23 +129,18 @@ class Game:
         self.position = pos
 
     # ------------------------------------------------------------ records
-    def to_record(self, **info: object):
+    def to_record(self, **info: object) -> GameRecord:
         """This game as a ``GameRecord`` (setup in the root, the moves as its main line)."""
-        from gobuddy.go.record import GameRecord
-
         fields = {**self.info, "handicap": self.handicap, **info}
         return GameRecord.from_moves(self.size, self.komi, self.moves, self.setup_black,
                                      self.setup_white, **fields)
 
-    def load(self, record, until: int | None = None) -> None:
+    def load(self, record: GameRecord, until: int | None = None) -> None:
         """Replace the game by ``record``'s main line, stopping before move number
         ``until`` (1-based; ``None``: all moves). Raises ``ValueError`` naming the
         problem: setup after the first node, an illegal move. The game is unchanged
         on failure."""
-        from gobuddy.go.coords import check_size
-
         info = record.info
-        check_size(info.size)
         nodes = record.main_line()
         root = nodes[0]
         for node in nodes[1:]:
@@ -170,6 +169,9 @@ class Game:
 class GtpEngine:
     """The standard GTP commands over a ``Game``, served by ``self.shell``.
 
+    More commands: ``engine.shell.register(name, fn)`` with ``fn(args) -> str``, or
+    ``register(name, fn, streaming=True)`` with ``fn(args, stream)``; the same call
+    replaces a standard command, whose ``cmd_*`` method stays available to delegate to.
     ``status_playouts`` is the number of random playouts behind ``final_score`` and
     ``final_status_list``."""
 
@@ -291,16 +293,11 @@ class GtpEngine:
         self.game.clock.left[_color(color_text)] = (_int(seconds), _int(stones))
 
     def cmd_final_score(self, args: list[str]) -> str:
-        from gobuddy.go.playout import estimate_status
-        from gobuddy.go.scoring import area_score
-
         pos = self.game.position
         status = estimate_status(pos, self.status_playouts)
         return area_score(pos, self.game.komi, status.dead_points()).result
 
     def cmd_final_status_list(self, args: list[str]) -> str:
-        from gobuddy.go.playout import estimate_status
-
         which = _args(args, 1)[0]
         if which not in ("alive", "dead", "seki"):
             raise GtpError("syntax error")
@@ -314,8 +311,6 @@ class GtpEngine:
         until = _int(args[1]) if len(args) == 2 else None
         if until is not None and until < 1:
             raise GtpError("syntax error")
-        from gobuddy.go.sgf import parse_sgf
-
         try:
             with open(args[0], "rb") as f:
                 records = parse_sgf(f.read())
@@ -327,8 +322,6 @@ class GtpEngine:
             raise GtpError("cannot load file") from None
 
     def cmd_printsgf(self, args: list[str]) -> str:
-        from gobuddy.go.sgf import dump_sgf
-
         if len(args) > 1:
             raise GtpError("syntax error")
         text = dump_sgf(self.game.to_record())

@@ -16,7 +16,9 @@ middle lines. Stones are added in the order of the specification:
 | 8      | 6 + K4 K16                                      |
 | 9      | 8 + K10                                         |
 
-These are the points GNU Go 3.8 gives (it lists them in board order instead).
+These are the points GNU Go 3.8 gives (it lists them in board order instead) on every
+size but 12x12, where GNU Go already uses the fourth line (D4 J9); we follow the
+specification there, as GoGui and gomill do (C3 K10).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 ``random_move`` picks uniformly among the legal points that are not the mover's own
 eye-like points (``Position.is_eye_like``) and passes when none is left: the classic
-light playout policy. It knows nothing else about Go: it fills false eyes of a seki,
-self-ataris, and never resigns.
+light playout policy. It knows nothing else about Go: it puts its own chains in atari,
+breaks its own seki, and never resigns.
 
 ``estimate_status`` judges chains by random playouts to the end (Tromp-Taylor
 ownership averaged over the playouts); see its docstring for what it misses.
@@ -14,9 +14,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from gobuddy.go.coords import BLACK, EMPTY, WHITE
+from gobuddy.go.coords import EMPTY
 from gobuddy.go.position import Position, neighbours
-from gobuddy.go.scoring import empty_regions
+from gobuddy.go.scoring import board_owners, empty_regions
 
 
 def random_move(pos: Position, rng: random.Random, color: int | None = None,
@@ -113,14 +113,7 @@ def playout_ownership(pos: Position, playouts: int, seed: int = 0) -> tuple[list
     neutral = [0] * pos.n
     for _ in range(playouts):
         end = play_out(pos.copy(), rng, avoid_self_atari=True)
-        board = end.board
-        owner = board[:]
-        for region, border in empty_regions(board, end.size):
-            if border == 1 or border == 2:
-                colour = BLACK if border == 1 else WHITE
-                for p in region:
-                    owner[p] = colour
-        for p, v in enumerate(owner):
+        for p, v in enumerate(board_owners(end.board, end.size)):
             total[p] += v
             if v == EMPTY:
                 neutral[p] += 1

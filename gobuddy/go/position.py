@@ -123,12 +123,13 @@ class Position:
     def place(self, point: int, color: int) -> None:
         """Put a stone as setup (SGF AB/AW, handicap): no capture, no ko, no turn change.
 
+        Setup starts a new superko history: only the position after it counts as seen.
         Not checked: that chains keep a liberty (call ``check_no_dead_chains``)."""
         if self.board[point] != EMPTY:
             raise IllegalMove(f"{to_gtp(point, self.size)} is occupied")
         self._put(point, color, capture=False)
         self.ko = None
-        self.seen.add(self.hash)
+        self.seen = {self.hash}
 
     def set_to_play(self, color: int) -> None:
         """Set the side to move (SGF PL, GTP genmove out of turn); clears the ko point."""
@@ -146,7 +147,8 @@ class Position:
         board[point] = EMPTY
         self._rebuild(board)
         self.hash ^= (self._zb if color == BLACK else self._zw)[point]
-        self.seen.add(self.hash)
+        self.ko = None
+        self.seen = {self.hash}
 
     def check_no_dead_chains(self) -> None:
         """Raise ``ValueError`` if some chain has no liberty (an impossible setup)."""

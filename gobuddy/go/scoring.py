@@ -101,7 +101,9 @@ def empty_regions(board: list[int], size: int) -> Iterator[tuple[list[int], int]
         yield region, border
 
 
-def _owners(board: list[int], size: int) -> list[int]:
+def board_owners(board: list[int], size: int) -> list[int]:
+    """Per point of a plain board list: its stone's colour, or the colour of the only
+    colour its empty region touches, else ``EMPTY`` (no dead stones lifted)."""
     owner = board[:]
     for region, border in empty_regions(board, size):
         if border == 1 or border == 2:
@@ -116,7 +118,7 @@ def ownership(pos: Position, dead: Iterable[int] = ()) -> np.ndarray:
 
     Returns an int8 vector of length ``size * size`` (no pass entry)."""
     board = _board_without(pos, dead)
-    return np.array(_owners(board, pos.size), dtype=np.int8)
+    return np.array(board_owners(board, pos.size), dtype=np.int8)
 
 
 def area_score(pos: Position, komi: float, dead: Iterable[int] = ()) -> Score:
@@ -124,7 +126,7 @@ def area_score(pos: Position, komi: float, dead: Iterable[int] = ()) -> Score:
 
     Raises ``ValueError`` if a dead point is off the board or empty."""
     board = _board_without(pos, dead)
-    owner = _owners(board, pos.size)
+    owner = board_owners(board, pos.size)
     black = owner.count(BLACK)
     white = owner.count(WHITE)
     return Score(black=black, white=white, komi=float(komi), neutral=len(owner) - black - white)

@@ -324,6 +324,14 @@ def test_parse_and_execute():
     assert shell.execute("4 crash").startswith("?4 internal error: ZeroDivisionError")
     assert shell.execute("lines") == "= a\nb\n\n"
     assert shell.execute("# nothing") == ""
+
+    def stream_once(args, stream):
+        stream.write("first")
+        while not stream.wait(10):  # execute() interrupts at once: no 10 s wait
+            stream.write("never")
+
+    shell.register("stream_once", stream_once, streaming=True)
+    assert shell.execute("5 stream_once") == "=5\nfirst\n\n"
     with pytest.raises(ValueError):
         shell.register("two words", print)
 

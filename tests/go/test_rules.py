@@ -6,7 +6,8 @@ import pytest
 
 from gobuddy.go.coords import BLACK, WHITE, color_from_str, from_gtp, to_gtp
 from gobuddy.go.gtp_engine import Game
-from gobuddy.go.handicap import HandicapError, fixed_handicap_points, max_fixed_handicap
+from gobuddy.go.handicap import (HandicapError, fixed_handicap_points, free_handicap_points,
+                                 max_fixed_handicap)
 from gobuddy.go.position import IllegalMove, Position
 
 
@@ -177,8 +178,6 @@ def test_positional_superko_forbids_what_simple_ko_allows():
     assert str(simple) == board(CYCLE)
 
 
-@pytest.mark.xfail(strict=True, reason="Position.place records every intermediate setup "
-                   "position in the superko history (reported to the lead)")
 def test_from_ascii_history_holds_only_the_setup():
     pos = Position.from_ascii(CYCLE, to_play=WHITE, superko=True)
     _play_table(pos, ["W D2", "B D3"])  # B D3 recreates "all but D1", a half-done setup
@@ -205,6 +204,19 @@ def test_fixed_handicap_points(size, stones, expected):
 def test_invalid_handicap_is_named(size, stones, message):
     with pytest.raises(HandicapError, match=message):
         fixed_handicap_points(size, stones)
+
+
+@pytest.mark.parametrize("size,stones,starts", [
+    (9, 4, "C3 G7 C7 G3"), (9, 12, "C3 G7 C7 G3 C5 G5 E3 E7 E5"), (5, 3, "C3"), (2, 3, "B1"),
+    (19, 30, "D4 Q16 D16 Q4 D10 Q10 K4 K16 K10"),
+])
+def test_free_handicap_points_spread_and_start_fixed(size, stones, starts):
+    points = free_handicap_points(size, stones)
+    assert len(points) == len(set(points)) == stones
+    assert " ".join(to_gtp(p, size) for p in points).startswith(starts)
+    assert points == free_handicap_points(size, stones)  # deterministic
+    with pytest.raises(HandicapError, match=f"from 2 to {size * size - 1}"):
+        free_handicap_points(size, size * size)
 
 
 def test_max_fixed_handicap():

@@ -1,0 +1,235 @@
+"""Engine figures: raw onnxruntime throughput, search throughput and overhead, analysis
+latency. Writes a markdown section to stdout or to ``--out``.
+
+    python -m bench.bench_engine [--out FILE] [--model PATH] [--quick]
+
+The model is ``models/gobuddy-9x9.onnx`` when present, else a random-weight 6 blocks x
+64 channels model from ``gobuddy.ai.tiny_model`` (speed does not depend on the weights).
+Positions are 9x9 middle-game positions from seeded random games. Throughput runs are
+interleaved and repeated and the median is reported, because the machine is shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from gobuddy.ai.analysis import DEFAULT_TOP_K, DEFAULT_VISITS, analyse
+from gobuddy.ai.evaluator import Query, UniformEvaluator
+from gobuddy.ai.features import History, board_array, encode, encode_batch, push_history
+from gobuddy.ai.mcts import Search, SearchConfig
+from gobuddy.ai.onnx_evaluator import OnnxEvaluator
+from gobuddy.go.playout import random_move
+from gobuddy.go.position import Position
+
+SHIPPED = Path("models/gobuddy-9x9.onnx")
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """What to measure and for how long."""
+
+    model: Path | None
+    out: Path | None
+    quick: bool = False
+
+    @property
+    def seconds(self) -> float:
+        return 0.15 if self.quick else 0.7
+
+    @property
+    def repeats(self) -> int:
+        return 1 if self.quick else 3
+
+
+def positions(count: int, seed: int = 0, size: int = 9) -> list[tuple[Position, History]]:
+    """Middle-game positions (10 to 50 random moves) with their histories."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        pos, history = Position(size), ()
+        for _ in range(rng.randrange(10, 50)):
+            history = push_history(history, board_array(pos))
+            pos.play(random_move(pos, rng))
+        out.append((pos, history))
+    return out
+
+
+def rate(fn, items_per_call: int, seconds: float) -> float:
+    """Items per second of ``fn()`` over about ``seconds`` (after one warm-up call)."""
+    fn()
+    done, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        fn()
+        done += items_per_call
+    return done / (time.perf_counter() - start)
+
+
+def model_path(config: BenchConfig, tmp: Path) -> tuple[Path, str]:
+    if config.model is not None:
+        return config.model, f"`{config.model}`"
+    if SHIPPED.is_file():
+        return SHIPPED, f"shipped `{SHIPPED}`"
+    from gobuddy.ai.tiny_model import build_tiny_model
+
+    path = build_tiny_model(9, blocks=6, channels=64, name="random-b6c64").save(tmp / "b6c64.onnx")
+    return path, "random-weight 6 blocks x 64 channels (`tiny_model`; no shipped model yet)"
+
+
+def bench_features(config: BenchConfig, sample: list[tuple[Position, History]]) -> list[str]:
+    pos, history = sample[0]
+    legal = pos.legal_mask()
+    n = 200 if config.quick else 2000
+    start = time.perf_counter()
+    for _ in range(n):
+        encode(pos, history)
+    single = (time.perf_counter() - start) / n
+    start = time.perf_counter()
+    for _ in range(n):
+        pos.legal_mask()
+    mask = (time.perf_counter() - start) / n
+    batch = [p for p, _ in sample[:64]]
+    hist = [h for _, h in sample[:64]]
+    legals = [p.legal_mask() for p in batch]
+    per_batch = 1.0 / rate(lambda: encode_batch(batch, hist, legals), len(batch), config.seconds)
+    del legal
+    return [
+        "| feature extraction (9x9) | time per position |",
+        "|---|---|",
+        f"| `encode(position, history)` incl. legal mask | {single * 1e6:.0f} us |",
+        f"| of which `Position.legal_mask()` | {mask * 1e6:.0f} us |",
+        f"| `encode_batch` of 64, legal masks given | {per_batch * 1e6:.1f} us |",
+    ]
+
+
+def bench_raw(config: BenchConfig, path: Path, planes: np.ndarray) -> tuple[list[str], dict[int, float]]:
+    sizes = [1, 2, 4, 8, 16, 32, 64]
+    evaluators = {t: OnnxEvaluator(path, intra_threads=t) for t in (1, 2)}
+    results: dict[int, dict[int, list[float]]] = {t: {b: [] for b in sizes} for t in evaluators}
+    for _ in range(config.repeats):
+        for b in sizes:
+            for t, ev in evaluators.items():
+                x = planes[:b]
+                results[t][b].append(rate(lambda: ev.run_planes(x), b, config.seconds))
+    lines = ["| batch | 1 thread (evals/s) | 2 threads (evals/s) |", "|---|---|---|"]
+    one = {}
+    for b in sizes:
+        one[b] = statistics.median(results[1][b])
+        lines.append(f"| {b} | {one[b]:,.0f} | {statistics.median(results[2][b]):,.0f} |")
+    return lines, one
+
+
+def search_rate(evaluator, sample: list[tuple[Position, History]], batch: int, pipeline: bool,
+                visits: int) -> float:
+    """Visits per second over fresh searches of the sample positions."""
+    done, spent = 0, 0.0
+    for pos, history in sample:
+        search = Search(evaluator, SearchConfig(batch_size=batch, pipeline=pipeline))
+        search.set_position(pos, history)
+        stats = search.run(visits=visits)
+        done += stats.visits
+        spent += stats.elapsed
+    return done / spent
+
+
+def bench_search(config: BenchConfig, path: Path, planes: np.ndarray,
+                 sample: list[tuple[Position, History]]) -> list[str]:
+    ev = OnnxEvaluator(path, intra_threads=1)
+    visits = 150 if config.quick else 800
+    few = sample[:2] if config.quick else sample[:3]
+    lines = ["| search batch | pipeline | visits/s | raw evals/s at that batch (same moment) | search / raw |",
+             "|---|---|---|---|---|"]
+    for batch in (8, 16):
+        for pipeline in (False, True):
+            ratios, speeds, raws = [], [], []
+            for _ in range(config.repeats):
+                raw = rate(lambda: ev.run_planes(planes[:batch]), batch, config.seconds)
+                speed = search_rate(ev, few, batch, pipeline, visits)
+                raws.append(raw)
+                speeds.append(speed)
+                ratios.append(speed / raw)
+            lines.append(f"| {batch} | {'on' if pipeline else 'off'} | {statistics.median(speeds):,.0f} | "
+                         f"{statistics.median(raws):,.0f} | {statistics.median(ratios):.0%} |")
+    free = UniformEvaluator()
+    overhead = []
+    for pipeline in (False, True):
+        per = [1e6 / search_rate(free, few, 8, pipeline, 4 * visits) for _ in range(config.repeats)]
+        overhead.append(statistics.median(per))
+    lines += ["", "| search overhead (evaluator that costs nothing, batch 8) | per visit |", "|---|---|",
+              f"| pipeline off | {overhead[0]:.0f} us |", f"| pipeline on | {overhead[1]:.0f} us |"]
+    return lines
+
+
+def bench_latency(config: BenchConfig, path: Path, sample: list[tuple[Position, History]]) -> list[str]:
+    ev = OnnxEvaluator(path, intra_threads=1)
+    budgets = [DEFAULT_VISITS] if config.quick else sorted({100, DEFAULT_VISITS, 400})
+    lines = ["| visits | requests | p50 (ms) | p99 (ms) | max (ms) |", "|---|---|---|---|---|"]
+    for visits in budgets:
+        times = []
+        for pos, history in sample:
+            search = Search(ev, SearchConfig())  # a stateless worker: no tree to reuse
+            start = time.perf_counter()
+            result = analyse(search, pos, history, visits=visits, top_k=DEFAULT_TOP_K)
+            times.append((time.perf_counter() - start) * 1000.0)
+            assert result.moves, "an analysis without moves"
+        times.sort()
+        p99 = times[min(len(times) - 1, int(round(0.99 * (len(times) - 1))))]
+        mark = " (default)" if visits == DEFAULT_VISITS else ""
+        lines.append(f"| {visits}{mark} | {len(times)} | {statistics.median(times):.0f} | {p99:.0f} | {times[-1]:.0f} |")
+    return lines
+
+
+def run(config: BenchConfig) -> str:
+    """All engine figures as one markdown section."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path, described = model_path(config, Path(tmp))
+        sample = positions(4 if config.quick else 60)
+        planes = encode_batch([p for p, _ in sample[:64]] * 2, [h for _, h in sample[:64]] * 2)[:64]
+        if len(planes) < 64:
+            planes = np.concatenate([planes] * (64 // len(planes) + 1))[:64]
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        started = time.perf_counter()
+        out = ["## Engine", "",
+               f"Model: {described}, {path.stat().st_size / 1e6:.1f} MB. Machine: {platform.machine()}, "
+               f"{os.cpu_count()} cores, Python {platform.python_version()}, load average {load:.2f} at start "
+               "(the machine is shared: figures are medians of interleaved repeats). onnxruntime intra-op "
+               "threads as stated, inter-op 1, sequential execution.", ""]
+        out += ["### Feature extraction", ""] + bench_features(config, sample) + [""]
+        raw_lines, _ = bench_raw(config, path, planes)
+        out += ["### Raw onnxruntime throughput", ""] + raw_lines + [""]
+        out += ["### Search throughput (1 inference thread, fresh trees, 9x9 middle games)", ""]
+        out += bench_search(config, path, planes, sample) + [""]
+        out += [f"### Analysis latency (request to ranked top {DEFAULT_TOP_K}, fresh tree per request, "
+                "1 inference thread)", ""]
+        out += bench_latency(config, path, sample[:8] if config.quick else sample) + [""]
+        out += [f"Default analysis budget: `gobuddy.ai.analysis.DEFAULT_VISITS` = {DEFAULT_VISITS} visits. "
+                f"Bench time {time.perf_counter() - started:.0f} s.", ""]
+    return "\n".join(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Engine benchmarks (markdown).")
+    parser.add_argument("--out", type=Path, default=None, help="write the section here instead of stdout")
+    parser.add_argument("--model", type=Path, default=None, help=f"ONNX model (default {SHIPPED} if present)")
+    parser.add_argument("--quick", action="store_true", help="a few seconds, for smoke tests")
+    args = parser.parse_args()
+    config = BenchConfig(model=args.model, out=args.out, quick=args.quick)
+    text = run(config)
+    if config.out is not None:
+        config.out.parent.mkdir(parents=True, exist_ok=True)
+        config.out.write_text(text + "\n", encoding="utf-8")
+    else:
+        print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""The real GTP front end with a tiny model, as a subprocess: starts fast, genmove is
+legal, lz-analyze streams info lines and stops when the next command arrives."""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from gobuddy.go.coords import from_gtp
+
+from .test_player import INFO
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Gtp:
+    """A GTP subprocess with line reads that time out."""
+
+    def __init__(self, *args: str) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "engine_worker.gtp", *args], cwd=ROOT, text=True,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def send(self, command: str) -> None:
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+
+    def line(self, timeout: float = 20.0) -> str:
+        line = self.lines.get(timeout=timeout)
+        if line is None:
+            raise AssertionError(f"engine exited: {self.proc.stderr.read()[-2000:]}")
+        return line
+
+    def ask(self, command: str) -> str:
+        self.send(command)
+        first = self.line()
+        assert first.startswith("="), f"{command!r} -> {first!r}"
+        body = [first[1:].strip()]
+        while (line := self.line()) != "":
+            body.append(line)
+        return "\n".join(body).strip()
+
+    def close(self) -> None:
+        try:
+            self.send("quit")
+            self.proc.wait(timeout=10)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+
+
+@pytest.fixture
+def engine(tiny9):
+    _, path = tiny9
+    start = time.perf_counter()
+    gtp = Gtp("--model", path, "--visits", "64", "--seed", "1")
+    try:
+        assert gtp.ask("name") == "Go Learning Buddy"
+        gtp.startup = time.perf_counter() - start
+        yield gtp
+    finally:
+        gtp.close()
+
+
+def test_starts_fast_and_plays_legal_moves(engine):
+    assert engine.startup < 2.0, f"startup took {engine.startup:.2f} s"
+    for color in "bwbw":
+        move = engine.ask(f"genmove {color}")
+        assert move in ("pass", "resign") or 0 <= from_gtp(move, 9) < 81
+    assert len(engine.ask("list_stones black").split()) + len(engine.ask("list_stones white").split()) >= 1
+    assert engine.ask("reg_genmove b") != ""
+    assert engine.ask("kgs-genmove_cleanup b") != "resign"
+
+
+def test_lz_analyze_streams_until_the_next_command(engine):
+    engine.send("lz-analyze b 10")
+    assert engine.line() == "="
+    infos = [engine.line(), engine.line()]
+    for info in infos:
+        moves = INFO.findall(info)
+        assert moves and moves[0][5] == "0"
+    engine.send("name")
+    rest = []
+    while (line := engine.line()) != "":
+        rest.append(line)
+    assert all(line.startswith("info move") for line in rest)
+    assert engine.line() == "= Go Learning Buddy"
+
+
+def test_options_are_checked():
+    out = subprocess.run([sys.executable, "-m", "engine_worker.gtp", "--visits", "10"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 2 and "--visits and --time need --model" in out.stderr

@@ -1,0 +1,135 @@
+"""SGF export (moves exactly as played, engine comments) and all-or-nothing import."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import WireGame, moves_of, send
+
+from dashboard.store import SgfImportError
+from gobuddy.go.coords import BLACK, WHITE, color_from_str, from_gtp
+from gobuddy.go.sgf import parse_sgf
+
+# Passes, a capture (W E6 takes E5, move 8), a white stone on the emptied point, two passes.
+PLAYED = "E5 D5 pass E4 pass F5 pass E6 C3 G7 D4 E5 pass pass"
+
+
+def wire_moves(game: WireGame) -> list[tuple[int, int]]:
+    return [(color_from_str(c), from_gtp(v, game.size)) for _, c, v in game.moves()]
+
+
+def test_an_exported_game_has_exactly_the_moves_played(store):
+    game = WireGame("s1").play(PLAYED)
+    game.end("B+2.5")
+    send(store, *game.events)
+    assert store.get_game("s1").moves[7].captures == ("E5",)
+    (record,) = parse_sgf(store.export_sgf("s1", with_analysis=False))
+    assert record.moves() == wire_moves(game)
+    info = record.info
+    assert (info.size, info.komi, info.rules, info.black, info.white, info.result, info.date) == (
+        9, 7.0, "chinese", "Ana", "Ben", "B+2.5", "2026-01-09")
+    assert record.position_at().board == game.pos.board
+
+
+def test_export_keeps_handicap_stones_and_who_moves_first(store):
+    game = WireGame("s2", setup=[("B", "C3"), ("B", "G7")], to_play="W", handicap=2).play("E5 D5 pass")
+    send(store, *game.events)
+    (record,) = parse_sgf(store.export_sgf("s2"))
+    assert sorted(record.root.setup_black) == sorted([from_gtp("C3", 9), from_gtp("G7", 9)])
+    assert record.info.handicap == 2 and record.root.to_play is None  # HA[2] already means white first
+    assert record.moves() == wire_moves(game)
+
+
+def test_white_first_without_handicap_is_written_as_PL(store):
+    game = WireGame("s3", to_play="W").play("E5 D5")
+    send(store, *game.events)
+    (record,) = parse_sgf(store.export_sgf("s3"))
+    assert record.root.to_play == WHITE and record.moves()[0] == (WHITE, from_gtp("E5", 9))
+
+
+def reply(to_play: str, winrate_black: float, best: str, best_winrate: float) -> dict:
+    mine = winrate_black if to_play == "B" else 1 - winrate_black
+    return {"root": {"visits": 100, "winrate": mine, "winrate_black": winrate_black},
+            "moves": [{"move": best, "winrate": best_winrate}]}
+
+
+def test_export_writes_the_engines_view_as_comments(store):
+    game = WireGame("s4").play("E5 D6")
+    send(store, *game.events)
+    keys = store.position_keys("s4")
+    #   position after n moves: (to play, win rate for black, best move, its win rate for the mover)
+    for n, (to_play, wb, best, bw) in enumerate([("B", 0.50, "D4", 0.62), ("W", 0.543, "C5", 0.50),
+                                                 ("B", 0.60, "C3", 0.61)]):
+        store.save_analysis(keys[n], "m", reply(to_play, wb, best, bw), move_count=n)
+    (record,) = parse_sgf(store.export_sgf("s4"))
+    assert [node.comment for node in record.main_line()] == [
+        "Win rate B 50.0%",  # the root: no move, so no best move or loss
+        "Win rate B 54.3% · best D4 (62.0%) · loss 7.7%",
+        "Win rate B 60.0% · best C5 (50.0%) · loss 10.0%",
+    ]
+    assert "C[" not in store.export_sgf("s4", with_analysis=False)
+
+
+TWO_GAMES = ("(;GM[1]FF[4]SZ[9]KM[6.5]RU[Japanese]PB[Sai]PW[Akira]BR[3d]DT[2020-05-01]GN[Final]RE[W+R]"
+             ";B[ee];W[cc];B[gc]C[a comment];W[])"
+             "(;SZ[9]HA[2]AB[cg][gc]KM[0.5];W[ee](;B[dd])(;B[ff]))")
+
+
+def test_import_stores_every_game_of_the_file(store):
+    ids = store.import_sgf(TWO_GAMES.encode())
+    assert len(ids) == 2 and all(i.startswith("sgf-") for i in ids)
+    first, second = (store.get_game(i) for i in ids)
+    g = first.game
+    assert (g.source, g.mode, g.black, g.white, g.result, g.rules, g.komi, g.name, g.started_at.year) == (
+        "sgf", "imported", "Sai", "Akira", "W+R", "japanese", 6.5, "Final", 2020)
+    assert [(m.color, m.vertex) for m in first.moves] == [("B", "E5"), ("W", "C7"), ("B", "G7"), ("W", "pass")]
+    assert second.setup == (("B", "C3"), ("B", "G7")) and second.game.to_play == "W"
+    assert [(m.color, m.vertex) for m in second.moves] == [("W", "E5"), ("B", "D6")]  # main line only
+
+
+def test_importing_the_same_file_twice_stores_it_once(store):
+    ids = store.import_sgf(TWO_GAMES)
+    assert store.import_sgf(TWO_GAMES) == ids
+    assert store.list_games().total == 2
+    store.delete_game(ids[0])
+    assert store.import_sgf(TWO_GAMES) == ids and store.list_games().total == 2
+
+
+def test_export_then_import_gives_the_same_moves(store):
+    game = WireGame("s5", setup=[("B", "G3")], handicap=0).play(PLAYED)
+    send(store, *game.events)
+    (new_id,) = store.import_sgf(store.export_sgf("s5"))
+    assert [(c, v) for _, c, v in moves_of(store, new_id)] == [(c, v) for _, c, v in game.moves()]
+    assert store.get_game(new_id).setup == (("B", "G3"),)
+    # The other way round: an imported game exports to the same moves and info.
+    (record,) = parse_sgf(store.export_sgf(store.import_sgf(TWO_GAMES)[0]))
+    (original, _) = parse_sgf(TWO_GAMES)
+    assert record.moves() == original.moves()
+    assert (record.info.black_rank, record.info.date, record.info.game_name) == ("3d", "2020-05-01", "Final")
+
+
+GOOD = "(;SZ[9];B[ee])"
+# (name, file, words of the error)
+BAD_FILES = [
+    ("empty", "", "not a valid SGF file: line 1, column 1: empty collection"),
+    ("unclosed", GOOD + "(;SZ[9];B[ee]", "line 1, column 28: unexpected end of input"),
+    ("illegal move", GOOD + "(;SZ[9];B[ee];W[ee])", "game 2 of 2: move 2 (W E5) is illegal: occupied"),
+    ("setup later", GOOD + "(;SZ[9];B[ee];AB[aa])", "game 2 of 2: setup stones or PL after move 1 are not supported"),
+    ("long name", GOOD + "(;SZ[9]PB[" + "x" * 65 + "])", "game 2 of 2: black 'xxx"),
+    ("off board", "(;SZ[9];B[kk])", "line 1, column 10: bad move B[kk]: SGF point 'kk' is off"),
+    ("dead setup", "(;SZ[9]AB[aa]AW[ba][ab])", "the game: setup: the chain at A9 has no liberties"),
+]
+
+
+@pytest.mark.parametrize("name, text, error", BAD_FILES, ids=[case[0] for case in BAD_FILES])
+def test_a_file_with_any_error_imports_nothing(store, name, text, error):
+    with pytest.raises(SgfImportError) as caught:
+        store.import_sgf(text.encode())
+    assert error in str(caught.value)
+    assert store.list_games().total == 0
+
+
+def test_colours_in_the_sgf_need_not_alternate(store):
+    (game_id,) = store.import_sgf("(;SZ[9];B[ee];B[dd])")
+    assert [m.color for m in store.get_game(game_id).moves] == ["B", "B"]
+    assert BLACK == 1  # the export keeps them too:
+    assert [c for c, _ in parse_sgf(store.export_sgf(game_id))[0].moves()] == [BLACK, BLACK]

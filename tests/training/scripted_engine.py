@@ -1,0 +1,54 @@
+"""A scripted GTP engine for tests: ``python scripted_engine.py SCRIPT.json``.
+
+The JSON object says how to answer: ``genmove`` is the list of answers to successive
+``genmove`` commands (then ``pass`` forever); ``final_score`` and
+``final_status_list`` are fixed answers (``null`` -> ``? unknown command``);
+``refuse_play`` is a list of vertices whose ``play`` is refused; ``hang_on`` is a
+command name after which the engine never answers again; ``exit_on`` one at which it
+exits; ``stderr_bytes`` is written to stderr before every answer; ``chatter`` is a
+line printed to stdout before every answer (not GTP: clients must skip it); ``id``
+true echoes a numeric command id in answers. Everything else is
+answered with an empty success.
+"""
+
+import json
+import sys
+import time
+
+script = json.loads(open(sys.argv[1]).read())
+moves = list(script.get("genmove", []))
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    ident = ""
+    if words[0].isdigit():
+        ident, words = words[0], words[1:]
+    if not script.get("id"):
+        ident = ""
+    name = words[0]
+    if script.get("chatter"):
+        print(script["chatter"], flush=True)
+    if script.get("stderr_bytes"):
+        sys.stderr.write("x" * script["stderr_bytes"] + "\n")
+        sys.stderr.flush()
+    if name == script.get("hang_on"):
+        while True:
+            time.sleep(60)
+    if name == script.get("exit_on"):
+        sys.exit(3)
+    if name == "quit":
+        print("=" + ident + "\n", flush=True)
+        break
+    if name == "genmove":
+        answer = "= " + (moves.pop(0) if moves else "pass")
+    elif name == "play" and words[2].upper() in script.get("refuse_play", []):
+        answer = "? illegal move"
+    elif name in ("final_score", "final_status_list"):
+        value = script.get(name)
+        answer = "? unknown command" if value is None else "= " + value
+    elif name == "name":
+        answer = "= " + script.get("name", "scripted")
+    else:
+        answer = "="
+    print(answer[0] + ident + answer[1:] + "\n", flush=True)
