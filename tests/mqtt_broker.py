@@ -186,6 +186,19 @@ class MosquittoBroker:
     def log_text(self) -> str:
         return self.log_file.read_text(errors="replace") if self.log_file.exists() else ""
 
+    def wait_for_autosave(self, timeout_s: float = 5.0) -> None:
+        """Wait until Mosquitto saves its store again (from now), so that what it acknowledged
+        before the call survives a SIGKILL. With ``autosave_interval 1`` a save comes every
+        1-2 s (Mosquitto 2.0.11 saves when MORE than the interval has passed)."""
+        def saves() -> int:
+            return self.log_text().count("Saving in-memory database")
+
+        before, deadline = saves(), time.monotonic() + timeout_s
+        while saves() == before:
+            if time.monotonic() > deadline:
+                raise TimeoutError("mosquitto did not autosave")
+            time.sleep(0.05)
+
     # ---- clients -------------------------------------------------------------------------
 
     def config(self, username: str, *, client_id: str | None = None, role: str | None = None,

@@ -172,12 +172,13 @@ def play_game(black: GtpClient, white: GtpClient, rules: GameRules = GameRules()
     ``opening``: GTP moves, alternating from black, played on both engines first (they
     must be legal: ``ValueError`` otherwise). ``stop``: when set, the game ends before
     the next move with reason ``stopped`` (the caller should discard it).
-    ``takeover(colour)``: called once when ``colour`` resigns; a client it returns
-    replaces that side (``None``: the resignation stands)."""
+    ``takeover(colour)``: called when ``colour`` resigns (once per colour); a client
+    it returns replaces that side (``None``: the resignation stands)."""
     size = rules.size
     pos = Position(size, superko=rules.superko)
     engines = {BLACK: black, WHITE: white}
     game = GameResult(moves=[], result="Void", reason="void", opening=len(opening))
+    replaced: set[int] = set()
     planned: list[tuple[int, int]] = []
     check = pos.copy()
     for i, vertex in enumerate(opening):
@@ -208,11 +209,13 @@ def play_game(black: GtpClient, white: GtpClient, rules: GameRules = GameRules()
             word = answer.split()[0].lower() if answer.split() else ""
             if word == "resign":
                 substitute = None
-                if takeover is not None and game.substitute_from is None:
+                if takeover is not None and colour not in replaced:
                     substitute = takeover(colour)
                 if substitute is None:
                     raise _lose(colour, "resign", f"{side} resigned")
-                game.substitute_from = len(game.moves)
+                replaced.add(colour)
+                if game.substitute_from is None:
+                    game.substitute_from = len(game.moves)
                 game.notes.append(f"{side} ({engines[colour].name}) resigned after {len(game.moves)} "
                                   f"moves; {substitute.name} played on for {side}")
                 engines[colour] = substitute

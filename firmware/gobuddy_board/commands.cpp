@@ -130,7 +130,7 @@ static void cmd_hello(uint8_t argc, char **) {
 
 static void cmd_ping(uint8_t argc, char **argv) {
     if (argc > 2) return bad_arg("PING takes at most one token");
-    if (argc == 2 && strlen(argv[1]) > GB_TOKEN_MAX) return bad_arg("PING token longer than 16");
+    if (argc == 2 && strlen(argv[1]) > GB_TOKEN_MAX) return bad_arg("PING token longer than " GB_STR(GB_TOKEN_MAX));
     txq_line_begin();
     txq_put_str("PONG");
     if (argc == 2) {
@@ -166,14 +166,14 @@ static void cmd_status(uint8_t argc, char **) {
 
 static void cmd_rate(uint8_t argc, char **argv) {
     uint16_t hz;
-    if (argc != 2 || !parse_uint(argv[1], GB_RATE_MAX, &hz)) return bad_arg("RATE needs 0..30");
+    if (argc != 2 || !parse_uint(argv[1], GB_RATE_MAX, &hz)) return bad_arg("RATE needs 0.." GB_STR(GB_RATE_MAX));
     stream_set_rate((uint8_t)hz);
     reply_ok_u32("RATE", hz);
 }
 
 static void cmd_cal(uint8_t argc, char **argv) {
     uint16_t n;
-    if (argc != 2 || !parse_uint(argv[1], GB_CAL_MAX, &n) || n == 0) return bad_arg("CAL needs 1..64");
+    if (argc != 2 || !parse_uint(argv[1], GB_CAL_MAX, &n) || n == 0) return bad_arg("CAL needs 1.." GB_STR(GB_CAL_MAX));
     if (!stream_start_cal((uint8_t)n)) {
         cmd_errors++;
         return reply_err("BUSY", "calibration already running", 0);
@@ -203,7 +203,7 @@ static void cmd_led(uint8_t argc, char **argv) {
     if (!strcasecmp(mode, "BLINK")) {
         uint8_t rows[GB_BLINK_MAX], cols[GB_BLINK_MAX];
         uint8_t n = (uint8_t)(argc - 2);
-        if (n < 1 || n > GB_BLINK_MAX) return bad_arg("LED BLINK needs 1..16 points");
+        if (n < 1 || n > GB_BLINK_MAX) return bad_arg("LED BLINK needs 1.." GB_STR(GB_BLINK_MAX) " points");
         for (uint8_t k = 0; k < n; k++)
             if (!parse_vertex(argv[2 + k], &rows[k], &cols[k])) return bad_arg("bad point ", argv[2 + k]);
         leds_blink(rows, cols, n);
@@ -224,7 +224,8 @@ static const command table[] = {
 
 /* ---- line execution -------------------------------------------------------- */
 
-static void execute(char *line, uint8_t n) {
+/* Check the optional "*CRC" suffix, split into tokens, dispatch. */
+static void execute(char *line) {
     char *star = strrchr(line, '*');
     if (star) {
         const char *hex = star + 1;
@@ -241,9 +242,7 @@ static void execute(char *line, uint8_t n) {
             return reply_err("BAD_CRC", "checksum mismatch", 0);
         }
         *star = '\0';
-        n = (uint8_t)(star - line);
     }
-    (void)n;
 
     char *argv[GB_TOKENS_MAX];
     uint8_t argc = 0;
@@ -254,7 +253,11 @@ static void execute(char *line, uint8_t n) {
         argv[argc++] = p;
         while (*p && *p != ' ') p++;
     }
-    if (!argc) return; /* blank line: no reply */
+    if (!argc) {
+        if (!star) return; /* blank line: no reply */
+        cmd_errors++;
+        return reply_err("UNKNOWN", "empty command", 0);
+    }
 
     for (uint8_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (!strcasecmp(argv[0], table[i].name)) {
@@ -278,13 +281,13 @@ void commands_poll(void) {
         if (c == '\n') {
             if (too_long) {
                 rx_errors++;
-                reply_err("TOO_LONG", "line longer than 64 bytes", 0);
+                reply_err("TOO_LONG", "line longer than " GB_STR(GB_LINE_MAX) " bytes", 0);
             } else if (bad_char) {
                 rx_errors++;
                 reply_err("BAD_CHAR", "non-printable byte in line", 0);
             } else if (len) {
                 buf[len] = '\0';
-                execute(buf, len);
+                execute(buf);
             }
             len = 0;
             too_long = bad_char = false;

@@ -6,7 +6,6 @@ Each test uses its own client ids, and the module its own broker (restarts inclu
 from __future__ import annotations
 
 import signal
-import time
 
 from gobuddy.bus import topics
 from gobuddy.bus.client import BusClient
@@ -86,7 +85,7 @@ def test_queued_messages_survive_a_broker_crash_after_autosave(mqtt_broker, bus_
     board = bus_client("board-1")
     for n in range(1, 3):
         board.publish(topics.board_event("board-1"), event(n, "g-crash"), wait=True)
-    time.sleep(1.5)  # autosave_interval 1
+    mqtt_broker.wait_for_autosave()  # anything newer than the last save is lost on SIGKILL
     mqtt_broker.restart(signal.SIGKILL)
     inbox = Inbox()
     back = recorder(mqtt_broker, "recorder-crash", inbox)
