@@ -35,6 +35,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from dashboard.store.analyses import game_positions, save_analysis
+from dashboard.store.engine import start_transaction
 from dashboard.store.models import Board, Game, GameEvent, Move, SetupStone
 from dashboard.store.replay import PositionKey, RecordError, play, start_position
 from gobuddy.go.coords import CoordinateError, from_gtp
@@ -63,6 +64,7 @@ def ingest(sessions: sessionmaker[Session], kind: str, message: dict[str, Any]) 
         raise ValueError(f"unknown message kind {kind!r}; expected one of {sorted(HANDLERS)}")
     try:
         with sessions.begin() as session:
+            start_transaction(session, write=True)
             outcome = handler(session, message)
     except Rejected as exc:
         log.warning("rejected %s: %s", kind, exc)

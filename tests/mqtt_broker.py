@@ -187,17 +187,24 @@ class MosquittoBroker:
         return self.log_file.read_text(errors="replace") if self.log_file.exists() else ""
 
     def wait_for_autosave(self, timeout_s: float = 5.0) -> None:
-        """Wait until Mosquitto saves its store again (from now), so that what it acknowledged
-        before the call survives a SIGKILL. With ``autosave_interval 1`` a save comes every
-        1-2 s (Mosquitto 2.0.11 saves when MORE than the interval has passed)."""
-        def saves() -> int:
-            return self.log_text().count("Saving in-memory database")
+        """Wait until Mosquitto has written its store anew (from now), so that what it
+        acknowledged before the call survives a SIGKILL. With ``autosave_interval 1`` a
+        save comes every 1-2 s (Mosquitto 2.0.11 saves when MORE than the interval has
+        passed); it writes ``mosquitto.db.new`` and renames it, so a new file is complete."""
+        store = self.data_dir / "mosquitto.db"
 
-        before, deadline = saves(), time.monotonic() + timeout_s
-        while saves() == before:
+        def identity() -> tuple[int, int] | None:
+            try:
+                stat = store.stat()
+            except FileNotFoundError:
+                return None
+            return stat.st_ino, stat.st_mtime_ns
+
+        before, deadline = identity(), time.monotonic() + timeout_s
+        while identity() in (before, None):
             if time.monotonic() > deadline:
                 raise TimeoutError("mosquitto did not autosave")
-            time.sleep(0.05)
+            time.sleep(0.02)
 
     # ---- clients -------------------------------------------------------------------------
 

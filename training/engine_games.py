@@ -53,6 +53,7 @@ from training.gtp_game import GameRules, play_game, settle
 
 __all__ = ["GamesConfig", "Player", "generate", "parse_mix", "random_opening"]
 
+MAX_DROPPED_IN_A_ROW = 10  # then something is broken (an engine that cannot start)
 _MIX_RE = re.compile(r"^(gnugo|pachi):(\d+)(?:-(\d+))?(?:\*(\d+(?:\.\d+)?))?$")
 
 
@@ -169,18 +170,20 @@ def play_one(config: GamesConfig, seed: int, stop: threading.Event) -> GameSampl
                       result=game.result, winner=game.winner, margin=game.margin,
                       ownership=game.ownership, reason=game.reason, source="engine",
                       black=specs[0].name, white=specs[1].name, opening=game.opening, seed=seed,
-                      substitute_from=game.substitute_from, dead=game.dead, ownership_source=game.dead_source, notes=game.notes)
+                      substitute_from=game.substitute_from, dead=game.dead,
+                      ownership_source=game.dead_source, notes=game.notes)
 
 
 def generate(config: GamesConfig) -> int:
     """Play until ``config.out`` holds ``config.games`` games; return how many this run
-    added. ``KeyboardInterrupt`` stops cleanly (finished games are written first)."""
+    added. ``KeyboardInterrupt`` stops cleanly (finished games are written first);
+    ``RuntimeError`` after ``MAX_DROPPED_IN_A_ROW`` games in a row were dropped."""
     config.out.mkdir(parents=True, exist_ok=True)
     on_disk = count_games(config.out, config.prefix)
     wanted = max(0, config.games - on_disk)
     stop = threading.Event()
     buffer: list[GameSample] = []
-    added = failed = 0
+    added = failed = in_a_row = 0
     seeds = random.Random(f"{config.seed}/{on_disk}")
     bar = tqdm(total=config.games, initial=min(on_disk, config.games), unit="game",
                disable=not config.progress, desc=f"{config.out}", smoothing=0.05)
@@ -202,8 +205,12 @@ def generate(config: GamesConfig) -> int:
                 outcome = future.result()
                 if isinstance(outcome, str):
                     failed += 1
+                    in_a_row += 1
                     bar.write(f"game dropped: {outcome}", file=sys.stderr)
+                    if in_a_row >= MAX_DROPPED_IN_A_ROW:
+                        raise RuntimeError(f"{in_a_row} games in a row were dropped; the last: {outcome}")
                     continue
+                in_a_row = 0
                 if added >= wanted:
                     continue
                 buffer.append(outcome)
@@ -212,7 +219,7 @@ def generate(config: GamesConfig) -> int:
                 bar.set_postfix(dropped=failed, refresh=False)
                 if len(buffer) >= config.per_shard:
                     flush()
-    except KeyboardInterrupt:
+    except BaseException:  # Ctrl-C, SIGTERM, or too many failures: keep what is done
         stop.set()
         pool.shutdown(wait=True, cancel_futures=True)
         flush()
@@ -277,6 +284,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"\nstopped; {count_games(config.out, config.prefix)} games in {config.out}", file=sys.stderr)
         return 130
+    except RuntimeError as exc:
+        print(f"giving up: {exc}", file=sys.stderr)
+        return 1
     print(f"added {added} games; {count_games(config.out, config.prefix)} in {config.out}")
     return 0
 

@@ -22,6 +22,7 @@ one ``GameSample`` as a JSON object with these keys:
 | ``dead``     | list of str        | GTP vertices of the stones lifted as dead before counting         |
 | ``ownership_source`` | str/null   | whose dead stones made ``ownership``: ``agreed`` (both engines), ``B-engine``/``W-engine`` (one engine's list), ``intersection`` (stones both called dead), ``none`` (no engine listed any), ``sgf-territory`` (the record's TB/TW marks), ``area`` (counted as it stands, every stone alive) |
 | ``notes``    | list of str        | disagreements and problems met while refereeing                   |
+| ``visits``   | list/null          | self-play only: per move, the search's root visits ``{vertex: count}`` (the policy target), or null for a move without one (a fast search); null for other games |
 
 Every game starts on an empty board (no handicap or setup stones). Shards are written
 whole to a temporary file in the same folder and renamed, so a reader never sees half
@@ -72,6 +73,7 @@ class GameSample:
     dead: list[str] = field(default_factory=list)
     ownership_source: str | None = None
     notes: list[str] = field(default_factory=list)
+    visits: list[dict[str, int] | None] | None = None
 
     def __post_init__(self) -> None:
         check_size(self.size)
@@ -89,6 +91,8 @@ class GameSample:
             raise ValueError(f"opening {self.opening} is not within the {len(self.moves)} moves")
         if self.substitute_from is not None and not 0 <= self.substitute_from <= len(self.moves):
             raise ValueError(f"substitute_from {self.substitute_from} is not within the {len(self.moves)} moves")
+        if self.visits is not None and len(self.visits) != len(self.moves):
+            raise ValueError(f"visits has {len(self.visits)} entries for {len(self.moves)} moves")
 
     def to_json(self) -> str:
         """One JSON line (no newline)."""

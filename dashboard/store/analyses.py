@@ -117,7 +117,7 @@ def analyses_for_game(session: Session, game_id: str, model: str | None = None) 
     if not keys:
         return {}
     game = live_game(session, game_id)
-    query = select(Analysis).where(Analysis.position_hash.in_({k.hash for k in keys.values()}),
+    query = select(Analysis).where(Analysis.position_hash.in_(sorted({k.hash for k in keys.values()})),
                                    Analysis.size == game.size, Analysis.komi == float(game.komi),
                                    Analysis.rules == game.rules)
     if model is not None:

@@ -48,6 +48,23 @@ def _sqlite_pragmas(busy_timeout_ms: int) -> Any:
     return on_connect
 
 
+def start_transaction(session: Session, *, write: bool) -> None:
+    """Open the session's transaction explicitly; call it before any statement.
+
+    Reads (``write=False``) see one consistent snapshot of the database on both
+    backends: ``BEGIN`` on SQLite (whose driver would otherwise run each read outside
+    any transaction), ``REPEATABLE READ`` on PostgreSQL. Writes on SQLite start with
+    ``BEGIN IMMEDIATE``: the write lock is taken up front, so a transaction that reads
+    and then writes waits (up to ``busy_timeout``) for another writer and nothing
+    changes between its reads and its writes. Writes on PostgreSQL keep READ
+    COMMITTED (the game row is locked by ``dashboard.ingest``)."""
+    dialect = session.get_bind().dialect.name
+    if dialect == "postgresql" and not write:
+        session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+    elif dialect == "sqlite":
+        session.connection().exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
 def make_sessions(engine: Engine) -> sessionmaker[Session]:
     """Session factory for ``engine``. Objects stay readable after commit."""
     return sessionmaker(engine, expire_on_commit=False)

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 
 from sqlalchemy import Select, delete, func, or_, select
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.selectable import ScalarSelect
 
 from dashboard.store.models import Board, Game, GameEvent, Move, SetupStone
 
@@ -123,7 +124,7 @@ class ProblemView:
     cleared_at: datetime | None
 
 
-def _move_count():  # type: ignore[no-untyped-def]
+def _move_count() -> ScalarSelect[int]:
     return select(func.count()).where(Move.game_id == Game.id).correlate(Game).scalar_subquery()
 
 

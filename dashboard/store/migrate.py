@@ -19,6 +19,7 @@ from sqlalchemy import Engine
 from dashboard.store.engine import make_engine
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+MIGRATION_LOCK = 0x60B0DD1  # PostgreSQL advisory lock key held while migrating
 
 
 def alembic_config() -> Config:
@@ -31,12 +32,17 @@ def alembic_config() -> Config:
 
 def upgrade_to_head(target: str | Engine) -> str:
     """Migrate the database at ``target`` (a URL or an engine) to the newest revision
-    and return that revision. Runs in one transaction on PostgreSQL; on SQLite each
-    migration script's DDL commits as it goes."""
+    and return that revision, in one transaction. Safe when several services start at
+    once: they take turns (an advisory lock on PostgreSQL, the write lock on SQLite),
+    and those after the first find nothing to do."""
     engine = make_engine(target) if isinstance(target, str) else target
     config = alembic_config()
     try:
         with engine.begin() as connection:
+            if connection.dialect.name == "postgresql":
+                connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
+            elif connection.dialect.name == "sqlite":
+                connection.exec_driver_sql("BEGIN IMMEDIATE")
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
     finally:

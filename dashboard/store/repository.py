@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from dashboard.store import analyses, games, sgf_io
 from dashboard.store.analyses import AnalysisView
-from dashboard.store.engine import make_engine, make_sessions
+from dashboard.store.engine import make_engine, make_sessions, start_transaction
 from dashboard.store.games import BoardView, GameDetail, GameFilter, GamePage, ProblemView
 from dashboard.store.migrate import upgrade_to_head
 from dashboard.store.replay import PositionKey
@@ -44,9 +44,12 @@ class Store:
         self.engine.dispose()
 
     @contextmanager
-    def session(self) -> Iterator[Session]:
-        """One transaction: committed when the block ends, rolled back on an error."""
+    def session(self, write: bool = False) -> Iterator[Session]:
+        """One transaction: committed when the block ends, rolled back on an error.
+        Pass ``write=True`` for a transaction that changes something (see
+        ``engine.start_transaction``)."""
         with self.sessions.begin() as session:
+            start_transaction(session, write=write)
             yield session
 
     # ------------------------------------------------------------------ games
@@ -66,11 +69,11 @@ class Store:
             return sgf_io.game_record(s, game_id)
 
     def rename_game(self, game_id: str, name: str | None) -> None:
-        with self.session() as s:
+        with self.session(write=True) as s:
             games.rename_game(s, game_id, name)
 
     def delete_game(self, game_id: str) -> None:
-        with self.session() as s:
+        with self.session(write=True) as s:
             games.delete_game(s, game_id)
 
     def boards(self) -> list[BoardView]:
@@ -89,7 +92,7 @@ class Store:
 
     def import_sgf(self, data: bytes | str) -> list[str]:
         """Import every game of an SGF file, all or nothing; raises ``SgfImportError``."""
-        with self.session() as s:
+        with self.session(write=True) as s:
             return sgf_io.import_sgf(s, data)
 
     # ------------------------------------------------------------------ analyses
@@ -102,7 +105,7 @@ class Store:
                       visits: int | None = None, game_id: str | None = None,
                       move_number: int | None = None) -> bool:
         """Store an engine answer for a position; True unless a deeper one is stored."""
-        with self.session() as s:
+        with self.session(write=True) as s:
             return analyses.save_analysis(s, key, model, answer, move_count=move_count, visits=visits,
                                           game_id=game_id, move_number=move_number)
 

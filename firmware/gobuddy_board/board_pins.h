@@ -35,7 +35,8 @@
  * channel GB_SENSOR_CHANNEL(i). Mux m's common pin (SIG) goes to ADC
  * channel GB_MUX_ADC_CHANNEL(m), i.e. Arduino A0..A5 = PF0..PF5.
  * Muxes 0..4 carry 16 sensors each; mux 5 carries only sensor 80 (J1) on
- * channel 0 and leaves channels 1..15 spare. */
+ * channel 0 and leaves channels 1..15 spare. (The simulator, simavr 1.6,
+ * models ADC inputs 0..7 only: keep the muxes on A0..A7.) */
 #define GB_MUX_COUNT 6
 #define GB_MUX_CHANNELS 16
 #define GB_SENSOR_MUX(i) ((i) / GB_MUX_CHANNELS)

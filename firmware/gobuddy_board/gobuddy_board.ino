@@ -8,8 +8,9 @@
  * Structure: a cooperative main loop; every module's poll function returns
  * quickly (the longest step is one FRAME line formatted into the output
  * ring, well under a millisecond), so sensors, buttons, LEDs and the serial
- * link are all serviced continuously. Nothing but the Arduino core's own
- * timer and UART interrupts runs in interrupt context.
+ * link are all serviced continuously. Interrupts: the Arduino core's timer
+ * and UART ones, and the 1 kHz button sampling (buttons.h), which must not
+ * depend on how long a loop pass takes.
  *   scanner  - multiplexer + ADC scan state machine (scanner.h)
  *   stream   - FRAME lines and CAL averaging (stream.h)
  *   buttons  - debounce, BUTTON events (buttons.h)
@@ -44,14 +45,14 @@ extern "C" void gobuddy_wdt_off(void) {
 static uint32_t button_seq; /* BUTTON events sent since boot */
 
 /* "BUTTON <seq> <NAME> DOWN|UP <ms>" */
-static void on_button(uint8_t button, bool pressed) {
+static void on_button(uint8_t button, bool pressed, uint32_t ms) {
     txq_line_begin();
     txq_put_str("BUTTON ");
     txq_put_u32(button_seq++);
     txq_put_char(' ');
     txq_put_str(button_name(button));
     txq_put_str(pressed ? " DOWN " : " UP ");
-    txq_put_u32(millis());
+    txq_put_u32(ms);
     txq_line_end(false);
 }
 
@@ -83,7 +84,7 @@ void loop() {
     uint32_t now = millis();
     commands_poll();
     if (scanner_poll()) stream_on_scan(scanner_last());
-    buttons_poll(now, on_button);
+    buttons_poll(on_button);
     leds_poll(now);
     stream_poll(now);
     heartbeat(now);

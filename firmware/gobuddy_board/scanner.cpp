@@ -19,9 +19,12 @@ static void select_sensor(uint8_t i) {
     uint8_t ch = GB_MUX_ADC_CHANNEL(GB_SENSOR_MUX(i));
     if (ch != adc_channel) {
         adc_channel = ch;
-        /* AVcc reference, right-adjusted, channel 0..7 (MUX5 = 0). */
+        /* AVcc reference, right-adjusted, single-ended channel 0..15. */
         ADMUX = _BV(REFS0) | (ch & 0x07);
-        ADCSRB &= (uint8_t)~_BV(MUX5);
+        if (ch & 0x08)
+            ADCSRB |= _BV(MUX5);
+        else
+            ADCSRB &= (uint8_t)~_BV(MUX5);
         discard = true; /* first sample after an input switch is not trusted */
     }
     uint8_t sel = (uint8_t)(GB_SENSOR_CHANNEL(i) << GB_SEL_SHIFT);
@@ -32,7 +35,13 @@ static void select_sensor(uint8_t i) {
 
 void scanner_begin(void) {
     GB_DDR(GB_SEL_PORT) |= GB_SEL_MASK;
-    DIDR0 |= (uint8_t)((1u << GB_MUX_COUNT) - 1); /* A0..A5 analog only */
+    for (uint8_t m = 0; m < GB_MUX_COUNT; m++) { /* mux inputs are analog only */
+        uint8_t ch = GB_MUX_ADC_CHANNEL(m);
+        if (ch < 8)
+            DIDR0 |= (uint8_t)_BV(ch);
+        else
+            DIDR2 |= (uint8_t)_BV(ch - 8);
+    }
     /* ADC on, prescaler 128: 16 MHz / 128 = 125 kHz, inside the 50-200 kHz
      * range for full 10-bit accuracy; 13 ADC clocks = 104 us per conversion. */
     ADCSRA = _BV(ADEN) | _BV(ADPS2) | _BV(ADPS1) | _BV(ADPS0);

@@ -8,8 +8,10 @@
  *   2. a control channel on stdin/stdout to set sensor voltages, press
  *      buttons and read the LEDs (firmware/sim/simboard.py drives it).
  *
- * Usage: simharness [--link PATH] [--speed X] [--no-reset-on-open] FIRMWARE.elf
+ * Usage: simharness [--link PATH] [--speed X] [--no-reset-on-open] [--no-control] FIRMWARE.elf
  *   --link PATH         also make PATH a symlink to the pty (removed at exit)
+ *   --no-control        ignore stdin (no control channel; runs until killed,
+ *                       e.g. as a service with stdin at /dev/null)
  *   --speed X           simulated seconds per wall second (default 1 = real
  *                       time; 0 = as fast as possible)
  *   --no-reset-on-open  keep running when a host opens the pty (default: the
@@ -82,6 +84,7 @@ static avr_t *avr;
 static FILE *ctl_out;
 static double speed = 1.0;
 static bool reset_on_open = true;
+static bool control = true; /* stdin is the control channel */
 
 static uint64_t cycles_base;   /* cycles run before the last MCU reset */
 static uint64_t open_reset_at; /* cycle of a pending reset-on-open; 0 = none */
@@ -134,6 +137,12 @@ static void simulate_until(uint64_t target) {
 static void quit(int code) {
     serial_cleanup();
     exit(code);
+}
+
+/* SIGTERM/SIGINT: remove the --link symlink (unlink is async-signal-safe). */
+static void on_signal(int sig) {
+    serial_cleanup();
+    _exit(128 + sig);
 }
 
 /* ---- control channel ---------------------------------------------------------- */
@@ -274,7 +283,7 @@ static void service_control(void) {
 /* ---- main ------------------------------------------------------------------------ */
 
 static void usage(void) {
-    fprintf(stderr, "usage: simharness [--link PATH] [--speed X] [--no-reset-on-open] FIRMWARE.elf\n");
+    fprintf(stderr, "usage: simharness [--link PATH] [--speed X] [--no-reset-on-open] [--no-control] FIRMWARE.elf\n");
     exit(2);
 }
 
@@ -296,7 +305,7 @@ static void exchange_and_wait(int64_t *wall_base) {
         }
         struct pollfd fds[2] = {
             {serial_host_open() ? serial_fd() : -1, serial_poll_events(), 0},
-            {STDIN_FILENO, POLLIN, 0},
+            {control ? STDIN_FILENO : -1, POLLIN, 0},
         };
         struct timespec ts = {ahead_ns > 0 ? ahead_ns / 1000000000LL : 0, ahead_ns > 0 ? ahead_ns % 1000000000LL : 0};
         int n = ppoll(fds, 2, &ts, NULL);
@@ -320,6 +329,8 @@ int main(int argc, char **argv) {
             speed = atof(argv[++i]);
         else if (!strcmp(argv[i], "--no-reset-on-open"))
             reset_on_open = false;
+        else if (!strcmp(argv[i], "--no-control"))
+            control = false;
         else if (argv[i][0] == '-' || elf)
             usage();
         else
@@ -332,7 +343,9 @@ int main(int argc, char **argv) {
     dup2(STDERR_FILENO, STDOUT_FILENO);
     ctl_out = fdopen(ctl_fd, "w");
     signal(SIGPIPE, SIG_IGN);
-    fcntl(STDIN_FILENO, F_SETFL, fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK);
+    if (control) fcntl(STDIN_FILENO, F_SETFL, fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK);
+    signal(SIGTERM, on_signal);
+    signal(SIGINT, on_signal);
 
     elf_firmware_t fw;
     memset(&fw, 0, sizeof fw);

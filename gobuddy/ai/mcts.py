@@ -94,18 +94,19 @@ class _Batch:
 class Node:
     """A position in the tree. Child statistics exist once the node is expanded."""
 
-    __slots__ = ("parent", "index", "position", "board", "legal", "moves", "prior", "prior_raw",
-                 "N", "W", "S", "children", "visits", "value_sum", "score_sum", "net_value",
+    __slots__ = ("parent", "index", "position", "_board", "legal", "moves", "prior", "prior_raw",
+                 "N", "W", "S", "nsum", "children", "visits", "value_sum", "score_sum", "net_value",
                  "net_score", "ownership", "terminal", "pending")
 
     def __init__(self, position: Position, parent: "Node | None" = None, index: int = -1) -> None:
         self.parent = parent
         self.index = index
         self.position = position
-        self.board = np.array(position.board, dtype=np.int8)
+        self._board: np.ndarray | None = None
         self.legal: np.ndarray | None = None
         self.moves: np.ndarray | None = None
         self.prior = self.prior_raw = self.N = self.W = self.S = None
+        self.nsum = 0.0  # sum of N, virtual losses included
         self.children: list[Node | None] = []
         self.visits = 0
         self.value_sum = 0.0
@@ -115,6 +116,13 @@ class Node:
         self.ownership: np.ndarray | None = None
         self.terminal: tuple[float, float] | None = None
         self.pending = False
+
+    @property
+    def board(self) -> np.ndarray:
+        """The stones as a flat int8 array (a ``History`` entry for the descendants)."""
+        if self._board is None:
+            self._board = np.array(self.position.board, dtype=np.int8)
+        return self._board
 
     @property
     def expanded(self) -> bool:
@@ -264,6 +272,7 @@ class Search:
                 for node, i in path:
                     node.N[i] -= vl
                     node.W[i] += vl
+                    node.nsum -= vl
                 stats.collisions += 1
                 break
             leaf.pending = True
@@ -279,6 +288,7 @@ class Search:
             i = self._select(node)
             node.N[i] += vl
             node.W[i] -= vl
+            node.nsum += vl
             path.append((node, i))
             child = node.children[i]
             if child is None:
@@ -292,7 +302,7 @@ class Search:
         visited = n > 0
         fpu = node.net_value - cfg.fpu_reduction * math.sqrt(float(np.dot(node.prior, visited)))
         score = np.divide(node.W, n, out=np.full(len(n), fpu), where=visited)
-        score += node.prior * (cfg.c_puct * math.sqrt(max(float(n.sum()), 1.0))) / (1.0 + n)
+        score += node.prior * (cfg.c_puct * math.sqrt(max(node.nsum, 1.0))) / (1.0 + n)
         return int(score.argmax())
 
     def _make_child(self, parent: Node, i: int) -> Node:
@@ -348,9 +358,7 @@ class Search:
         prior = prior / total if total > 0 else np.full(len(moves), 1.0 / len(moves))
         node.moves = moves
         node.prior = node.prior_raw = prior
-        node.N = np.zeros(len(moves))
-        node.W = np.zeros(len(moves))
-        node.S = np.zeros(len(moves))
+        node.N, node.W, node.S = np.zeros((3, len(moves)))
         node.children = [None] * len(moves)
         node.net_value = float(ev.value)
         node.net_score = ev.score_lead
@@ -366,6 +374,7 @@ class Search:
             value, score = -value, -score
             node.N[i] += 1.0 - vl
             node.W[i] += value + vl
+            node.nsum += 1.0 - vl
             node.S[i] += score
             node.visits += 1
             node.value_sum += value

@@ -39,17 +39,19 @@ from typing import Any
 from gobuddy.ai.features import History, position_with_history
 from gobuddy.ai.mcts import Search, SearchConfig
 from gobuddy.go.coords import BLACK, WHITE, CoordinateError, color_from_str, to_gtp
+from gobuddy.go.gtp_engine import RESIGN
 from gobuddy.go.position import Position
 from gobuddy.go.scoring import tromp_taylor_margin
 
-RESIGN = -1  # gobuddy.go.gtp_engine.RESIGN
 
 
 @dataclass(frozen=True)
 class PlayerConfig:
     """Budget and manners of the search player. ``visits``/``seconds``: per move (either
     may be ``None``, not both). ``temperature`` applies to the first
-    ``temperature_moves`` moves of a game (self-play); 0 = most visited."""
+    ``temperature_moves`` moves of a game (self-play); 0 = most visited.
+    ``analyze_max_visits`` caps the tree of an ``lz-analyze`` (memory: a node holds a
+    ``Position``, a few kilobytes)."""
 
     visits: int | None = 800
     seconds: float | None = None
@@ -57,7 +59,7 @@ class PlayerConfig:
     resign_after: int = 3
     temperature: float = 0.0
     temperature_moves: int = 0
-    analyze_max_visits: int = 50_000
+    analyze_max_visits: int = 20_000
 
 
 def game_position(game: Any) -> tuple[Position, History]:
@@ -134,15 +136,15 @@ class SearchPlayer:
         opponent_passed = pos.last_move == pass_point and pos.passes >= 1
         if opponent_passed and my_margin > 0 and not cleanup:
             return pass_point
+        allowed = cleanup_candidates(pos) if cleanup else set()
+        if cleanup and not allowed:
+            return pass_point
         self.search.run(visits=cfg.visits, seconds=cfg.seconds, early_stop=cfg.temperature_moves <= pos.move_count)
         root = self.search.root
         if not cleanup and self._should_resign(pos, root.q, color):
             return RESIGN
         temperature = cfg.temperature if pos.move_count < cfg.temperature_moves else 0.0
         if cleanup:
-            allowed = cleanup_candidates(pos)
-            if not allowed:
-                return pass_point
             return self.search.choose(temperature, exclude={int(m) for m in root.moves} - allowed)
         eyes = {p for p in range(pos.n) if pos.is_eye_like(p, color)}
         move = self.search.choose(temperature, exclude=eyes)  # pass is never excluded

@@ -63,7 +63,7 @@ def test_visit_bookkeeping_leaves_no_virtual_loss():
         if not node.expanded:
             continue
         assert np.array_equal(node.N, np.round(node.N)), "virtual loss left behind"
-        assert abs(node.N.sum() - (node.visits - 1)) < 1e-9
+        assert abs(node.N.sum() - (node.visits - 1)) < 1e-9 and abs(node.nsum - node.N.sum()) < 1e-9
         visited = node.N > 0
         assert np.all(np.abs(node.W[visited] / node.N[visited]) <= 1 + 1e-9)
         assert not node.pending

@@ -91,7 +91,7 @@ def test_birth_will_and_reconnect(bus_client) -> None:
 
 def test_clean_stop_publishes_offline_shutdown(bus_client) -> None:
     statuses = Inbox()
-    bus_client("observer", subscribe={topics.status_filter("engine"): statuses})
+    bus_client("observer", subscribe={topics.status("engine", "engine-stop-1"): statuses})
     engine = bus_client("engine", client_id="engine-stop-1")
     engine.set_status(model="test-model", queue_depth=3)
     last = statuses.wait_for(1, where=lambda r: r.message.details.get("queue_depth") == 3)[-1]

@@ -73,8 +73,9 @@ def test_queued_messages_survive_a_broker_restart(mqtt_broker, bus_client) -> No
     try:
         inbox.wait_for(4, where=lambda r: r.message.game_id == "g-restart")
         assert seqs(inbox, "g-restart") == [1, 2, 3, 4]
-        live.wait_for(4, where=lambda r: r.message.game_id == "g-restart")  # resubscribed after the restart
-        assert seqs(live, "g-restart")[-1] == 4
+        # resubscribed after the restart; a message in flight at the restart may come twice (QoS 1)
+        live.wait_for(1, where=lambda r: r.message.game_id == "g-restart" and r.message.seq == 4)
+        assert set(seqs(live, "g-restart")) == {1, 2, 3, 4}
     finally:
         back.stop()
         staying.stop()

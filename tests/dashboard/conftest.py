@@ -7,16 +7,13 @@ database, truncated), ``db_url`` a database of its own (copied from a migrated
 template). Its tests are skipped, with the
 reason, only when the PostgreSQL binaries are not installed.
 
-No ``__init__.py`` here on purpose: with one, pytest would import this folder as a
-top-level package named ``dashboard`` and shadow the real one.
+Test modules import ``WireGame`` and the helpers from here (``tests.dashboard.conftest``).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import shutil
-import sys
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -28,22 +25,12 @@ from dashboard.store.migrate import upgrade_to_head
 from dashboard.store.models import Base
 from gobuddy.go.coords import color_from_str, color_to_str, from_gtp, to_gtp
 from gobuddy.go.position import Position
+from tests import postgres_server
 
 T0 = 1767953700000  # 2026-01-09 10:15:00 UTC, in wire milliseconds
 TEMPLATE = "store_template"
 
 
-def _load_postgres_server() -> Any:
-    path = Path(__file__).resolve().parent.parent / "postgres_server.py"
-    spec = importlib.util.spec_from_file_location("postgres_server", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("postgres_server", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-postgres_server = _load_postgres_server()
 
 
 @pytest.fixture(scope="session")

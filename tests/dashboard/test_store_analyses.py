@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from conftest import T0, WireGame, send
 
 from dashboard.ingest import ingest
 from dashboard.store import PositionKey
 from gobuddy.ai.analysis import position_hash
+from tests.dashboard.conftest import T0, WireGame, send
 
 
 def answer(game: WireGame, visits: int = 100, winrate_black: float = 0.55, final: bool = True,

@@ -5,12 +5,14 @@ Every test runs on SQLite (WAL file) and on a real PostgreSQL (see conftest.py).
 from __future__ import annotations
 
 import random
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from conftest import T0, WireGame, moves_of, send
 
 from dashboard.ingest import ingest
 from dashboard.store import GameFilter, Store
+from dashboard.store.engine import make_engine
+from tests.dashboard.conftest import T0, WireGame, moves_of, send
 
 # A game with a capture: white's D6 takes the black stone at D5.
 CAPTURE_GAME = "D5 C5 E5 D4 pass E6 D7 D6"
@@ -77,7 +79,7 @@ def test_duplicates_interleaved_on_a_fresh_store_give_the_same_record(store):
     assert moves_of(store, "g3") == game.moves()
 
 
-def test_a_conflicting_move_is_rejected_and_nothing_changes(store):
+def test_a_conflicting_move_is_rejected_logged_and_nothing_changes(store, caplog):
     game = WireGame("g4").play("E5 D6 C4")
     send(store, *game.events)
     before = snapshot(store, "g4")
@@ -89,6 +91,7 @@ def test_a_conflicting_move_is_rejected_and_nothing_changes(store):
     (outcome,) = send(store, same_seq)
     assert outcome.status == "rejected" and "seq 3 was already applied" in outcome.detail
     assert snapshot(store, "g4") == before
+    assert [r.levelname for r in caplog.records if r.name == "dashboard.ingest"] == ["WARNING", "WARNING"]
 
 
 def test_undo_applied_twice_removes_one_move(store):
@@ -229,3 +232,20 @@ def test_web_games_are_marked_as_web(store):
     send(store, *WireGame("w1", board_id="web-1", mode="vs_engine").play("E5").events)
     assert store.list_games(GameFilter(source="web")).games[0].id == "w1"
     assert [(b.id, b.kind, b.games) for b in store.boards()] == [("web-1", "web", 1)]
+
+
+def test_the_recorder_and_the_dashboard_write_at_the_same_time(store):
+    """Two engines on one database (two processes in real life): neither fails."""
+    game = WireGame("c1").play("C3 G7 C7 G3 E5 D5 E4 D4 E3 D3 E6 D6 E7 D7 F8 D8 E2 D2 E1 D1 E8 D9 F5 G5")
+    send(store, game.events[0])
+    dashboard = Store(make_engine(store.engine.url.render_as_string(hide_password=False)))
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            recorded = pool.submit(send, store, *game.events[1:])
+            renamed = pool.submit(lambda: [dashboard.rename_game("c1", f"name {i}") for i in range(len(game.events))])
+            assert {o.status for o in recorded.result()} == {"applied"}
+            renamed.result()
+    finally:
+        dashboard.close()
+    assert moves_of(store, "c1") == game.moves()
+    assert store.get_game("c1").game.name == f"name {len(game.events) - 1}"

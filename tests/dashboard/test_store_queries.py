@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from conftest import T0, WireGame, send
 
 from dashboard.store import GameFilter, UnknownGame
+from tests.dashboard.conftest import T0, WireGame, send
 
 DAY = 86_400_000
 START = datetime.fromtimestamp(T0 / 1000, timezone.utc)

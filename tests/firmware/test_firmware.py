@@ -433,6 +433,7 @@ BAD = [
     ("PING*0000", "BAD_CRC"),
     ("PING*12", "BAD_CRC"),
     ("PING*XYZW", "BAD_CRC"),
+    ("*FFFF", "UNKNOWN"),  # a valid checksum of nothing
     (b"PI\x01NG", "BAD_CHAR"),
     (b"PING\xff", "BAD_CHAR"),
 ]

@@ -61,3 +61,11 @@ def test_two_tiny_games_then_resume(tmp_path, capsys):
         assert 2 <= s.opening <= 4 and s.reason in ("score", "move_cap") and len(s.moves) <= 40
         assert len(s.ownership) == 81 and s.winner == ("B" if s.margin > 0 else "W" if s.margin < 0 else None)
         replay(s)
+
+
+def test_an_engine_that_never_starts_stops_the_run(tmp_path, capsys):
+    out = tmp_path / "games"
+    assert main(["--games", "50", "--out", str(out), "--mix", "gnugo:1", "--gnugo", "/nonexistent/gnugo",
+                 "--workers", "2", "--no-progress"]) == 1
+    assert "10 games in a row were dropped" in capsys.readouterr().err
+    assert shard_paths(out) == []

@@ -1,14 +1,20 @@
-"""Alembic migrations build exactly the models' schema; connections get the pragmas."""
+"""The schema and the engine: Alembic migrations build exactly the models' schema;
+SQLite connections get the WAL pragmas; reads see one snapshot while others write."""
 
 from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
 
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
+from dashboard.store import Store, games
 from dashboard.store.engine import make_engine
 from dashboard.store.migrate import alembic_config, current_revision, head_revision, upgrade_to_head
 from dashboard.store.models import Base
+from tests import postgres_server
+from tests.dashboard.conftest import WireGame, send
 
 
 def test_migrated_schema_equals_the_models(db_url):
@@ -66,3 +72,26 @@ def test_readers_see_committed_rows_while_a_writer_holds_its_transaction(tmp_pat
     finally:
         writer_engine.dispose()
         reader_engine.dispose()
+
+
+def test_services_starting_together_migrate_once(tmp_path, request):
+    """Four services migrate one new database at the same moment: all succeed."""
+    urls = {"sqlite": f"sqlite:///{tmp_path / 'race.db'}"}
+    if postgres_server.available() is None:
+        urls["postgresql"] = request.getfixturevalue("postgres").create_database("race")
+    for url in urls.values():
+        with ThreadPoolExecutor(4) as pool:
+            assert list(pool.map(upgrade_to_head, [url] * 4)) == ["0001"] * 4
+
+
+def test_a_read_sees_one_snapshot_while_the_recorder_writes(store):
+    send(store, *WireGame("r1").events)
+    recorder = Store(make_engine(store.engine.url.render_as_string(hide_password=False)))
+    try:
+        with store.session() as s:
+            assert games.list_games(s).total == 1
+            send(recorder, *WireGame("r2", board_id="board-2").events)  # commits during our read
+            assert games.list_games(s).total == 1
+        assert store.list_games().total == 2
+    finally:
+        recorder.close()

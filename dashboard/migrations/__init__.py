@@ -1,0 +1,1 @@
+"""Alembic migrations of the history store (a package so that an install ships them)."""

@@ -1,0 +1,1 @@
+"""Alembic revision scripts, oldest first: 0001_initial, ..."""

@@ -1,0 +1,21 @@
+"""The engine benchmark runs end to end (quick mode) and writes its markdown section."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_quick_bench_writes_every_section(tmp_path):
+    out = tmp_path / "engine.md"
+    done = subprocess.run([sys.executable, "-m", "bench.bench_engine", "--quick", "--out", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    text = out.read_text()
+    for heading in ("## Engine", "### Feature extraction", "### Raw onnxruntime throughput",
+                    "### Search throughput", "### Analysis latency"):
+        assert heading in text
+    assert "| 64 |" in text and "(default)" in text
