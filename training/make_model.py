@@ -121,9 +121,11 @@ class StageLog:
         self.until = until
         self.stages: dict[str, dict] = json.loads(path.read_text()) if path.exists() else {}
 
-    def run(self, name: str, work: Callable[[], object], done: Callable[[], bool]) -> None:
+    def run(self, name: str, work: Callable[[], object], done: Callable[[], bool] | None) -> None:
+        """Run ``work`` unless ``done()`` says its output exists (``done=None``: always run),
+        then check that ``done()`` holds."""
         entry = self.stages.setdefault(name, {"seconds": 0.0})
-        if done():
+        if done is not None and done():
             print(f"[make_model] {name}: already done", flush=True)
         else:
             print(f"[make_model] {name}: running", flush=True)
@@ -134,7 +136,7 @@ class StageLog:
                 entry["seconds"] = round(entry["seconds"] + time.time() - start, 1)
                 entry["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
                 self.save()
-            if not done():
+            if done is not None and not done():
                 raise RuntimeError(f"stage {name} ended without making its output")
             print(f"[make_model] {name}: done ({entry['seconds']:.0f} s in all)", flush=True)
         self.save()
@@ -300,11 +302,11 @@ def strength_matches(plan: Plan) -> dict[str, tuple[str, str, Path]]:
     shipped = plan.path("models", SHIPPED)
     folder = plan.runs / "strength" / file_digest(shipped)[:12]
     ours = f"ours:--model {shipped.resolve()} {plan.ours_args}".strip()
-    matches = {"strength-gnugo": (ours, f"gnugo:{plan.gnugo_level}", folder / "vs-gnugo"),
-               "strength-policy": (f"ours:--model {shipped.resolve()} --visits 1", f"gnugo:{plan.gnugo_level}",
-                                   folder / "policy-vs-gnugo")}
+    matches = {"strength-gnugo": (ours, f"gnugo:{plan.gnugo_level}", folder / "vs-gnugo")}
     if plan.pachi_playouts > 0:
         matches["strength-pachi"] = (ours, f"pachi:{plan.pachi_playouts}", folder / "vs-pachi")
+    matches["strength-policy"] = (f"ours:--model {shipped.resolve()} --visits 1", f"gnugo:{plan.gnugo_level}",
+                                  folder / "policy-vs-gnugo")
     return matches
 
 
@@ -341,6 +343,15 @@ def write_card(plan: Plan) -> None:
     plan.path("models", "MODEL_CARD.md").write_text(render(facts))
 
 
+def stage_names(plan: Plan) -> list[str]:
+    """Every stage of ``plan``, in the order they run."""
+    names = (["pachi"] if plan.needs_pachi else []) + ["engine-games", "positions", "train", "export"]
+    for k in range(1, plan.rounds + 1):
+        names += [f"round-{k}-{step}" for step in ("selfplay", "positions", "train", "export", "gating")]
+    pachi = ["strength-pachi"] if plan.pachi_playouts > 0 else []
+    return names + ["ship", "strength-gnugo"] + pachi + ["strength-policy", "card"]
+
+
 def make_model(plan: Plan) -> None:
     """Run every stage not yet done (see the module docstring)."""
     log = StageLog(plan.runs / "stages.json", plan.until)
@@ -368,7 +379,7 @@ def make_model(plan: Plan) -> None:
             label = "gobuddy-policy" if name == "strength-policy" else "gobuddy"
             log.run(name, lambda o=ours, b=opponent, f=out, n=label: run_strength(plan, o, b, f, n),
                     lambda f=out: match_done(f, plan.strength_games))
-        log.run("card", lambda: write_card(plan), lambda: False)
+        log.run("card", lambda: write_card(plan), None)
     except ReachedUntil as reached:
         print(f"[make_model] stopped after {reached} (--until)", flush=True)
 
@@ -392,6 +403,8 @@ def main(argv: list[str] | None = None) -> int:
                  "steps": args.steps}
     plan = replace(plan, seed=args.seed, until=args.until, progress=not args.no_progress,
                    **{k: v for k, v in overrides.items() if v is not None})
+    if plan.until is not None and plan.until not in stage_names(plan):
+        p.error(f"--until {plan.until!r} is not a stage of this plan: {', '.join(stage_names(plan))}")
     try:
         make_model(plan)
     except KeyboardInterrupt:

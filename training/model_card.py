@@ -176,10 +176,11 @@ def render(facts: CardFacts) -> str:
     lines += [f"| {stage} | {steps:,} |" for stage, steps in facts.steps] or ["| - | 0 |"]
     if facts.gating:
         lines += ["", "## Gating (candidate vs current best, same visits)", "",
-                  "| round | W-L | win rate | needed | games | distinct | verdict |", "|---|---|---|---|---|---|---|"]
+                  "| round | W-L(-jigo) | win rate | needed | games | distinct | verdict |", "|---|---|---|---|---|---|---|"]
         for g in facts.gating:
             rate = "-" if g["win_rate"] is None else f"{g['win_rate']:.1%}"
-            lines.append(f"| {g['round']} | {g['wins']}-{g['losses']} | {rate} | {g['threshold']:.0%} "
+            record = f"{g['wins']}-{g['losses']}" + (f"-{g['jigo']}" if g["jigo"] else "")
+            lines.append(f"| {g['round']} | {record} | {rate} | {g['threshold']:.0%} "
                          f"| {g['games']}/{g['planned']} | {g['distinct_games']} "
                          f"| {'accepted' if g['accepted'] else 'rejected'} |")
     lines += ["", "## Strength", "",

@@ -207,9 +207,9 @@ class Position:
         return np.array(self.board, dtype=np.int8).reshape(self.size, self.size)
 
     def key(self) -> int:
-        """A transposition key: stones, side to move and the simple-ko point."""
-        return self.hash ^ (0 if self.to_play == BLACK else 0x9E3779B97F4A7C15) ^ (
-            0 if self.ko is None else (self.ko + 1) * 0x632BE59BD9B4E019)
+        """A 64-bit transposition key: stones, side to move and the simple-ko point."""
+        return (self.hash ^ (0 if self.to_play == BLACK else 0x9E3779B97F4A7C15) ^ (
+            0 if self.ko is None else (self.ko + 1) * 0x632BE59BD9B4E019)) & 0xFFFFFFFFFFFFFFFF
 
     def is_eye_like(self, point: int, color: int) -> bool:
         """True if ``point`` is empty, all neighbours are ``color`` and at most one

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gobuddy.bus.inbox import Rejected, decode_incoming
 from gobuddy.bus.validation import examples
@@ -55,3 +57,29 @@ def test_rejections(topic: str | None, payload: bytes, kind: str, field: str | N
     with pytest.raises(Rejected) as info:
         decode_incoming(topic, payload, 50_000)
     assert (info.value.kind, info.value.field) == (kind, field), info.value.message
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(payload=st.binary(max_size=200))
+def test_any_bytes_are_decoded_or_rejected_never_crash(payload: bytes) -> None:
+    try:
+        decode_incoming(EVENT_TOPIC, payload, 10_000)
+    except Rejected:
+        pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=json_values, key=st.sampled_from(sorted(MOVE)))
+def test_any_json_in_any_field_is_decoded_or_rejected_never_crash(value: object, key: str) -> None:
+    for payload in (value, {**MOVE, key: value}):
+        try:
+            decode_incoming(EVENT_TOPIC, json.dumps(payload).encode(), 10_000)
+        except Rejected:
+            pass
