@@ -14,6 +14,14 @@ static const led_pin pins[2 * GB_BOARD_SIZE] = {GB_ROW_LEDS(LED_PIN) GB_COL_LEDS
 #define LED_COUNT (2 * GB_BOARD_SIZE)
 #define ALL_LEDS ((1ul << LED_COUNT) - 1)
 
+/* The distinct ports the LEDs use, so a pattern change is one write per
+ * port (all LEDs change within a few cycles, no visible intermediate). */
+#define MAX_LED_PORTS LED_COUNT /* worst case; the board uses 4 */
+static volatile uint8_t *ports[MAX_LED_PORTS];
+static uint8_t port_leds[MAX_LED_PORTS]; /* LED bits on that port */
+static uint8_t led_port[LED_COUNT];      /* LED i -> index into ports[] */
+static uint8_t nports;
+
 enum led_mode { MODE_OFF, MODE_POINT, MODE_BLINK, MODE_PROBLEM };
 
 static uint8_t mode;
@@ -30,17 +38,14 @@ static uint32_t point_mask(uint8_t p) {
 }
 
 static void show(uint32_t want) {
-    uint32_t changed = want ^ lit;
-    for (uint8_t i = 0; i < LED_COUNT; i++) {
-        if (!(changed & (1ul << i))) continue;
-        uint8_t sreg = SREG; /* ports are shared with nothing in ISRs, but stay safe */
-        cli();
-        if (want & (1ul << i))
-            *pins[i].port |= pins[i].mask;
-        else
-            *pins[i].port &= (uint8_t)~pins[i].mask;
-        SREG = sreg;
-    }
+    uint8_t on[MAX_LED_PORTS] = {0};
+    uint32_t bit = 1;
+    for (uint8_t i = 0; i < LED_COUNT; i++, bit <<= 1)
+        if (want & bit) on[led_port[i]] |= pins[i].mask;
+    uint8_t sreg = SREG; /* read-modify-write of shared ports: no interrupt in between */
+    cli();
+    for (uint8_t k = 0; k < nports; k++) *ports[k] = (uint8_t)((*ports[k] & ~port_leds[k]) | on[k]);
+    SREG = sreg;
     lit = want;
 }
 
@@ -50,7 +55,13 @@ static void set_mode(uint8_t m) {
 }
 
 void leds_begin(void) {
+    nports = 0;
     for (uint8_t i = 0; i < LED_COUNT; i++) {
+        uint8_t k = 0;
+        while (k < nports && ports[k] != pins[i].port) k++;
+        if (k == nports) ports[nports++] = pins[i].port;
+        led_port[i] = k;
+        port_leds[k] |= pins[i].mask;
         *pins[i].port &= (uint8_t)~pins[i].mask;
         *pins[i].ddr |= pins[i].mask;
     }

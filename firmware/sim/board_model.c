@@ -39,12 +39,6 @@ static avr_ioport_state_t port_state(char port) {
     return st;
 }
 
-/* Level the MCU drives on a pin (0 while the pin is an input). */
-static int driven(char port, uint8_t bit) {
-    avr_ioport_state_t st = port_state(port);
-    return ((st.port & st.ddr) >> bit) & 1;
-}
-
 /* ---- sensors ------------------------------------------------------------ */
 
 /* A conversion starts: put the addressed sensor's voltage on that ADC input. */
@@ -135,13 +129,40 @@ uint64_t board_run_scripts(uint64_t now) {
 
 /* ---- LEDs ------------------------------------------------------------------ */
 
+/* Bit r = row r, bit 9 + c = column c, bit 18 = heartbeat. */
+static uint32_t led_sample, led_settled;
+
+void board_sample_leds(void) {
+    /* one state read per port, not per pin: this runs every millisecond */
+    avr_ioport_state_t cache[8];
+    char names[8];
+    int ncache = 0;
+    uint32_t now = 0;
+    for (int i = 0; i < 2 * GB_BOARD_SIZE + 1; i++) {
+        struct led l = i < GB_BOARD_SIZE       ? row_leds[i]
+                       : i < 2 * GB_BOARD_SIZE ? col_leds[i - GB_BOARD_SIZE]
+                                               : (struct led){GB_STR(GB_HEARTBEAT_PORT)[0], GB_HEARTBEAT_BIT};
+        int k = 0;
+        while (k < ncache && names[k] != l.port) k++;
+        if (k == ncache) {
+            names[k] = l.port;
+            cache[k] = port_state(l.port);
+            ncache++;
+        }
+        /* lit = the MCU drives the pin high (an input drives nothing) */
+        if (((cache[k].port & cache[k].ddr) >> l.bit) & 1) now |= 1ul << i;
+    }
+    if (now == led_sample) led_settled = now;
+    led_sample = now;
+}
+
 int board_leds(char rows[GB_BOARD_SIZE + 1], char cols[GB_BOARD_SIZE + 1]) {
     for (int i = 0; i < GB_BOARD_SIZE; i++) {
-        rows[i] = (char)('0' + driven(row_leds[i].port, row_leds[i].bit));
-        cols[i] = (char)('0' + driven(col_leds[i].port, col_leds[i].bit));
+        rows[i] = (char)('0' + ((led_settled >> i) & 1));
+        cols[i] = (char)('0' + ((led_settled >> (GB_BOARD_SIZE + i)) & 1));
     }
     rows[GB_BOARD_SIZE] = cols[GB_BOARD_SIZE] = '\0';
-    return driven(GB_STR(GB_HEARTBEAT_PORT)[0], GB_HEARTBEAT_BIT);
+    return (led_settled >> (2 * GB_BOARD_SIZE)) & 1;
 }
 
 /* ---- wiring ------------------------------------------------------------------ */

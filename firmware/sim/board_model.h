@@ -7,7 +7,11 @@
  * voltage of the sensor its select lines and ADC channel address.
  * Buttons: levels presented on the button pins (1 = pressed = pin low), set
  * directly or by a script of timed levels in simulated time.
- * LEDs: read back from the port registers (lit = output driven high).
+ * LEDs: read back from the port registers (lit = output driven high) at
+ * every slice boundary; reported once a state has been seen at two
+ * boundaries in a row, i.e. has stood for about a millisecond, so the few
+ * microseconds in which the firmware rewrites its LED ports are never seen
+ * (nor would an eye see them).
  * Single-threaded; times are simulated CPU cycles since harness start.
  */
 #ifndef GOBUDDY_SIM_BOARD_MODEL_H
@@ -42,8 +46,10 @@ void board_script_button(int button, const bool *levels, const uint64_t *duratio
 /* Apply script steps due at `now`; returns when the next one is due (UINT64_MAX if none). */
 uint64_t board_run_scripts(uint64_t now);
 
-/* LED pins now: rows[r], cols[c] are '0'/'1' strings of GB_BOARD_SIZE chars;
- * returns the heartbeat LED level. */
+/* Sample the LED pins; call at every slice boundary (about every 1 ms). */
+void board_sample_leds(void);
+/* The settled LED state: rows[r], cols[c] are '0'/'1' strings of
+ * GB_BOARD_SIZE chars; returns the heartbeat LED level. */
 int board_leds(char rows[GB_BOARD_SIZE + 1], char cols[GB_BOARD_SIZE + 1]);
 
 #endif /* GOBUDDY_SIM_BOARD_MODEL_H */

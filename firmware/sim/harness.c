@@ -32,6 +32,7 @@
  *                                 allowed), starting now; the last level stays
  *                                 -> OK t_us=<start>
  *   LEDS?                         -> OK rows=<9x0/1> cols=<9x0/1> hb=<0/1> t_us=<sim us>
+ *                                    (the state that has stood ~1 ms: no transients)
  *   TIME?                         -> OK <simulated microseconds since start>
  *   STATS?                        -> OK t_us=.. reset_us=<last MCU reset> tx=.. rx=..
  *                                    dropped=.. resets=.. crashes=.. open=0/1
@@ -376,6 +377,7 @@ int main(int argc, char **argv) {
         if (next_script < target) target = next_script; /* exact button timing */
         if (open_reset_at && open_reset_at < target) target = open_reset_at;
         simulate_until(target);
+        board_sample_leds();
         if (open_reset_at && sim_cycles() >= open_reset_at) {
             open_reset_at = 0;
             serial_set_muted(false);

@@ -1,16 +1,16 @@
 """The MQTT topic tree of Go Learning Buddy, version 1: every topic is built here.
 
-| topic                                  | kind(s)                     | QoS | retained |
-|----------------------------------------|-----------------------------|-----|----------|
-| ``gobuddy/v1/board/<board_id>/frame``  | board_frame                 | 0   | no       |
-| ``gobuddy/v1/board/<board_id>/button`` | button_event                | 1   | no       |
-| ``gobuddy/v1/board/<board_id>/event``  | game_event                  | 1   | no       |
-| ``gobuddy/v1/board/<board_id>/state``  | board_state                 | 1   | yes      |
-| ``gobuddy/v1/board/<board_id>/led``    | engine_answer               | 1   | no       |
-| ``gobuddy/v1/engine/request/<role>/<client>``  | engine_request      | 1   | no       |
-| ``gobuddy/v1/engine/response/<role>/<client>`` | engine_answer, engine_error | 1 | no |
-| ``gobuddy/v1/status/<role>/<client>``  | status                      | 1   | yes      |
-| ``gobuddy/v1/error/<role>/<client>``   | error                       | 1   | no       |
+| topic                                          | kind(s)                     | QoS | retained |
+|------------------------------------------------|-----------------------------|-----|----------|
+| ``gobuddy/v1/board/<board_id>/frame``          | board_frame                 | 0   | no       |
+| ``gobuddy/v1/board/<board_id>/button``         | button_event                | 1   | no       |
+| ``gobuddy/v1/board/<board_id>/event``          | game_event                  | 1   | no       |
+| ``gobuddy/v1/board/<board_id>/state``          | board_state                 | 1   | yes      |
+| ``gobuddy/v1/board/<board_id>/led``            | engine_answer               | 1   | no       |
+| ``gobuddy/v1/engine/request/<role>/<client>``  | engine_request              | 1   | no       |
+| ``gobuddy/v1/engine/response/<role>/<client>`` | engine_answer, engine_error | 1   | no       |
+| ``gobuddy/v1/status/<role>/<client>``          | status                      | 1   | yes      |
+| ``gobuddy/v1/error/<role>/<client>``           | error                       | 1   | no       |
 
 ``schemas/README.md`` has the full table (publishers, subscribers, ACL). A physical
 board's id is ``board-<name>`` and equals its MQTT username and client id (the broker's

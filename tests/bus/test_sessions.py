@@ -95,3 +95,21 @@ def test_queued_messages_survive_a_broker_crash_after_autosave(mqtt_broker, bus_
         assert seqs(inbox, "g-crash") == [1, 2]
     finally:
         back.stop()
+
+
+def test_a_client_started_before_the_broker_connects_when_it_comes_up(mqtt_broker) -> None:
+    mqtt_broker.stop()
+    inbox = Inbox()
+    client = BusClient(mqtt_broker.config("recorder", client_id="recorder-early", reconnect_max_s=0.2))
+    client.subscribe(topics.boards_filter("event"), inbox)
+    client.start(wait=False)  # keeps trying with capped backoff
+    try:
+        assert not client.wait_connected(0.5)
+        mqtt_broker.start()  # same port
+        assert client.wait_connected(5)
+        board = BusClient(mqtt_broker.config("board-1"))
+        with board:
+            board.publish(topics.board_event("board-1"), event(1, "g-early"), wait=True)
+        inbox.wait_for(1, where=lambda r: r.message.game_id == "g-early")
+    finally:
+        client.stop()

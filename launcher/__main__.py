@@ -1,0 +1,217 @@
+"""``python -m launcher`` (``make run``): the whole system on one machine.
+
+Starts, in order: Mosquitto with the project's configuration (accounts and ACL made by
+``broker/``), two engine workers, the recorder, the dashboard and the edge agent on the
+simulated board; prints where to look (the dashboard's address, and the broker with the
+read-only ``observer`` account so any MQTT client can watch); and on Ctrl-C (or when one
+service dies) stops everything, newest first. Everything it writes lives under
+``--var`` (default ``var/``, ignored by git): broker data and log, credentials, the
+SQLite database and each service's log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class LaunchConfig:
+    var: Path
+    broker_port: int = 1883
+    dashboard_port: int = 8501
+    dashboard_address: str = "127.0.0.1"
+    workers: int = 2
+    visits: int = 200
+    model: Path = REPO / "models" / "gobuddy-9x9.onnx"
+    board_id: str = "board-sim"
+    simulate_game: bool = True
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Service:
+    name: str
+    process: subprocess.Popen
+    log: Path
+
+
+def wait_for_port(port: int, seconds: float, proc: subprocess.Popen | None = None) -> None:
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"exited with code {proc.returncode} before listening on port {port}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise RuntimeError(f"nothing listens on port {port} after {seconds:.0f} s")
+
+
+def port_free(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) != 0
+
+
+class Launcher:
+    """Starts services as child processes and stops them all, newest first."""
+
+    def __init__(self, config: LaunchConfig) -> None:
+        self.config = config
+        self.services: list[Service] = []
+        self.logs = config.var / "logs"
+        self.logs.mkdir(parents=True, exist_ok=True)
+
+    def start(self, name: str, argv: list[str]) -> Service:
+        log = self.logs / f"{name}.log"
+        handle = open(log, "ab")
+        proc = subprocess.Popen(argv, cwd=REPO, stdout=handle, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+        service = Service(name, proc, log)
+        self.services.append(service)
+        print(f"  started {name:<12} pid {proc.pid:<7} log {log.relative_to(REPO) if log.is_relative_to(REPO) else log}")
+        return service
+
+    def stop_all(self) -> None:
+        for service in reversed(self.services):
+            if service.process.poll() is None:
+                service.process.send_signal(signal.SIGTERM)
+        deadline = time.time() + 10
+        for service in reversed(self.services):
+            try:
+                service.process.wait(max(0.1, deadline - time.time()))
+            except subprocess.TimeoutExpired:
+                service.process.kill()
+                service.process.wait()
+            print(f"  stopped {service.name} (exit {service.process.returncode})")
+
+    def watch(self) -> None:
+        """Block until Ctrl-C or until a service exits."""
+        while True:
+            for service in self.services:
+                code = service.process.poll()
+                if code is not None:
+                    tail = service.log.read_text(errors="replace").splitlines()[-15:]
+                    raise RuntimeError(f"{service.name} exited with code {code}; last lines of {service.log}:\n"
+                                       + "\n".join(tail))
+            time.sleep(0.5)
+
+
+def prepare_broker(config: LaunchConfig) -> tuple[Path, dict[str, str]]:
+    """Accounts, password file and mosquitto.conf under ``var/broker``."""
+    broker = config.var / "broker"
+    data = broker / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    passwd, creds = broker / "passwd", broker / "credentials.json"
+    subprocess.run([sys.executable, str(REPO / "broker" / "make_users.py"), "--boards", config.board_id,
+                    "--password-file", str(passwd), "--credentials", str(creds)], check=True, cwd=REPO)
+    run_as = "root"
+    if os.geteuid() == 0:
+        try:
+            user = pwd.getpwnam("mosquitto")
+            for path in (broker, data, passwd):
+                os.chown(path, user.pw_uid, user.pw_gid)
+            log = broker / "mosquitto.log"
+            log.touch()
+            os.chown(log, user.pw_uid, user.pw_gid)
+            run_as = "mosquitto"
+        except KeyError:
+            pass
+    else:
+        run_as = pwd.getpwuid(os.geteuid()).pw_name
+    conf = broker / "mosquitto.conf"
+    subprocess.run([sys.executable, str(REPO / "broker" / "make_config.py"), "--out", str(conf),
+                    "--data-dir", str(data), "--password-file", str(passwd), "--port", str(config.broker_port),
+                    "--log-file", str(broker / "mosquitto.log"), "--run-as", run_as], check=True, cwd=REPO)
+    return conf, json.loads(creds.read_text())
+
+
+def mosquitto_binary() -> str:
+    found = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if os.access("/usr/sbin/mosquitto", os.X_OK) else None)
+    if not found:
+        raise SystemExit("mosquitto is not installed: run `make run` (it installs it) or apt-get install mosquitto")
+    return found
+
+
+def run(config: LaunchConfig) -> None:
+    if not config.model.exists():
+        raise SystemExit(f"the model {config.model} is missing: it ships with the repository (git lfs is not used)")
+    for port, what in ((config.broker_port, "broker"), (config.dashboard_port, "dashboard")):
+        if not port_free(port):
+            raise SystemExit(f"port {port} for the {what} is taken: pass --{what}-port")
+    conf, creds = prepare_broker(config)
+    creds_file = str(config.var / "broker" / "credentials.json")
+    db_url = f"sqlite:///{(config.var / 'gobuddy.db').resolve()}"
+    py = sys.executable
+    broker_args = ["--broker-host", "127.0.0.1", "--broker-port", str(config.broker_port), "--credentials", creds_file]
+    launcher = Launcher(config)
+    print("Go Learning Buddy: starting")
+    try:
+        broker = launcher.start("broker", [mosquitto_binary(), "-c", str(conf)])
+        wait_for_port(config.broker_port, 10, broker.process)
+        for i in range(config.workers):
+            launcher.start(f"engine-{i + 1}", [py, "-m", "engine_worker", *broker_args, "--username", "engine",
+                                               "--worker-id", f"engine-local-{i + 1}", "--model", str(config.model),
+                                               "--visits", str(config.visits), "--threads", "1"])
+        launcher.start("recorder", [py, "-m", "dashboard.recorder", *broker_args, "--username", "recorder",
+                                    "--db", db_url])
+        dashboard = launcher.start("dashboard", [
+            py, "-m", "streamlit", "run", str(REPO / "dashboard" / "app.py"), "--server.headless", "true",
+            "--server.address", config.dashboard_address, "--server.port", str(config.dashboard_port),
+            "--browser.gatherUsageStats", "false", "--",
+            *broker_args, "--username", "dashboard", "--db", db_url])
+        edge = [py, "-m", "edge", "--simulate", "--board-id", config.board_id, *broker_args,
+                "--username", config.board_id, "--data-dir", str(config.var / "edge")]
+        if config.simulate_game:
+            edge.append("--auto-play")
+        launcher.start("edge", edge)
+        wait_for_port(config.dashboard_port, 60, dashboard.process)
+        print()
+        print(f"  Dashboard:  http://{config.dashboard_address}:{config.dashboard_port}")
+        print(f"  Broker:     mqtt://127.0.0.1:{config.broker_port}  (watch with user 'observer', "
+              f"password '{creds['observer']}')")
+        print(f"              mosquitto_sub -h 127.0.0.1 -p {config.broker_port} -u observer "
+              f"-P '{creds['observer']}' -t 'gobuddy/#' -v")
+        print(f"  Database:   {db_url}")
+        print(f"  Logs:       {launcher.logs}")
+        print("\nPress Ctrl-C to stop everything.")
+        launcher.watch()
+    except KeyboardInterrupt:
+        print("\nstopping ...")
+    except RuntimeError as exc:
+        print(f"\nerror: {exc}\nstopping ...", file=sys.stderr)
+        launcher.stop_all()
+        raise SystemExit(1)
+    launcher.stop_all()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--var", type=Path, default=REPO / "var", help="where runtime data and logs go")
+    parser.add_argument("--broker-port", type=int, default=1883)
+    parser.add_argument("--dashboard-port", type=int, default=8501)
+    parser.add_argument("--dashboard-address", default="127.0.0.1", help="0.0.0.0 to serve the LAN")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--visits", type=int, default=200)
+    parser.add_argument("--model", type=Path, default=REPO / "models" / "gobuddy-9x9.onnx")
+    parser.add_argument("--no-auto-play", action="store_true", help="simulated board waits instead of playing")
+    args = parser.parse_args(argv)
+    run(LaunchConfig(var=args.var.resolve(), broker_port=args.broker_port, dashboard_port=args.dashboard_port,
+                     dashboard_address=args.dashboard_address, workers=args.workers, visits=args.visits,
+                     model=args.model.resolve(), simulate_game=not args.no_auto_play))
+
+
+if __name__ == "__main__":
+    main()
