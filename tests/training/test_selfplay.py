@@ -62,7 +62,7 @@ class Favourite:
     (ONE_DAME, False, 4.5, "C5", "C5"),    # the search's choice stands
     (ONE_DAME, True, 3.5, "C5", "pass"),   # white passed and black wins the count: pass ends it
     (ONE_DAME, False, 4.5, "pass", "C5"),  # passing now loses by 0.5: the other move instead
-])
+], ids=["no-eye-filling", "search-choice", "pass-to-win", "no-losing-pass"])
 def test_choose_move(board, white_passed, komi, favourite, expected):
     pos = Position.from_ascii(board, to_play=WHITE if white_passed else BLACK)
     if white_passed:

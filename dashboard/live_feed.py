@@ -1,0 +1,350 @@
+"""``LiveFeed``: the dashboard's one MQTT listener, held process-wide (``st.cache_resource``).
+
+It keeps, in thread-safe memory, what the Live, Play and System pages show without
+touching the database:
+
+- per board the current game (``LiveBoard``): the retained ``board_state`` with the
+  ``game_event``s that came after it folded on (whichever of the two arrives first, a
+  new move shows at once), replayed into stones, captures and the position's key;
+- presence (``status``) of every board and service, error reports, the delay from each
+  board message's ``ts`` to its arrival here, and the round trips of engine requests;
+- for boards a page is watching, the engine's answer for the position now on the board:
+  one ``analysis`` request in flight per board, re-sent when the position moves on, so
+  a stale answer is never shown (answers are matched by game, move count and hash).
+
+Pages read snapshots (frozen dataclasses) and never block on the bus. Engine requests
+go through ``gobuddy.bus``'s request/response helper (``request``/``request_async``).
+Not done here: storing anything (the recorder does), retrying failed requests.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections import deque
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Sequence
+
+from gobuddy.bus import topics
+from gobuddy.bus.client import BusClient
+from gobuddy.bus.config import BusConfig
+from gobuddy.bus.delivery import Delivery
+from gobuddy.bus.inbox import Received
+from gobuddy.bus.message import Message, now_ms
+from gobuddy.bus.messages import (BoardState, EngineAnswer, EngineRequest, ErrorReport, GameEvent, GameStarted,
+                                  Position, Problem, Status)
+from gobuddy.go.coords import BLACK, WHITE, CoordinateError, color_from_str, from_gtp
+from gobuddy.go.position import Position as GoPosition
+
+WATCH_S = 30.0  # a board stays watched this long after a page last asked
+HISTORY = 500  # latency samples and error reports kept
+
+
+@dataclass(frozen=True)
+class Presence:
+    """The last status of one client, and when it arrived (ms)."""
+
+    client_id: str
+    role: str
+    state: str
+    reason: str
+    ts: int
+    details: dict[str, Any]
+    received_ms: int
+
+    @property
+    def online(self) -> bool:
+        return self.state == "online"
+
+
+@dataclass(frozen=True)
+class EngineTiming:
+    """One answered engine request: its purpose, the round trip seen here and the
+    worker's own search time (ms), and which worker answered."""
+
+    purpose: str
+    round_trip_ms: float
+    search_ms: float
+    worker: str
+    at_ms: int
+
+
+def position_request(purpose: str, *, size: int, komi: float, rules: str, setup: Sequence[tuple[str, str]] = (),
+                     moves: Sequence[tuple[str, str]] = (), to_play: str | None = None, visits: int,
+                     timeout_s: float, board_id: str | None = None, top_k: int = 5,
+                     include_ownership: bool = False) -> EngineRequest:
+    """An ``EngineRequest`` with a fresh id (``dash-<purpose>-<hex>``) and a deadline
+    ``timeout_s`` from now."""
+    return EngineRequest(id=f"dash-{purpose}-{uuid.uuid4().hex[:12]}", board_id=board_id, purpose=purpose,
+                         position=Position(size=size, komi=komi, rules=rules, moves=tuple(map(tuple, moves)),
+                                           setup=tuple(map(tuple, setup)), to_play=to_play),
+                         max_visits=visits, deadline_ms=now_ms() + int(timeout_s * 1000), top_k=top_k,
+                         include_ownership=include_ownership)
+
+
+class LiveFeed:
+    """See the module docstring. ``bus`` None: a feed without a broker (pages say so)."""
+
+    def __init__(self, bus: BusConfig | None, *, analysis_visits: int = 200, analysis_timeout_s: float = 30.0,
+                 clock: Callable[[], int] = now_ms) -> None:
+        self._lock = threading.RLock()
+        self._changed = threading.Condition(self._lock)
+        self._boards: dict[str, BoardTracker] = {}
+        self._presence: dict[tuple[str, str], Presence] = {}
+        self._errors: deque[ErrorReport] = deque(maxlen=HISTORY)
+        self._delays: deque[tuple[str, int]] = deque(maxlen=HISTORY)
+        self._timings: deque[EngineTiming] = deque(maxlen=HISTORY)
+        self._answers: dict[str, tuple[tuple[Any, ...], EngineAnswer]] = {}
+        self._hints: dict[str, EngineAnswer] = {}
+        self._watched: dict[str, float] = {}
+        self._pending: dict[str, tuple[tuple[Any, ...], float, str]] = {}
+        self._slots: dict[str, tuple[str, float]] = {}
+        self.analysis_visits = analysis_visits
+        self.analysis_timeout_s = analysis_timeout_s
+        self._clock = clock
+        self.client = BusClient(bus) if bus is not None else None
+        if self.client is not None:
+            self.client.subscribe(topics.boards_filter("state"), self._on_state)
+            self.client.subscribe(topics.boards_filter("event"), self._on_event)
+            self.client.subscribe(topics.boards_filter("led"), self._on_led)
+            self.client.subscribe(topics.status_filter(), self._on_status)
+            self.client.subscribe(topics.error_filter(), self._on_error)
+            self.client.start(wait=False)
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.stop()
+
+    # ---- reading (any thread) ----------------------------------------------------------
+    @property
+    def has_bus(self) -> bool:
+        return self.client is not None
+
+    def connected(self) -> bool:
+        return self.client is not None and self.client.is_connected()
+
+    def board(self, board_id: str) -> LiveBoard | None:
+        with self._lock:
+            tracker = self._boards.get(board_id)
+            return tracker.current if tracker else None
+
+    def boards(self) -> list[LiveBoard]:
+        """Every board heard of, by id."""
+        with self._lock:
+            return [t.current for _, t in sorted(self._boards.items()) if t.current is not None]
+
+    def presence(self, role: str | None = None) -> list[Presence]:
+        with self._lock:
+            return sorted((p for p in self._presence.values() if role is None or p.role == role),
+                          key=lambda p: (p.role, p.client_id))
+
+    def errors(self) -> list[ErrorReport]:
+        with self._lock:
+            return list(self._errors)
+
+    def delays(self) -> list[tuple[str, int]]:
+        """(message kind, ms from its ``ts`` to its arrival here), oldest first."""
+        with self._lock:
+            return list(self._delays)
+
+    def timings(self) -> list[EngineTiming]:
+        with self._lock:
+            return list(self._timings)
+
+    def wait_for(self, predicate: Callable[["LiveFeed"], bool], timeout_s: float) -> bool:
+        """Block until ``predicate(self)`` holds after some change (tests, benches)."""
+        deadline = time.monotonic() + timeout_s
+        with self._changed:
+            while not predicate(self):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._changed.wait(min(left, 0.1))
+            return True
+
+    # ---- engine answers for live boards --------------------------------------------------
+    def watch(self, board_id: str) -> None:
+        """Keep the engine's answer for ``board_id``'s position fresh for ``WATCH_S``."""
+        with self._lock:
+            self._watched[board_id] = time.monotonic()
+        self._maybe_analyse(board_id)
+
+    def answer_for(self, board: LiveBoard) -> EngineAnswer | None:
+        """The final answer for exactly the position ``board`` shows, if one came."""
+        with self._lock:
+            held = self._answers.get(board.board_id)
+        return held[1] if held is not None and held[0] == _key(board) else None
+
+    def hint_for(self, board: LiveBoard) -> EngineAnswer | None:
+        """The last hint the board itself asked for (LED topic), if it is for this position."""
+        with self._lock:
+            hint = self._hints.get(board.board_id)
+        if hint is None or hint.position_key.move_count != board.move_number:
+            return None
+        return hint if hint.position_key.hash == board.position_hash else None
+
+    def analysing(self, board_id: str) -> bool:
+        with self._lock:
+            return board_id in self._pending
+
+    def _maybe_analyse(self, board_id: str) -> None:
+        if self.client is None:
+            return
+        with self._lock:
+            board = self.board(board_id)
+            seen = self._watched.get(board_id)
+            if board is None or seen is None or time.monotonic() - seen > WATCH_S:
+                return
+            if board.position_hash is None or board.status == "idle" or board.game_id is None:
+                return
+            key = _key(board)
+            held = self._answers.get(board_id)
+            if held is not None and held[0] == key:
+                return
+            pending = self._pending.get(board_id)
+            if pending is not None and time.monotonic() - pending[1] < self.analysis_timeout_s:
+                return
+            token = uuid.uuid4().hex
+            self._pending[board_id] = (key, time.monotonic(), token)
+        request = position_request("analysis", size=board.size, komi=board.komi, rules=board.rules,
+                                   setup=board.setup, moves=board.moves, to_play=board.to_play,
+                                   visits=self.analysis_visits, timeout_s=self.analysis_timeout_s,
+                                   board_id=board_id, include_ownership=True)
+        try:
+            future = self.request_async(request)
+        except Exception:
+            with self._lock:
+                self._pending.pop(board_id, None)
+            raise
+        future.add_done_callback(lambda f: self._live_answer(board_id, key, token, f))
+
+    def _live_answer(self, board_id: str, key: tuple[Any, ...], token: str, future: Future) -> None:
+        with self._changed:
+            pending = self._pending.get(board_id)
+            if pending is not None and pending[2] == token:
+                del self._pending[board_id]
+            if future.exception() is None:
+                answer = future.result()
+                if answer.position_key.hash == key[2] and answer.position_key.move_count == key[1]:
+                    self._answers[board_id] = (key, answer)
+            self._changed.notify_all()
+        self._maybe_analyse(board_id)
+
+    # ---- engine requests (any thread) ------------------------------------------------------
+    def request_async(self, request: EngineRequest) -> Future:
+        """Send ``request``; the future gives the final ``EngineAnswer`` (or raises
+        ``EngineRequestFailed``). Nothing times it out: callers wait with a timeout."""
+        if self.client is None:
+            raise ConnectionError("the dashboard runs without a broker (--broker-host)")
+        started = time.perf_counter()
+        future = self.client.request_async(request)
+        future.add_done_callback(lambda f: self._timed(request.purpose, started, f))
+        return future
+
+    def request(self, request: EngineRequest, timeout_s: float | None = None) -> EngineAnswer:
+        """Send ``request`` and wait for its answer: ``TimeoutError`` after ``timeout_s``
+        (default: until its deadline plus a second)."""
+        future = self.request_async(request)
+        if timeout_s is None:
+            timeout_s = max(0.1, (request.deadline_ms - now_ms()) / 1000) + 1.0
+        try:
+            return future.result(timeout_s)
+        except TimeoutError:
+            raise TimeoutError(f"no engine answered within {timeout_s:.0f} s (are engine workers online?)") from None
+
+    def _timed(self, purpose: str, started: float, future: Future) -> None:
+        if future.exception() is not None:
+            return
+        answer = future.result()
+        timing = EngineTiming(purpose, (time.perf_counter() - started) * 1000, float(answer.elapsed_ms),
+                              answer.worker, self._clock())
+        with self._lock:
+            self._timings.append(timing)
+
+    # ---- publishing (Play page) -------------------------------------------------------------
+    def publish(self, topic: str, message: Message, *, wait: bool = True) -> Delivery:
+        """Publish through the bus client (validated); waits for the broker's PUBACK."""
+        if self.client is None:
+            raise ConnectionError("the dashboard runs without a broker (--broker-host)")
+        return self.client.publish(topic, message, wait=wait)
+
+    def claim_web_slot(self, owner: str) -> str:
+        """A ``web-<n>`` board for ``owner`` (a browser session): its own if it has one,
+        else the one idle longest in this process. Raises ``RuntimeError`` when all
+        slots are held by sessions active in the last hour."""
+        with self._lock:
+            now = time.monotonic()
+            for board_id, (holder, _) in self._slots.items():
+                if holder == owner:
+                    self._slots[board_id] = (owner, now)
+                    return board_id
+            candidates = []
+            for slot in range(1, topics.WEB_BOARD_SLOTS + 1):
+                board_id = topics.web_board_id(slot)
+                holder = self._slots.get(board_id)
+                if holder is None or now - holder[1] > 3600:
+                    busy = (b := self.board(board_id)) is not None and b.status == "playing"
+                    candidates.append((busy, holder[1] if holder else 0.0, slot, board_id))
+            if not candidates:
+                raise RuntimeError("every web board (web-1..web-8) is in use; try again later")
+            board_id = min(candidates)[3]
+            self._slots[board_id] = (owner, now)
+            return board_id
+
+    # ---- handlers (the bus client's dispatcher thread) --------------------------------------
+    def _tracker(self, board_id: str) -> BoardTracker:
+        tracker = self._boards.get(board_id)
+        if tracker is None:
+            tracker = self._boards[board_id] = BoardTracker(board_id)
+        return tracker
+
+    def _on_state(self, received: Received) -> None:
+        state: BoardState = received.message  # type: ignore[assignment]
+        arrived = self._clock()
+        with self._changed:
+            self._delays.append(("board_state", arrived - state.ts))
+            changed = self._tracker(state.board_id).apply_state(state, arrived)
+            self._changed.notify_all()
+        if changed:
+            self._maybe_analyse(state.board_id)
+
+    def _on_event(self, received: Received) -> None:
+        event: GameEvent = received.message  # type: ignore[assignment]
+        arrived = self._clock()
+        with self._changed:
+            self._delays.append(("game_event", arrived - event.ts))
+            changed = self._tracker(event.board_id).apply_event(event, arrived)
+            self._changed.notify_all()
+        if changed:
+            self._maybe_analyse(event.board_id)
+
+    def _on_led(self, received: Received) -> None:
+        answer: EngineAnswer = received.message  # type: ignore[assignment]
+        if answer.board_id is not None and not answer.is_during_search:
+            with self._changed:
+                self._hints[answer.board_id] = answer
+                self._changed.notify_all()
+
+    def _on_status(self, received: Received) -> None:
+        status: Status = received.message  # type: ignore[assignment]
+        presence = Presence(status.client_id, status.role, status.state, status.reason, status.ts,
+                            dict(status.details), self._clock())
+        with self._changed:
+            old = self._presence.get((status.role, status.client_id))
+            if old is None or status.ts >= old.ts:
+                self._presence[(status.role, status.client_id)] = presence
+            self._changed.notify_all()
+
+    def _on_error(self, received: Received) -> None:
+        with self._changed:
+            self._errors.append(received.message)  # type: ignore[arg-type]
+            self._changed.notify_all()
+
+
+def _key(board: LiveBoard) -> tuple[Any, ...]:
+    return (board.game_id, board.move_number, board.position_hash, board.to_play)
+
+
+__all__ = ["EngineTiming", "LiveFeed", "Presence", "position_request"]

@@ -1,0 +1,73 @@
+"""The training loop (``training.train``) on a tiny generated shard: it learns, writes its
+curves, resumes from its checkpoint with the step count continuing, and ``--init`` starts
+a new run from another run's weights."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from gobuddy.ai.features import NUM_PLANES  # noqa: E402
+from training.position_shards import ShardWriter  # noqa: E402
+from training.train import TrainConfig, train  # noqa: E402
+
+SIZE = 5
+
+
+def write_shards(folder: Path, count: int = 48) -> None:
+    """Random 5x5 positions: 40 for training, 8 for validation."""
+    rng = np.random.default_rng(0)
+    n = SIZE * SIZE
+    for prefix, rows in (("train", count - 8), ("val", 8)):
+        writer = ShardWriter(folder, prefix)
+        for i in range(rows):
+            policy = np.zeros(n + 1, dtype=np.float32)
+            policy[rng.integers(n + 1)] = 1.0
+            writer.add(rng.integers(0, 2, (NUM_PLANES, SIZE, SIZE)).astype(np.uint8), policy,
+                       int(rng.choice([-1, 1])), float(rng.normal(0, 5)), rng.integers(-1, 2, n).astype(np.int8),
+                       1.0, True, i)
+        writer.flush()
+
+
+def config(data: Path, run: Path, steps: int, lr: float = 0.01, **extra) -> TrainConfig:
+    return TrainConfig(data=data, run=run, size=SIZE, steps=steps, batch_size=8, lr=lr, warmup=1,
+                       blocks=1, channels=8, validate_every=3, checkpoint_every=1, threads=1, **extra)
+
+
+def rows(run: Path, split: str) -> list[dict]:
+    return [r for r in csv.DictReader(open(run / "metrics.csv")) if r["split"] == split]
+
+
+def test_training_resumes_from_its_checkpoint(tmp_path):
+    write_shards(tmp_path / "data")
+    run = tmp_path / "run"
+    train(config(tmp_path / "data", run, 3), NUM_PLANES)
+    state = torch.load(run / "last.pt", weights_only=False)
+    assert state["step"] == 3 and state["net"]["blocks"] == 1
+    assert [int(r["step"]) for r in rows(run, "val")] == [3]
+    assert (run / "curves.png").stat().st_size > 1000
+
+    train(config(tmp_path / "data", run, 5), NUM_PLANES)  # two more steps, not five
+    state = torch.load(run / "last.pt", weights_only=False)
+    assert state["step"] == 5
+    assert [int(r["step"]) for r in rows(run, "val")] == [3, 5]
+    assert all(np.isfinite(float(r["total"])) for r in rows(run, "val"))
+
+
+def test_init_starts_a_new_run_from_another_runs_weights(tmp_path):
+    write_shards(tmp_path / "data")
+    first = tmp_path / "first"
+    train(config(tmp_path / "data", first, 3), NUM_PLANES)
+    # One step at learning rate 0: the weights must be exactly the init's.
+    second = tmp_path / "second"
+    train(config(tmp_path / "data", second, 1, lr=0.0, init=first / "last.pt"), NUM_PLANES)
+    a = torch.load(first / "last.pt", weights_only=False)["model"]
+    b = torch.load(second / "last.pt", weights_only=False)["model"]
+    assert torch.load(second / "last.pt", weights_only=False)["step"] == 1
+    for key in ("stem.0.weight", "blocks.0.conv1.weight", "policy_point.weight", "value_out.weight"):
+        assert torch.equal(a[key], b[key]), key
