@@ -24,19 +24,17 @@ import time
 import uuid
 from collections import deque
 from concurrent.futures import Future
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from dashboard.live_board import BoardTracker, LiveBoard
 from gobuddy.bus import topics
 from gobuddy.bus.client import BusClient
 from gobuddy.bus.config import BusConfig
 from gobuddy.bus.delivery import Delivery
 from gobuddy.bus.inbox import Received
 from gobuddy.bus.message import Message, now_ms
-from gobuddy.bus.messages import (BoardState, EngineAnswer, EngineRequest, ErrorReport, GameEvent, GameStarted,
-                                  Position, Problem, Status)
-from gobuddy.go.coords import BLACK, WHITE, CoordinateError, color_from_str, from_gtp
-from gobuddy.go.position import Position as GoPosition
+from gobuddy.bus.messages import BoardState, EngineAnswer, EngineRequest, ErrorReport, GameEvent, Position, Status
 
 WATCH_S = 30.0  # a board stays watched this long after a page last asked
 HISTORY = 500  # latency samples and error reports kept

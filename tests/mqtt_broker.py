@@ -66,6 +66,17 @@ def _load(name: str) -> Any:
     return module
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: Linux sends it SIGTERM when the test process dies, so a
+    killed test run leaves no broker behind."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -129,7 +140,7 @@ class MosquittoBroker:
                 self.tls_port = _free_port() if self.tls else None
             config = self._write_config()
             self.process = subprocess.Popen([self.binary, "-c", str(config)], stdout=subprocess.DEVNULL,
-                                            stderr=subprocess.DEVNULL)
+                                            stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
             if self._wait_listening(5.0):
                 return self
             self._terminate(signal.SIGKILL)

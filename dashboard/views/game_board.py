@@ -1,0 +1,93 @@
+"""What the Live, Replay and Play pages show of a position and the engine's view of it:
+the SVG board with the top recommendations, the win-rate bar, the table of candidates.
+
+Answers are ``engine_answer`` dicts (``EngineAnswer.to_dict()`` or a stored analysis):
+win rates of candidates are for the side to move, ``root.winrate_black`` for black.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import streamlit as st
+
+from dashboard.board_svg import Recommendation, board_svg, winrate_bar_svg
+from gobuddy.go.coords import from_gtp, pass_move
+from gobuddy.go.position import Position
+
+TOP = 5
+
+
+def recommendations(answer: Mapping[str, Any] | None, top: int = TOP) -> list[Recommendation]:
+    """The first ``top`` candidates of ``answer`` as board marks (passes included: the
+    board skips them, ``candidates_table`` lists them)."""
+    if not answer:
+        return []
+    return [Recommendation(m["move"], int(m["order"]) + 1, float(m["winrate"])) for m in answer["moves"][:top]]
+
+
+def candidates_table(answer: Mapping[str, Any], top: int = TOP) -> list[dict[str, Any]]:
+    """Rows for ``st.dataframe``: rank, move, win rate for the side to move, visits,
+    score lead (when the model has one) and the first moves of the principal variation."""
+    rows = []
+    for m in answer["moves"][:top]:
+        row: dict[str, Any] = {"rank": int(m["order"]) + 1, "move": m["move"], "win rate": f"{100 * m['winrate']:.1f}%",
+                               "visits": int(m["visits"])}
+        if m.get("score_lead") is not None:
+            row["score lead"] = f"{m['score_lead']:+.1f}"
+        row["line"] = " ".join(m["pv"][:6])
+        rows.append(row)
+    return rows
+
+
+def show_board(size: int, stones: Sequence[int], *, last_move: str | None = None,
+               answer: Mapping[str, Any] | None = None, ownership: bool = False, highlights: Sequence[str] = (),
+               move_count: int | None = None, px: int = 520, show_recommendations: bool = True) -> None:
+    """Draw the board (``st.html``) with the answer's top five and, if asked and known,
+    its ownership."""
+    owner = answer.get("ownership") if (answer and ownership) else None
+    svg = board_svg(size, stones, px=px, last_move=last_move,
+                    recommendations=recommendations(answer) if show_recommendations else (),
+                    ownership=owner, highlights=highlights, move_count=move_count)
+    st.html(f'<div class="gobuddy-board">{svg}</div>')
+
+
+def show_winrate(answer: Mapping[str, Any] | None, *, width: int = 520) -> None:
+    """The win-rate bar and the score lead, or a note that there is no evaluation yet."""
+    if not answer:
+        st.caption("No evaluation of this position yet.")
+        return
+    root = answer["root"]
+    st.html(winrate_bar_svg(root["winrate_black"], width=width))
+    lead = root.get("score_lead")
+    if lead is not None:
+        black = lead if answer["to_play"] == "B" else -lead
+        st.caption(f"Score lead: {'B' if black >= 0 else 'W'}+{abs(black):.1f} · {root['visits']} visits · "
+                   f"model {answer.get('model', '?')}")
+    else:
+        st.caption(f"{root['visits']} visits · model {answer.get('model', '?')}")
+
+
+def passes_recommended(answer: Mapping[str, Any] | None) -> list[str]:
+    """Ranks at which the engine recommends passing (the board cannot show those)."""
+    if not answer:
+        return []
+    return [f"#{int(m['order']) + 1}" for m in answer["moves"][:TOP] if m["move"] == "pass"]
+
+
+def last_vertex(moves: Sequence[tuple[str, str]]) -> str | None:
+    """The last move's vertex, or None before the first move or after a pass."""
+    if not moves or moves[-1][1] == "pass":
+        return None
+    return moves[-1][1]
+
+
+def legal_reason(pos: Position, vertex: str) -> str | None:
+    """Why the side to move may not play ``vertex`` in ``pos`` (plain words), or None."""
+    point = from_gtp(vertex, pos.size)
+    if point == pass_move(pos.size):
+        return None
+    why = pos.illegal_reason(point)
+    words = {"occupied": "that point is occupied", "ko": "it would retake the ko at once",
+             "suicide": "it would be suicide", "superko": "it would repeat an earlier position (superko)"}
+    return None if why is None else words.get(why, why)

@@ -1,0 +1,130 @@
+"""``make model`` (``training.make_model``), its gating (``training.gating``) and its model
+card (``training.model_card``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gobuddy.ai.tiny_model import build_tiny_model
+from tests.training.conftest import needs_gnugo
+from training.game_shards import GameSample, write_shard
+from training.gating import GateConfig, decide, distinct_games, gate
+from training.gtp_game import GameRules
+from training.make_model import main as make_model_main, quick_plan, stage_names
+from training.match_report import summarize
+from training.model_card import CardFacts, engine_kind, games_by_source, machine, render, strength_row
+
+
+@pytest.mark.parametrize("score, decided, remaining, expected", [
+    (22, 22, 18, True),      # 22 of 40 is 55%: passed whatever comes
+    (21, 21, 19, None),      # one more win needed
+    (21.5, 40, 0, False),    # 53.75%
+    (22, 40, 0, True),       # exactly 55%
+    (3, 21, 19, None),       # 3 + 19 = 22 still reachable
+    (2, 21, 19, False),      # 21 at best
+    (0, 0, 0, False),        # nothing decided
+    (10.5, 19, 0, True),     # voids left out: 10.5 / 19 = 55.3%
+])
+def test_gating_verdict_settles_as_soon_as_it_cannot_change(score, decided, remaining, expected):
+    assert decide(score, decided, remaining, 0.55) is expected
+
+
+@pytest.mark.slow
+def test_a_gating_match_through_the_gtp_front_end(tmp_path):
+    candidate = build_tiny_model(9, 1, 8, seed=1, name="cand").save(tmp_path / "cand.onnx")
+    current = build_tiny_model(9, 1, 8, seed=2, name="cur").save(tmp_path / "cur.onnx")
+    config = GateConfig(candidate, current, tmp_path / "gate", games=2, visits=2, step=2,
+                        rules=GameRules(max_moves=30, move_timeout=30), progress=False)
+    result = gate(config)
+    assert result.games == 2 and result.wins + result.losses + result.jigo + result.void == 2
+    assert result.accepted == (result.win_rate is not None and result.win_rate >= 0.55)
+    assert result.distinct_games == distinct_games(tmp_path / "gate") == 2
+    games = [json.loads(line) for line in (tmp_path / "gate" / "games.jsonl").read_text().splitlines()]
+    assert sorted((g["black"], g["white"]) for g in games) == [("candidate", "current"), ("current", "candidate")]
+    assert json.loads((tmp_path / "gate" / "gating.json").read_text())["accepted"] == result.accepted
+    assert gate(config) == result  # the verdict is read back, nothing replayed
+    (tmp_path / "gate" / "gating.json").unlink()
+    build_tiny_model(9, 1, 8, seed=3, name="cand").save(candidate)  # another model under the same name
+    with pytest.raises(SystemExit, match="other model files"):
+        gate(config)
+
+
+@pytest.mark.parametrize("name, kind", [("gnugo-7", "gnugo"), ("pachi-2000", "pachi"), ("tiny-9x9", "tiny-9x9")])
+def test_engine_kind(name, kind):
+    assert engine_kind(name) == kind
+
+
+def test_model_card_tables(tmp_path):
+    moves = ["E5", "pass", "pass"]
+    write_shard(tmp_path / "games" / "engine-000000.jsonl.gz", [
+        GameSample(9, 7.0, moves, "B+R", "B", black="gnugo-7", white="pachi-2000"),
+        GameSample(9, 7.0, moves, "B+R", "B", black="pachi-1000", white="gnugo-5"),
+        GameSample(9, 7.0, moves, "B+R", "B", black="gnugo-5", white="gnugo-9")])
+    write_shard(tmp_path / "sp" / "selfplay-000000.jsonl.gz", [
+        GameSample(9, 7.0, moves, "B+R", "B", source="selfplay", visits=[None] * 3)])
+    assert games_by_source({"engine": tmp_path / "games", "round 1": tmp_path / "sp", "none": tmp_path / "x"}) == [
+        ("engine: gnugo vs gnugo", 1), ("engine: gnugo vs pachi", 2), ("round 1", 1)]
+
+    entries = [{"black": "gobuddy", "white": "gnugo-10", "winner": "gobuddy", "result": "B+5", "reason": "score",
+                "seconds": {"gobuddy": [0.5, 0.7], "gnugo-10": [0.2]}},
+               {"black": "gnugo-10", "white": "gobuddy", "winner": "gnugo-10", "result": "B+R", "reason": "resign",
+                "seconds": {"gobuddy": [0.6], "gnugo-10": [0.1]}},
+               {"black": "gobuddy", "white": "gnugo-10", "winner": "gobuddy", "result": "B+1", "reason": "score",
+                "seconds": {"gobuddy": [0.8], "gnugo-10": [0.3]}}]
+    summary = summarize(entries, "gobuddy", "gnugo-10", {"argv_a": "/py -m engine_worker.gtp --model m.onnx"})
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    row = strength_row("search vs GNU Go level 10", tmp_path / "summary.json")
+    assert (row["wins"], row["losses"], row["win_rate"], row["seconds_per_move"]) == (2, 1, 2 / 3, 0.65)
+
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nmodel name\t: Test CPU 3000\n")
+    facts = CardFacts(model="models/gobuddy-9x9.onnx", model_name="gobuddy-9x9-b6c64-r2", file_bytes=1_900_000,
+                      provenance={"architecture": "6 blocks x 64 channels", "parameters": 480_123, "komi": 7.0},
+                      data=[("engine: gnugo vs pachi", 2)], steps=[("supervised", 20000), ("round 1", 5000)],
+                      speed={1: 1100.0, 16: 1900.0}, stages={"engine-games": {"seconds": 7260.0}},
+                      machine=machine(cpuinfo), strength=[row],
+                      gating=[{"round": 1, "wins": 23, "losses": 16, "jigo": 1, "win_rate": 0.5875, "threshold": 0.55,
+                               "games": 40, "planned": 40, "distinct_games": 40, "accepted": True}])
+    card = render(facts)
+    for line in ["# Model card: gobuddy-9x9-b6c64-r2",
+                 "- parameters: 480,123",
+                 "- speed (onnxruntime, 1 thread): 1,100 evals/s at batch 1, 1,900 evals/s at batch 16",
+                 "| engine: gnugo vs pachi | 2 |",
+                 "| supervised | 20,000 |",
+                 "| 1 | 23-16-1 | 58.8% | 55% | 40/40 | 40 | accepted |",
+                 "| search vs GNU Go level 10 | gnugo-10 | 2-1 | 66.7% | 20.8% – 93.9% | 0.65 | `--model m.onnx` |",
+                 "| engine-games | 2h 01m |",
+                 "Machine: " + f"{machine()['nproc']} cores, Test CPU 3000."]:
+        assert line in card.splitlines(), line
+
+
+def test_until_must_name_a_stage(capsys):
+    assert "round-1-gating" in stage_names(quick_plan(".")) and "strength-pachi" not in stage_names(quick_plan("."))
+    with pytest.raises(SystemExit):
+        make_model_main(["--quick", "--until", "everything"])
+    assert "is not a stage" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@needs_gnugo
+def test_quick_make_model_runs_every_stage_then_skips_them(tmp_path, capsys):
+    root = tmp_path / "mm"
+    assert make_model_main(["--quick", "--root", str(root), "--no-progress"]) == 0
+    for path in ["data/games/engine-000000.jsonl.gz", "data/positions/engine/built.json",
+                 "runs/make_model/supervised/last.pt", "runs/make_model/supervised/model.onnx",
+                 "data/selfplay/round-1/selfplay-000000.jsonl.gz", "runs/make_model/round-1/model.onnx",
+                 "runs/make_model/gating/round-1/gating.json", "models/candidate.onnx", "models/gobuddy-9x9.onnx"]:
+        assert (root / path).exists(), path
+    stages = json.loads((root / "runs/make_model/stages.json").read_text())
+    assert list(stages) == stage_names(quick_plan(root))
+    card = (root / "models/MODEL_CARD.md").read_text()
+    assert "| raw policy (1 visit) vs GNU Go level 1 | gnugo-1 |" in card
+    assert "| engine games: gnugo vs gnugo | 2 |" in card
+    capsys.readouterr()
+
+    assert make_model_main(["--quick", "--root", str(root), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("already done") == len(stage_names(quick_plan(root))) - 1  # all but the card
+    assert json.loads((root / "runs/make_model/stages.json").read_text())["train"] == stages["train"]
