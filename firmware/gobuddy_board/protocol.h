@@ -27,7 +27,7 @@
 /* LED BLINK accepts 1..GB_BLINK_MAX points. */
 #define GB_BLINK_MAX 16
 
-/* A button level must be stable this long before it is reported. */
+/* A button level must be stable this many 1.024 ms samples (~ms) before it is reported. */
 #define GB_DEBOUNCE_MS 25
 
 /* Longest PING token echoed back. */

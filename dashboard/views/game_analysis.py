@@ -1,0 +1,101 @@
+"""Asking the engine workers about a stored game's positions and storing their answers.
+
+``analyse_positions`` sends the requests for all the positions asked at once, so the
+broker's shared subscription spreads them over every engine worker, then stores each
+answer (``Store.save_analysis``, keyed by the position) as it arrives and reports
+progress. An answer whose ``position_key`` does not match the position asked about is
+not stored (counted as failed). ``try_move`` asks about one position without storing
+anything (the Replay page's "try another move").
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from dashboard.live_feed import LiveFeed, position_request
+from dashboard.store import PositionKey, Store
+from dashboard.store.games import GameDetail
+from gobuddy.bus.requests import EngineRequestFailed
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class AnalysisRun:
+    """How a batch went: positions stored, and a message per position that failed."""
+
+    stored: int
+    failed: dict[int, str]
+    seconds: float
+
+
+def moves_upto(detail: GameDetail, n: int) -> list[tuple[str, str]]:
+    return [(m.color, m.vertex) for m in detail.moves[:n]]
+
+
+def analyse_positions(feed: LiveFeed, store: Store, detail: GameDetail, keys: dict[int, PositionKey],
+                      numbers: Sequence[int], *, visits: int, timeout_s: float,
+                      progress: Progress | None = None) -> AnalysisRun:
+    """Analyse the positions after ``numbers`` moves (each must be in ``keys``) and store
+    the answers. All requests go out at once with one deadline, ``timeout_s`` from
+    now; positions still unanswered then are reported as failed."""
+    g = detail.game
+    started = time.monotonic()
+    futures: dict[concurrent.futures.Future, int] = {}
+    failed: dict[int, str] = {}
+    for n in numbers:
+        key = keys[n]
+        request = position_request("analysis", size=g.size, komi=g.komi, rules=g.rules, setup=detail.setup,
+                                   moves=moves_upto(detail, n), to_play=key.to_play, visits=visits,
+                                   timeout_s=timeout_s, include_ownership=True)
+        try:
+            futures[feed.request_async(request)] = n
+        except Exception as exc:  # publish refused, not connected: report it per position
+            failed[n] = f"{type(exc).__name__}: {exc}"
+    stored, done, total = 0, len(failed), len(numbers)
+    if progress:
+        progress(done, total)
+    try:
+        for future in concurrent.futures.as_completed(futures, timeout=timeout_s + 1.0):
+            n = futures[future]
+            done += 1
+            try:
+                answer = future.result()
+            except EngineRequestFailed as exc:
+                failed[n] = str(exc)
+            else:
+                pk = answer.position_key
+                if pk.hash != keys[n].hash or pk.move_count != n:
+                    failed[n] = f"the answer is for another position ({pk.move_count} moves, {pk.hash})"
+                else:
+                    store.save_analysis(keys[n], answer.model, answer.to_dict(), move_count=n, game_id=g.id,
+                                        move_number=n)
+                    stored += 1
+            if progress:
+                progress(done, total)
+    except concurrent.futures.TimeoutError:
+        for future, n in futures.items():
+            if not future.done():
+                failed[n] = f"no engine answered within {timeout_s:.0f} s"
+    return AnalysisRun(stored, failed, time.monotonic() - started)
+
+
+def batch_timeout(config_timeout_s: float, positions: int, workers: int, per_position_s: float = 2.0) -> float:
+    """A deadline for a batch: the single-request timeout plus ``per_position_s`` for
+    each position, shared by the workers online (at least one)."""
+    return config_timeout_s + per_position_s * positions / max(1, workers)
+
+
+def try_move(feed: LiveFeed, detail: GameDetail, n: int, color: str, vertex: str, *, visits: int,
+             timeout_s: float) -> dict[str, Any]:
+    """The engine's answer (dict) for the position after ``n`` moves plus ``color``
+    playing ``vertex``. Raises ``TimeoutError``, ``EngineRequestFailed`` or
+    ``ConnectionError``."""
+    g = detail.game
+    request = position_request("analysis", size=g.size, komi=g.komi, rules=g.rules, setup=detail.setup,
+                               moves=moves_upto(detail, n) + [(color, vertex)], visits=visits,
+                               timeout_s=timeout_s, include_ownership=True)
+    return feed.request(request).to_dict()

@@ -1,0 +1,135 @@
+"""Games: every stored game, newest first, searchable and filterable; rename, delete,
+download as SGF (with the engine's evaluations as comments), open in Replay; import
+SGF files.
+
+Everything here reads and writes the database through ``dashboard.store``. An SGF file
+is imported all or nothing (``Store.import_sgf``): a file with any error stores none
+of its games and the error is shown with the file's name; other files still import.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta, timezone
+from typing import Any
+
+import streamlit as st
+
+from dashboard.store import GameFilter, RecordError, SgfImportError, Store, UnknownGame
+from dashboard.store.games import GameSummary
+from dashboard.views.page_context import current
+
+RESULTS = {"any": None, "black won": "B", "white won": "W", "draw": "draw", "unfinished": "unfinished"}
+MODES = {"any": None, "two players": "two_players", "against the engine": "vs_engine", "imported": "imported"}
+PAGE_SIZE = 200
+
+
+def day_start(day: date) -> datetime:
+    return datetime.combine(day, time.min, tzinfo=timezone.utc)
+
+
+def game_filter(text: str, since: date | None, until: date | None, board: str | None, result: str,
+                mode: str) -> GameFilter:
+    """The store's filter for the page's inputs; ``until`` includes that whole day (UTC)."""
+    return GameFilter(text=text, since=day_start(since) if since else None,
+                      until=day_start(until) + timedelta(days=1) if until else None, board_id=board,
+                      result=RESULTS[result], mode=MODES[mode])
+
+
+def import_files(store: Store, files: list[Any]) -> None:
+    """Import each uploaded file on its own; report what was stored and what was not."""
+    for upload in files:
+        try:
+            ids = store.import_sgf(upload.getvalue())
+        except SgfImportError as exc:
+            st.error(f"{upload.name}: {exc}. Nothing from this file was stored.")
+            continue
+        st.success(f"{upload.name}: {len(ids)} game{'s' if len(ids) != 1 else ''} imported.")
+        st.session_state["games_selected"] = ids[0]
+
+
+def games_rows(games: list[GameSummary]) -> list[dict[str, Any]]:
+    return [{"started": g.started_at.strftime("%Y-%m-%d %H:%M"), "game": g.title, "black": g.black or "",
+             "white": g.white or "", "result": g.result or "", "moves": g.move_count, "board": g.board_id or "",
+             "mode": g.mode, "id": g.id} for g in games]
+
+
+def selected_game(store: Store, game: GameSummary) -> None:
+    """Actions on one game: replay, download, rename, delete."""
+    st.subheader(game.title)
+    st.caption(f"{game.id} · {game.size}x{game.size}, komi {game.komi:g}, {game.rules} · {game.move_count} moves"
+               + (f" · result {game.result}" if game.result else ""))
+    c1, c2 = st.columns(2)
+    if c1.button("Open in Replay", key="games_replay", icon=":material/replay:"):
+        st.session_state["replay_game"] = game.id
+        st.switch_page("views/replay.py", query_params={"game": game.id})
+    try:
+        sgf = store.export_sgf(game.id)
+    except RecordError as exc:
+        c2.warning(f"No SGF yet: {exc}")
+    else:
+        c2.download_button("Download SGF", sgf, file_name=f"{game.id}.sgf", mime="application/x-go-sgf",
+                           key="games_download", icon=":material/download:")
+    with st.form("games_rename"):
+        name = st.text_input("Name", value=game.name or "", placeholder=f"{game.black or 'Black'} vs "
+                                                                          f"{game.white or 'White'}")
+        if st.form_submit_button("Rename"):
+            try:
+                store.rename_game(game.id, name)
+            except (ValueError, UnknownGame) as exc:
+                st.error(str(exc))
+            else:
+                st.rerun()
+    sure = st.checkbox("Yes, delete this game for good", key="games_delete_sure")
+    st.button("Delete game", key="games_delete", disabled=not sure, type="primary", on_click=_delete,
+              args=(store, game.id))
+
+
+def _delete(store: Store, game_id: str) -> None:
+    """Button callback (runs before the next script run, so it may reset widgets)."""
+    try:
+        store.delete_game(game_id)
+    except UnknownGame as exc:
+        st.session_state["games_message"] = str(exc)
+    else:
+        st.session_state["games_message"] = f"Deleted {game_id}."
+    st.session_state.pop("games_selected", None)
+    st.session_state["games_delete_sure"] = False
+
+
+def render() -> None:
+    store = current().store
+    st.title("Games")
+    message = st.session_state.pop("games_message", None)
+    if message:
+        st.toast(message)
+    with st.expander("Import SGF files", icon=":material/upload:"):
+        files = st.file_uploader("SGF files", type=["sgf"], accept_multiple_files=True, key="games_upload")
+        if st.button("Import", key="games_import", disabled=not files):
+            import_files(store, list(files or []))
+    boards = [b.id for b in store.boards()]
+    c = st.columns([3, 2, 2, 2, 2, 2])
+    text = c[0].text_input("Search (name, player, id)", key="games_text")
+    since = c[1].date_input("From", value=None, key="games_since")
+    until = c[2].date_input("Until", value=None, key="games_until")
+    board = c[3].selectbox("Board", [None, *boards], format_func=lambda b: "any" if b is None else b,
+                           key="games_board")
+    result = c[4].selectbox("Result", list(RESULTS), key="games_result")
+    mode = c[5].selectbox("Mode", list(MODES), key="games_mode")
+    page = store.list_games(game_filter(text, since, until, board, result, mode), limit=PAGE_SIZE)
+    shown = f"{len(page.games)} of {page.total}" if page.total > len(page.games) else f"{page.total}"
+    st.caption(f"{shown} game{'s' if page.total != 1 else ''}, newest first")
+    if not page.games:
+        st.info("No stored game matches. Games appear here as they are played, or import SGF files above.")
+        return
+    st.dataframe(games_rows(page.games), hide_index=True, width="stretch", column_order=(
+        "started", "game", "black", "white", "result", "moves", "board", "mode"))
+    by_id = {g.id: g for g in page.games}
+    if st.session_state.get("games_selected") not in by_id:
+        st.session_state["games_selected"] = page.games[0].id
+    chosen = st.selectbox("Game", list(by_id), key="games_selected",
+                          format_func=lambda i: f"{by_id[i].started_at:%Y-%m-%d %H:%M} · {by_id[i].title}")
+    selected_game(store, by_id[chosen])
+
+
+if __name__ == "__main__":
+    render()

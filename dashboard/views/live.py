@@ -1,0 +1,183 @@
+"""Live: follow a board's game as it happens.
+
+The page picks a board; a fragment re-runs every ``--live-interval`` seconds (0.1 s by
+default) and draws, from the live feed's memory (never the database): the position on
+a real board with the engine's top five (rank and win rate on the points), the
+win-rate bar, captures, whose turn it is, the board's problem in plain words with its
+points ringed in red, and whether the board and the engine workers are online. Only
+the fragment refreshes, so a new move shows within one interval of reaching the feed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from dashboard.live_board import LiveBoard, color_name, other
+from dashboard.live_feed import LiveFeed
+from dashboard.views.game_board import (candidates_table, last_vertex, passes_recommended, show_board,
+                                        show_winrate)
+from dashboard.views.page_context import current, vertices_in_words
+from gobuddy.bus.message import now_ms
+from gobuddy.bus.messages import Problem
+
+PROBLEM_WORDS = {
+    "two_stones": "{n} new stones at {where}: take away all but the one you meant to play.",
+    "stone_lifted": "The {stones} at {where} {was} lifted: put {it} back.",
+    "stone_moved": "A stone moved ({where}): put it back where it was.",
+    "illegal_point": "A stone at {where} is not a legal move: take it away.",
+    "ko": "{where} retakes the ko at once, which the rules forbid: play elsewhere first.",
+    "unclear_reading": "The sensors cannot read {where} clearly: centre the stone on its point.",
+    "sensor_fault": "A sensor fault at {where}: the board needs a check.",
+}
+
+
+def problem_in_words(problem: Problem, board: LiveBoard | None) -> str:
+    """The board's problem as one plain sentence, e.g. "Remove the 3 captured white
+    stones at D4, D5 and E5." (colours from the game: captured stones belong to the
+    side that did not play last; a wrong-colour stone is the side not to play)."""
+    points = list(problem.points)
+    n, where = len(points), vertices_in_words(points) or "the board"
+    plural = n != 1
+    if problem.kind == "captures_not_removed":
+        last = board.last_move if board is not None else None
+        colour = f" {color_name(other(last[0]))}" if last else ""
+        if plural:
+            return f"Remove the {n} captured{colour} stones at {where}."
+        return f"Remove the captured{colour} stone at {where}."
+    if problem.kind == "wrong_color":
+        if board is None:
+            return f"A stone of the wrong colour is at {where}: take it away."
+        return (f"A {color_name(other(board.to_play))} stone was put at {where}, but {color_name(board.to_play)} "
+                f"is to play: take it away.")
+    template = PROBLEM_WORDS.get(problem.kind)
+    if template is None:
+        return problem.message or f"Problem ({problem.kind}) at {where}."
+    return template.format(n=n, where=where, stones="stones" if plural else "stone", was="were" if plural else "was",
+                           it="them" if plural else "it")
+
+
+def board_label(board: LiveBoard, feed: LiveFeed) -> str:
+    state = {"playing": f"move {board.move_number}", "ended": f"ended {board.result or ''}".strip(),
+             "idle": "no game"}[board.status]
+    online = _board_online(board.board_id, feed)
+    dot = "" if online is None else (" · online" if online else " · offline")
+    return f"{board.board_id} ({state}{dot})"
+
+
+def _board_online(board_id: str, feed: LiveFeed) -> bool | None:
+    """A physical board's presence; None for web boards (the dashboard plays those)."""
+    if not board_id.startswith("board-"):
+        return None
+    for p in feed.presence("board"):
+        if p.client_id == board_id:
+            return p.online
+    return False
+
+
+def choose_board(feed: LiveFeed) -> str | None:
+    ids = sorted({b.board_id for b in feed.boards()} | {p.client_id for p in feed.presence("board")},
+                 key=lambda i: (not i.startswith("board-"), i))
+    if not ids:
+        return None
+    wanted = st.query_params.get("board")
+    if wanted in ids and "live_board" not in st.session_state:
+        st.session_state["live_board"] = wanted
+    if st.session_state.get("live_board") not in ids:
+        playing = [b.board_id for b in feed.boards() if b.status == "playing"]
+        st.session_state["live_board"] = playing[0] if playing else ids[0]
+
+    def label(board_id: str) -> str:
+        board = feed.board(board_id)
+        return board_label(board, feed) if board is not None else f"{board_id} (no game yet)"
+
+    return st.selectbox("Board", ids, key="live_board", format_func=label)
+
+
+def render_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: bool) -> None:
+    """One refresh of the live part of the page (the body of the fragment)."""
+    board = feed.board(board_id)
+    engines = [p for p in feed.presence("engine") if p.online]
+    online = _board_online(board_id, feed)
+    status = [f"**{board_id}**"]
+    if online is not None:
+        status.append(":green[board online]" if online else ":red[board offline]")
+    status.append(f":green[{len(engines)} engine worker{'s' if len(engines) != 1 else ''} online]" if engines
+                  else ":red[no engine worker online]")
+    if not feed.connected():
+        status.append(":red[bus disconnected]")
+    st.markdown(" · ".join(status))
+    if board is None or board.status == "idle" or board.game_id is None:
+        st.info(f"No game on {board_id} yet. Start one at the board; it will appear here at once.")
+        return
+    feed.watch(board_id)
+    answer_msg = feed.answer_for(board) or feed.hint_for(board)
+    answer: dict[str, Any] | None = answer_msg.to_dict() if answer_msg is not None else None
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        show_board(board.size, board.stones, last_move=last_vertex(board.moves), answer=answer,
+                   ownership=show_ownership, highlights=board.problem.points if board.problem else (),
+                   move_count=board.move_number, show_recommendations=show_recs)
+    with right:
+        if board.problem is not None:
+            st.error(problem_in_words(board.problem, board), icon=":material/warning:")
+            if board.problem.message:
+                st.caption(f"The board says: {board.problem.message}")
+        if board.status == "ended":
+            st.success(f"Game over: {board.result or 'no result'}")
+        else:
+            st.markdown(f"### {color_name(board.to_play).capitalize()} to play")
+        last = board.last_move
+        caps = board.capture_counts
+        st.markdown(f"Move {board.move_number}"
+                    + (f" · last: {color_name(last[0])} {last[1]}" if last else "")
+                    + f"  \nCaptures: black {caps['B']} · white {caps['W']}"
+                    + f"  \nKomi {board.komi:g} · {board.rules}" + (f" · handicap {board.handicap}" if board.handicap else ""))
+        show_winrate(answer)
+        if answer is not None and show_recs:
+            st.dataframe(candidates_table(answer), hide_index=True, width="stretch")
+            passes = passes_recommended(answer)
+            if passes:
+                st.caption(f"The engine suggests passing ({', '.join(passes)}).")
+        elif feed.analysing(board_id):
+            st.caption("The engine is thinking about this position…")
+        if board.replay_error:
+            st.warning(f"The record cannot be replayed here: {board.replay_error}")
+        st.caption(f"Game {board.game_id} · last message {max(0, feed_age_ms(feed, board))} ms ago")
+
+
+def feed_age_ms(feed: LiveFeed, board: LiveBoard) -> int:
+    return now_ms() - board.received_ms
+
+
+def render() -> None:
+    services = current()
+    feed = services.feed
+    st.title("Live")
+    if not feed.has_bus:
+        st.info("No broker is configured (start the dashboard with --broker-host), so there is nothing live to "
+                "show. Games and Replay work from the database.")
+        return
+    board_id = choose_board(feed)
+    if board_id is None:
+        st.info("No board has been heard from yet. Boards appear here as soon as they connect.")
+        _refresh_until_boards(services.config.live_interval_s * 10)
+        return
+    c1, c2 = st.columns(2)
+    show_recs = c1.toggle("Show the engine's top five", value=True, key="live_recs")
+    show_ownership = c2.toggle("Show territory (ownership)", value=False, key="live_ownership")
+    st.fragment(run_every=services.config.live_interval_s)(render_live)(feed, board_id, show_ownership, show_recs)
+
+
+def _refresh_until_boards(interval_s: float) -> None:
+    @st.fragment(run_every=max(0.5, interval_s))
+    def wait() -> None:
+        if current().feed.boards() or current().feed.presence("board"):
+            st.rerun()
+
+    wait()
+
+
+if __name__ == "__main__":
+    render()

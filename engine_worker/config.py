@@ -1,0 +1,144 @@
+"""``WorkerConfig``: everything an engine worker needs, built from its command line.
+
+    python -m engine_worker --host 127.0.0.1 --port 1883 --username engine \\
+        --password-file var/broker/engine.password --model models/gobuddy-9x9.onnx \\
+        --visits 5000 --threads 1 --worker-id engine-pc1-0 --share-group engine
+
+``parse_args`` turns arguments into a ``WorkerConfig`` (argparse errors exit with status
+2 and name the argument, including a model file that does not exist). Nothing here reads
+the environment. Sessions are deliberately clean (not persistent): see
+``engine_worker.worker`` for what Mosquitto 2.0.11 does with a shared subscriber's
+session when the subscriber dies.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from gobuddy.bus.config import BusConfig
+from gobuddy.bus.topics import ENGINE_GROUP, TopicError, check_client_id, shared
+
+DEFAULT_MODEL = Path("models/gobuddy-9x9.onnx")
+DEFAULT_VISIT_CAP = 5000
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    """How one engine worker runs.
+
+    visit_cap: a request asking for more visits is searched with this many (the schema
+    makes ``max_visits`` required, so this is a cap, not a default).
+    deadline_margin_ms: the search stops this long before the request's deadline, to
+    leave time for the answer to travel; a request with less time left is refused with
+    an ``engine_error`` on ``deadline_ms``.
+    cache_size: answers kept (LRU), 0 disables the cache.
+    max_queue: requests waiting beyond this are refused at once (``engine_error``).
+    status_interval_s: how often the retained status (queue depth, evals/s) is refreshed.
+    """
+
+    bus: BusConfig
+    model: Path = DEFAULT_MODEL
+    visit_cap: int = DEFAULT_VISIT_CAP
+    threads: int = 1
+    share_group: str = ENGINE_GROUP
+    batch_size: int = 8
+    deadline_margin_ms: int = 30
+    cache_size: int = 4096
+    max_queue: int = 1000
+    status_interval_s: float = 5.0
+
+    def __post_init__(self) -> None:
+        if self.bus.role != "engine":
+            raise ValueError(f"bus.role: an engine worker connects as 'engine', not {self.bus.role!r}")
+        if not 1 <= self.visit_cap <= 1_000_000:
+            raise ValueError(f"visit_cap: {self.visit_cap} is outside 1..1000000")
+        if not 1 <= self.threads <= 64:
+            raise ValueError(f"threads: {self.threads} is outside 1..64")
+        if not 1 <= self.batch_size <= 256:
+            raise ValueError(f"batch_size: {self.batch_size} is outside 1..256")
+        if self.deadline_margin_ms < 0 or self.cache_size < 0 or self.max_queue < 1:
+            raise ValueError("deadline_margin_ms and cache_size must be >= 0, max_queue >= 1")
+        if not 0.1 <= self.status_interval_s <= 3600:
+            raise ValueError(f"status_interval_s: {self.status_interval_s} is outside 0.1..3600")
+        shared(self.share_group, "x")  # raises TopicError for a bad group name
+
+
+def default_worker_id() -> str:
+    """``engine-<host>-<pid>``: unique per process, as a client id must be."""
+    host = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in socket.gethostname())[:40].strip("-._")
+    return f"engine-{host or 'host'}-{os.getpid()}"
+
+
+def add_broker_arguments(parser: argparse.ArgumentParser, *, username: str) -> None:
+    """The broker options every service shares (host, port, account, TLS)."""
+    group = parser.add_argument_group("broker")
+    group.add_argument("--host", default="127.0.0.1", help="MQTT broker host (default 127.0.0.1)")
+    group.add_argument("--port", type=int, default=1883, help="MQTT broker port (default 1883)")
+    group.add_argument("--username", default=username, help=f"broker account (default {username})")
+    group.add_argument("--password", default=None, help="broker password (prefer --password-file)")
+    group.add_argument("--password-file", type=Path, default=None, help="file whose first line is the password")
+    group.add_argument("--tls-ca-file", default=None, help="CA certificate: connect with TLS")
+    group.add_argument("--tls-cert-file", default=None, help="client certificate (with --tls-key-file)")
+    group.add_argument("--tls-key-file", default=None, help="client key (with --tls-cert-file)")
+    group.add_argument("--tls-insecure", action="store_true", help="skip the server host name check (tests only)")
+
+
+def read_password(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str | None:
+    """The password from ``--password`` or ``--password-file`` (argparse error if both)."""
+    if args.password_file is None:
+        return args.password
+    if args.password is not None:
+        parser.error("give --password or --password-file, not both")
+    try:
+        lines = args.password_file.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        parser.error(f"--password-file: {exc}")
+    return lines[0].strip() if lines else ""
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m engine_worker",
+                                description="Go Learning Buddy engine worker: answers engine requests over MQTT.")
+    add_broker_arguments(p, username="engine")
+    p.add_argument("--model", type=Path, default=DEFAULT_MODEL, help=f"ONNX model (default {DEFAULT_MODEL})")
+    p.add_argument("--visits", type=int, default=DEFAULT_VISIT_CAP,
+                   help=f"most visits one request gets; requests asking for more get this (default {DEFAULT_VISIT_CAP})")
+    p.add_argument("--threads", type=int, default=1, help="onnxruntime intra-op threads (default 1)")
+    p.add_argument("--worker-id", default=None, help="MQTT client id (default engine-<host>-<pid>)")
+    p.add_argument("--share-group", default=ENGINE_GROUP,
+                   help=f"shared subscription group: workers of one group split the requests (default {ENGINE_GROUP})")
+    p.add_argument("--batch-size", type=int, default=8, help="leaves evaluated per network call (default 8)")
+    p.add_argument("--cache-size", type=int, default=4096, help="answers kept in the LRU cache, 0: none (default 4096)")
+    p.add_argument("--max-queue", type=int, default=1000, help="requests waiting before new ones are refused")
+    p.add_argument("--status-interval", type=float, default=5.0, help="seconds between status updates (default 5)")
+    p.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    return p
+
+
+def parse_args(argv: Sequence[str] | None = None) -> tuple[WorkerConfig, str]:
+    """(the worker's configuration, the log level) from ``argv``; exits with a usage
+    error naming the argument that cannot work."""
+    p = parser()
+    args = p.parse_args(argv)
+    if not args.model.is_file():
+        hint = (" (no trained model yet: run `make model`, or build a random-weight one for tests with "
+                "`python -m gobuddy.ai.tiny_model PATH`)") if args.model == DEFAULT_MODEL else ""
+        p.error(f"--model: {args.model} does not exist{hint}")
+    worker_id = args.worker_id or default_worker_id()
+    try:
+        check_client_id(worker_id)
+        bus = BusConfig(client_id=worker_id, role="engine", host=args.host, port=args.port, username=args.username,
+                        password=read_password(p, args), tls_ca_file=args.tls_ca_file,
+                        tls_cert_file=args.tls_cert_file, tls_key_file=args.tls_key_file,
+                        tls_insecure=args.tls_insecure, persistent_session=False)
+        config = WorkerConfig(bus=bus, model=args.model, visit_cap=args.visits, threads=args.threads,
+                              share_group=args.share_group, batch_size=args.batch_size, cache_size=args.cache_size,
+                              max_queue=args.max_queue, status_interval_s=args.status_interval)
+    except (ValueError, TopicError) as exc:
+        p.error(str(exc))
+    return config, args.log_level

@@ -1,0 +1,104 @@
+"""From an engine request's position (GTP on the wire) to a ``Position`` with its history,
+checked move by move, or to a ``RequestError`` naming the request field at fault.
+
+Rules decide the ko rule: positional superko, except ``japanese`` and ``korean`` (simple
+ko), as in the history store. Colours need not alternate (the request says who played
+each move). ``to_play`` (when given) overrides the side to move after the last move,
+which clears a simple-ko point. What is NOT checked: that the model's komi equals the
+request's (komi only scores finished games inside the search).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from gobuddy.ai.features import HISTORY_DEPTH, History, board_array, push_history
+from gobuddy.bus.engine_messages import Position as WirePosition
+from gobuddy.go.coords import BLACK, CoordinateError, color_from_str, from_gtp
+from gobuddy.go.position import IllegalMove, Position
+
+SIMPLE_KO_RULES = frozenset({"japanese", "korean"})
+
+
+class RequestError(ValueError):
+    """A request the worker cannot answer; ``field`` is the request field as a path."""
+
+    def __init__(self, field: str | None, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The position to search, its history (previous boards, most recent first) and
+    ``key``: what makes two requests the same search (see ``search_key``)."""
+
+    position: Position
+    history: History
+    key: str
+
+
+def build(wire: WirePosition, board_sizes: tuple[int, ...]) -> tuple[Position, History]:
+    """Replay ``wire`` (setup, then moves) with full legality; raise ``RequestError``."""
+    size = wire.size
+    if size not in board_sizes:
+        supported = ", ".join(str(s) for s in board_sizes)
+        raise RequestError("position.size", f"the model plays {supported}x{supported} boards, not {size}x{size}")
+    first = color_from_str(wire.to_play) if (wire.to_play is not None and not wire.moves) else BLACK
+    pos = Position(size, superko=wire.rules not in SIMPLE_KO_RULES, to_play=first)
+    for index, (color, vertex) in enumerate(wire.setup):
+        field = f"position.setup[{index}][1]"
+        point = _point(vertex, size, field)
+        if point == pos.pass_point:
+            raise RequestError(field, "'pass' is not a setup stone")
+        try:
+            pos.place(point, color_from_str(color))
+        except IllegalMove as exc:
+            raise RequestError(field, f"setup stone {vertex}: {exc}") from None
+    try:
+        pos.check_no_dead_chains()
+    except ValueError as exc:
+        raise RequestError("position.setup", str(exc)) from None
+    history: History = ()
+    for index, (color, vertex) in enumerate(wire.moves):
+        field = f"position.moves[{index}][1]"
+        point = _point(vertex, size, field)
+        board = board_array(pos)
+        try:
+            pos.play(point, color_from_str(color))
+        except IllegalMove as exc:
+            raise RequestError(field, f"move {index + 1}: {exc}") from None
+        history = push_history(history, board)
+    if wire.to_play is not None and wire.moves and color_from_str(wire.to_play) != pos.to_play:
+        pos.set_to_play(color_from_str(wire.to_play))
+    return pos, history
+
+
+def _point(vertex: str, size: int, field: str) -> int:
+    try:
+        return from_gtp(vertex, size)
+    except CoordinateError as exc:
+        raise RequestError(field, str(exc)) from None
+
+
+def search_key(pos: Position, history: History, komi: float, rules: str, visits: int, top_k: int,
+               ownership: bool) -> str:
+    """What identifies a search's answer: the position (``Position.key()``: stones, side to
+    move, ko point), what the network also sees (the previous boards and whether the last
+    move was a pass), komi, rules, the visit budget and the answer's shape (top_k,
+    ownership). Not in the key: the move count and the rest of the superko history."""
+    digest = hashlib.blake2b(digest_size=16)
+    for board in history[:HISTORY_DEPTH]:
+        digest.update(board.tobytes())
+    last_pass = pos.last_move == pos.pass_point
+    return (f"{pos.size}:{pos.key():016x}:{digest.hexdigest()}:{int(last_pass)}:{pos.passes}:"
+            f"{float(komi)}:{rules}:{visits}:{top_k}:{int(ownership)}")
+
+
+def prepare(wire: WirePosition, board_sizes: tuple[int, ...], visits: int, top_k: int,
+            ownership: bool) -> Prepared:
+    """``build`` plus the search key of the answer."""
+    pos, history = build(wire, board_sizes)
+    return Prepared(pos, history, search_key(pos, history, wire.komi, wire.rules, visits, top_k, ownership))
