@@ -11,7 +11,7 @@ The match is played in chunks of ``--step`` games and stops as soon as the verdi
 cannot change (all remaining games lost still pass, or all won still fail), so a
 clear result costs fewer games. ``OUT/gating.json`` holds the verdict; a re-run with
 it present only reads it. The exit status is 0 when the candidate passes, 1 when
-it fails.
+it fails, 2 when the match cannot be played (a missing model, bad counts).
 
 The match folder is tied to the two model files by their SHA-256: a re-run with
 different files under the same names is refused instead of mixing their games.
@@ -142,12 +142,12 @@ def gate(config: GateConfig) -> GateResult:
             raise FileNotFoundError(f"model {path} does not exist")
     if config.games < 1 or config.step < 1 or not 0 < config.threshold <= 1:
         raise ValueError("games and step must be at least 1, threshold in (0, 1]")
+    _check_models(config)
     verdict_path = config.out / "gating.json"
     if verdict_path.exists():
         data = json.loads(verdict_path.read_text())
         data["wilson95"] = tuple(data["wilson95"])
         return GateResult(**data)
-    _check_models(config)
 
     def spec(path: Path, name: str) -> Any:
         args = f"--model {shlex.quote(str(Path(path).resolve()))} --visits {config.visits} {config.engine_args}"

@@ -243,7 +243,7 @@ def export_run(plan: Plan, run: Path, label: str, data: Path) -> None:
                   "date": datetime.now(timezone.utc).date().isoformat(), "machine": machine()["cpu"]}
     tmp = export_onnx(model, run / "export.onnx", plan.size, provenance=provenance, komi=plan.komi,
                       model_name=f"gobuddy-{plan.size}x{plan.size}-b{plan.blocks}c{plan.channels}-{label}")
-    shard = load_shard(sorted(data.glob("train-*.npz"))[0])
+    shard = load_shard((sorted(data.glob("train-*.npz")) + sorted(data.glob("val-*.npz")))[0])
     worst = parity_check(model, tmp, shard["features"][:16].astype(np.float32))
     print(f"[make_model] parity: torch and onnxruntime agree within {worst:.1e}", flush=True)
     os.replace(tmp, run / "model.onnx")
@@ -268,7 +268,7 @@ def best_model(plan: Plan, before_round: int) -> Path:
 def run_round(plan: Plan, log: StageLog, k: int) -> None:
     from training.gating import GateConfig, gate
     from training.gtp_game import GameRules
-    from training.selfplay import GameSettings, SelfPlayConfig, generate
+    from training.selfplay import GameSettings, SelfPlayConfig, false_resignations, generate
 
     best = best_model(plan, k)
     games = plan.path("data", "selfplay", f"round-{k}")
@@ -277,9 +277,15 @@ def run_round(plan: Plan, log: StageLog, k: int) -> None:
     previous = plan.runs / ("supervised" if k == 1 else f"round-{k - 1}") / "last.pt"
     settings = GameSettings(size=plan.size, komi=plan.komi, visits=plan.selfplay_visits,
                             max_moves=plan.selfplay_max_moves)
-    log.run(f"round-{k}-selfplay",
-            lambda: generate(SelfPlayConfig(best, games, plan.selfplay_games, settings, plan.workers,
-                                            seed=plan.seed * 1000 + k, progress=plan.progress)),
+
+    def selfplay() -> None:
+        added = generate(SelfPlayConfig(best, games, plan.selfplay_games, settings, plan.workers,
+                                        seed=plan.seed * 1000 + k, progress=plan.progress))
+        wrong, noted = false_resignations(added)
+        print(f"[make_model] self-play with {best}: {len(added)} games; resignation would have been wrong "
+              f"in {wrong} of {noted} games played out", flush=True)
+
+    log.run(f"round-{k}-selfplay", selfplay,
             lambda: count_games(games, "selfplay") >= plan.selfplay_games)
     log.run(f"round-{k}-positions", lambda: build_positions(plan, games, positions),
             lambda: positions_built(games, positions))

@@ -168,7 +168,7 @@ def render(facts: CardFacts) -> str:
              f"- parameters: {prov.get('parameters', '?'):,}" if isinstance(prov.get("parameters"), int)
              else "- parameters: ?",
              f"- komi it was trained for: {prov.get('komi', '?')}",
-             f"- speed (onnxruntime, 1 thread): " + ", ".join(f"{v:,.0f} evals/s at batch {b}"
+             "- speed (onnxruntime, 1 thread): " + ", ".join(f"{v:,.0f} evals/s at batch {b}"
                                                             for b, v in facts.speed.items()), "",
              "## Data", "", "| source | games |", "|---|---|"]
     lines += [f"| {label} | {count:,} |" for label, count in facts.data] or ["| - | 0 |"]

@@ -58,6 +58,7 @@ def positions_of(sample: GameSample) -> dict[str, np.ndarray] | None:
     n = len(moves)
     policy = np.zeros((n, size * size + 1), dtype=np.float32)
     visits = getattr(sample, "visits", None)
+    weight = np.ones(n, dtype=np.float32)
     for i, move in enumerate(moves):
         if visits and visits[i]:
             for vertex, count in visits[i].items():
@@ -65,7 +66,8 @@ def positions_of(sample: GameSample) -> dict[str, np.ndarray] | None:
             policy[i] /= policy[i].sum()
         else:
             policy[i, move] = 1.0
-    weight = np.ones(n, dtype=np.float32)
+            if visits:  # a fast-search move of a self-play game: no policy target
+                weight[i] = 0.0
     weight[: min(n, sample.opening)] = 0.0
     scored = sample.margin is not None and sample.ownership is not None
     ownership = np.array(sample.ownership if scored else [0] * (size * size), dtype=np.int8)

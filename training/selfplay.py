@@ -285,7 +285,7 @@ def parse_args(argv: list[str] | None = None) -> SelfPlayConfig:
     p.add_argument("--temperature-moves", type=int, default=8, help="moves drawn with temperature (default 8)")
     p.add_argument("--resign-threshold", type=float, default=-0.9, help="root value to resign below")
     p.add_argument("--resign-after", type=int, default=3)
-    p.add_argument("--no-resign", type=float, default=0.2, dest="no_resign_fraction",
+    p.add_argument("--no-resign-fraction", type=float, default=0.2,
                    help="share of games played out without resignation (default 0.2)")
     p.add_argument("--never-resign", action="store_true")
     p.add_argument("--max-moves", type=int, help="move cap (default 3 x size^2)")

@@ -70,8 +70,8 @@ def selected_game(store: Store, game: GameSummary) -> None:
         c2.download_button("Download SGF", sgf, file_name=f"{game.id}.sgf", mime="application/x-go-sgf",
                            key="games_download", icon=":material/download:")
     with st.form("games_rename"):
-        name = st.text_input("Name", value=game.name or "", placeholder=f"{game.black or 'Black'} vs "
-                                                                          f"{game.white or 'White'}")
+        name = st.text_input("Name", value=game.name or "", key=f"games_name_{game.id}",
+                             placeholder=f"{game.black or 'Black'} vs {game.white or 'White'}")
         if st.form_submit_button("Rename"):
             try:
                 store.rename_game(game.id, name)

@@ -28,6 +28,7 @@ from gobuddy.bus import topics
 from gobuddy.bus.delivery import PublishRejected
 from gobuddy.bus.messages import GameEvent
 from gobuddy.bus.requests import EngineRequestFailed
+from gobuddy.go.coords import CoordinateError
 from gobuddy.go.handicap import HandicapError
 
 STRENGTHS = (10, 25, 50, 100, 200, 400, 800, 1600)
@@ -91,7 +92,7 @@ def engine_move(services: Services, game: PlayGame) -> None:
 def human_move(services: Services, game: PlayGame, vertex: str) -> None:
     try:
         events = game.play(vertex)
-    except IllegalMove as exc:
+    except (IllegalMove, CoordinateError) as exc:
         st.session_state["play_message"] = ("warning", str(exc))
         return
     if game.two_passes():
@@ -164,6 +165,15 @@ def controls(services: Services, game: PlayGame) -> None:
         st.rerun()
 
 
+def typed_move(game: PlayGame) -> str | None:
+    """The keyboard way to play: type a point (e.g. D4); returns it when submitted."""
+    with st.form("play_typed", clear_on_submit=True, border=False):
+        c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
+        text = c1.text_input("Or type a point", placeholder="e.g. D4", key="play_typed_point")
+        sent = c2.form_submit_button("Play", disabled=game.over)
+    return (text.strip().upper() or None) if sent else None
+
+
 def render() -> None:
     services = current()
     st.title("Play against the engine")
@@ -206,6 +216,7 @@ def render() -> None:
         if hint_answer:
             st.caption("Hint: the engine's top five for you")
             st.dataframe(candidates_table(hint_answer), hide_index=True, width="stretch")
+        typed = typed_move(game)
         controls(services, game)
         error = st.session_state.get("play_engine_error")
         if error and game.engine_to_play:
@@ -215,6 +226,8 @@ def render() -> None:
                 st.rerun()
     if clicked is not None:
         st.session_state["play_clicks"] = nonce + 1  # a fresh chart: each click is handled once
+    clicked = clicked or typed
+    if clicked is not None:
         if game.over or game.engine_to_play:
             st.session_state["play_message"] = ("warning", "Wait for your turn.")
         else:

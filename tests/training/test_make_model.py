@@ -45,7 +45,6 @@ def test_a_gating_match_through_the_gtp_front_end(tmp_path):
     assert sorted((g["black"], g["white"]) for g in games) == [("candidate", "current"), ("current", "candidate")]
     assert json.loads((tmp_path / "gate" / "gating.json").read_text())["accepted"] == result.accepted
     assert gate(config) == result  # the verdict is read back, nothing replayed
-    (tmp_path / "gate" / "gating.json").unlink()
     build_tiny_model(9, 1, 8, seed=3, name="cand").save(candidate)  # another model under the same name
     with pytest.raises(SystemExit, match="other model files"):
         gate(config)

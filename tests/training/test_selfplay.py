@@ -12,7 +12,7 @@ from gobuddy.ai.tiny_model import build_tiny_model
 from gobuddy.go.coords import BLACK, WHITE, from_gtp, to_gtp
 from gobuddy.go.position import Position
 from gobuddy.go.scoring import area_score, ownership
-from training.game_shards import GameSample, read_shard, replay, shard_paths
+from training.game_shards import GameSample, read_shard, replay, shard_paths, write_shard
 from training.positions import build, positions_of
 from training.position_shards import load_shard
 from training.selfplay import GameSettings, SelfPlayConfig, choose_move, generate, parse_args, play_game
@@ -132,8 +132,6 @@ def test_positions_builder_turns_visits_into_policy_targets(tmp_path):
     assert policy[2, 81] == 0.75 and policy[2, from_gtp("G7", 9)] == 0.25
     np.testing.assert_allclose(policy.sum(axis=1), 1.0)
     assert list(rows["value"]) == [1, -1, 1, -1]
-
-    from training.game_shards import write_shard
 
     write_shard(tmp_path / "games" / "selfplay-000000.jsonl.gz", [sample])
     assert build(tmp_path / "games", tmp_path / "positions", val_every=1000) == (1, 4)

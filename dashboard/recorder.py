@@ -1,0 +1,247 @@
+"""The recorder: ``python -m dashboard.recorder`` persists what crosses the broker.
+
+    python -m dashboard.recorder --host 127.0.0.1 --port 1883 --username recorder \\
+        --password-file var/broker/recorder.password --db sqlite:///data/gobuddy.db
+
+At start it brings the database to the newest schema (``upgrade_to_head``), then keeps a
+persistent MQTT session (clean_start=False on every connect, first included, with a
+Session Expiry Interval: the broker queues what arrives while the recorder is away, across
+broker restarts too) subscribed to:
+
+| filter                                  | stored through ``dashboard.ingest`` as      |
+|-----------------------------------------|---------------------------------------------|
+| ``gobuddy/v1/board/+/event``            | game_event (every event, keyed by game, seq) |
+| ``gobuddy/v1/status/board/+``           | status (boards' presence)                    |
+| ``gobuddy/v1/engine/response/+/+``      | engine_answer: every final answer the ACL lets it read (hints, the dashboard's analyses, genmoves); errors are skipped |
+| ``gobuddy/v1/board/+/led``              | engine_answer (a copy of a board's hint; a duplicate changes nothing) |
+
+Each message is applied in its own transaction and acknowledged only after it committed
+(the bus client acknowledges a QoS 1 message when its handler returns): a database
+error is retried with capped backoff, blocking further messages, for as long as the
+recorder runs; a recorder stopped or killed meanwhile leaves the message unacknowledged,
+so the broker delivers it again. Ingest is idempotent, so a redelivered message changes
+nothing. Invalid messages never get here (the bus client rejects and reports them); a
+valid message that the store refuses (an event before its game's start, an illegal move)
+is logged and counted, not retried. Presence: retained online status with counters,
+offline as last will and on a clean stop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import socket
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
+
+from dashboard.config import DEFAULT_DB_URL
+from dashboard.ingest import ingest
+from dashboard.store import Store
+from gobuddy.bus import topics
+from gobuddy.bus.client import BusClient
+from gobuddy.bus.config import BusConfig
+from gobuddy.bus.inbox import Received
+
+log = logging.getLogger("dashboard.recorder")
+RESPONSES_FILTER = f"{topics.ROOT}/engine/response/+/+"  # no builder in gobuddy.bus.topics yet
+
+
+@dataclass(frozen=True)
+class RecorderConfig:
+    """How the recorder runs. ``retry_min_s``/``retry_max_s``: the capped backoff while
+    the database fails; ``status_interval_s``: how often the counters are published."""
+
+    bus: BusConfig
+    db_url: str = DEFAULT_DB_URL
+    retry_min_s: float = 0.2
+    retry_max_s: float = 10.0
+    status_interval_s: float = 10.0
+
+    def __post_init__(self) -> None:
+        if self.bus.role != "recorder":
+            raise ValueError(f"bus.role: the recorder connects as 'recorder', not {self.bus.role!r}")
+        if not self.bus.persistent_session:
+            raise ValueError("bus.persistent_session: the recorder needs a persistent session")
+        if "://" not in self.db_url:
+            raise ValueError(f"--db: {self.db_url!r} is not a database URL (e.g. {DEFAULT_DB_URL})")
+        if not 0 < self.retry_min_s <= self.retry_max_s:
+            raise ValueError("retry_min_s must be > 0 and <= retry_max_s")
+
+
+class Recorder:
+    """Subscribes, stores, acknowledges; see the module docstring."""
+
+    def __init__(self, config: RecorderConfig) -> None:
+        self.config = config
+        self.store: Store | None = None
+        self.client: BusClient | None = None
+        self._stopping = threading.Event()
+        self._status_thread: threading.Thread | None = None
+        self.counts = {"applied": 0, "duplicate": 0, "pending": 0, "ignored": 0, "rejected": 0, "db_retries": 0}
+
+    def start(self) -> None:
+        """Migrate and open the database, then connect (retrying while the broker is
+        unreachable). Raises ``ConnectionRefusedError`` for a refused account and the
+        database's errors when it cannot be opened."""
+        prepare_sqlite_dir(self.config.db_url)
+        self.store = Store.open(self.config.db_url, migrate=True)
+        while not self._stopping.is_set():
+            client = BusClient(self.config.bus, logger=logging.getLogger(f"gobuddy.bus.{self.config.bus.client_id}"))
+            for topic_filter in (topics.boards_filter("event"), topics.status_filter("board"), RESPONSES_FILTER,
+                                 topics.boards_filter("led")):
+                client.subscribe(topic_filter, self._on_message)
+            client.set_status(host=socket.gethostname()[:255], database=make_url(self.config.db_url).get_backend_name())
+            try:
+                client.start(wait=True)
+            except TimeoutError as exc:
+                log.warning("%s; trying again", exc)
+                continue
+            self.client = client
+            break
+        self._status_thread = threading.Thread(target=self._status_loop, name="recorder-status", daemon=True)
+        self._status_thread.start()
+        log.info("recorder %s ready: database %s", self.config.bus.client_id,
+                 make_url(self.config.db_url).render_as_string(hide_password=True))
+
+    def stop(self) -> None:
+        """Publish the offline status, disconnect, close the database."""
+        self._stopping.set()
+        if self.client is not None:
+            self.client.stop()
+        if self.store is not None:
+            self.store.close()
+        log.info("recorder stopped: %s", self.counts)
+
+    def run(self, stop: threading.Event) -> None:
+        """``start``, record until ``stop`` is set, then ``stop``."""
+        try:
+            self.start()
+            stop.wait()
+        finally:
+            self.stop()
+
+    # ---- storing (the bus client's dispatcher thread) ------------------------------------
+
+    def _on_message(self, received: Received) -> None:
+        kind = received.kind
+        if kind == "engine_error":
+            return
+        if kind == "engine_answer" and received.payload["is_during_search"]:
+            self.counts["ignored"] += 1
+            return
+        outcome = self._store(kind, received)
+        self.counts[outcome] = self.counts.get(outcome, 0) + 1
+
+    def _store(self, kind: str, received: Received) -> str:
+        """Apply one message, retrying database errors until it commits. When the
+        recorder stops meanwhile, raise only once the connection is gone, so the bus
+        client cannot acknowledge the message."""
+        delay = self.config.retry_min_s
+        while True:
+            try:
+                return ingest(self.store.sessions, kind, received.payload).status  # type: ignore[union-attr]
+            except SQLAlchemyError as exc:
+                self.counts["db_retries"] += 1
+                if self._stopping.is_set():
+                    deadline = time.monotonic() + 5.0
+                    while self.client is not None and self.client.is_connected() and time.monotonic() < deadline:
+                        time.sleep(0.05)
+                    raise
+                log.warning("database error storing a %s from %s (retrying in %.1f s): %s", kind, received.topic,
+                            delay, exc)
+                self._stopping.wait(delay)
+                delay = min(delay * 2, self.config.retry_max_s)
+
+    def _status_loop(self) -> None:
+        while not self._stopping.wait(self.config.status_interval_s):
+            try:
+                self.client.set_status(**self.counts)  # type: ignore[union-attr]
+            except Exception as exc:
+                log.warning("could not publish the status: %s", exc)
+
+
+def prepare_sqlite_dir(db_url: str) -> None:
+    """Create the folder of an SQLite file (SQLite creates the file, not its folder)."""
+    url = make_url(db_url)
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        Path(url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+
+
+# ---- command line ------------------------------------------------------------------------
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m dashboard.recorder",
+                                description="Go Learning Buddy recorder: stores game events, presence and engine "
+                                            "answers from the broker in the SQL history.")
+    group = p.add_argument_group("broker")
+    group.add_argument("--host", default="127.0.0.1", help="MQTT broker host (default 127.0.0.1)")
+    group.add_argument("--port", type=int, default=1883, help="MQTT broker port (default 1883)")
+    group.add_argument("--username", default="recorder", help="broker account (default recorder)")
+    group.add_argument("--password", default=None, help="broker password (prefer --password-file)")
+    group.add_argument("--password-file", type=Path, default=None, help="file whose first line is the password")
+    group.add_argument("--tls-ca-file", default=None, help="CA certificate: connect with TLS")
+    group.add_argument("--tls-cert-file", default=None, help="client certificate (with --tls-key-file)")
+    group.add_argument("--tls-key-file", default=None, help="client key (with --tls-cert-file)")
+    group.add_argument("--tls-insecure", action="store_true", help="skip the server host name check (tests only)")
+    p.add_argument("--client-id", default="recorder",
+                   help="MQTT client id; keep it stable: the persistent session belongs to it (default recorder)")
+    p.add_argument("--session-expiry", type=int, default=7 * 24 * 3600,
+                   help="seconds the broker keeps the session while the recorder is away (default 7 days)")
+    p.add_argument("--db", "--db-url", dest="db", default=DEFAULT_DB_URL,
+                   help=f"SQLAlchemy URL of the history, e.g. postgresql+psycopg://user@host/db (default {DEFAULT_DB_URL})")
+    p.add_argument("--status-interval", type=float, default=10.0, help="seconds between status updates (default 10)")
+    p.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    return p
+
+
+def parse_args(argv: Sequence[str] | None = None) -> tuple[RecorderConfig, str]:
+    """(the recorder's configuration, the log level); usage errors name the argument."""
+    p = parser()
+    args = p.parse_args(argv)
+    password = args.password
+    if args.password_file is not None:
+        if password is not None:
+            p.error("give --password or --password-file, not both")
+        try:
+            lines = args.password_file.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            p.error(f"--password-file: {exc}")
+        password = lines[0].strip() if lines else ""
+    try:
+        bus = BusConfig(client_id=args.client_id, role="recorder", host=args.host, port=args.port,
+                        username=args.username, password=password, tls_ca_file=args.tls_ca_file,
+                        tls_cert_file=args.tls_cert_file, tls_key_file=args.tls_key_file,
+                        tls_insecure=args.tls_insecure, persistent_session=True, session_expiry_s=args.session_expiry)
+        config = RecorderConfig(bus=bus, db_url=args.db, status_interval_s=args.status_interval)
+    except ValueError as exc:
+        p.error(str(exc))
+    return config, args.log_level
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    config, level = parse_args(argv)
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        Recorder(config).run(stop)
+    except ConnectionRefusedError as exc:
+        log.error("%s", exc)
+        return 1
+    except SQLAlchemyError as exc:
+        log.error("cannot open the database %s: %s", make_url(config.db_url).render_as_string(hide_password=True), exc)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

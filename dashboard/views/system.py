@@ -1,0 +1,109 @@
+"""System: what is online and how fast it answers.
+
+From the live feed: the dashboard's own bus connection; every board and service with
+its retained presence (online/offline and since when), engine workers with their
+queue depth, speed and model; recent delays from a board message's timestamp to its
+arrival here and engine round trips (p50/p95/max); recent error reports. From the
+database: the boards it knows and how many games each has. Refreshes every two
+seconds (a fragment).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+import streamlit as st
+
+from dashboard.live_feed import LiveFeed, Presence
+from dashboard.store import Store
+from dashboard.views.page_context import current
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile (0..1) by nearest rank; ``values`` must not be empty."""
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def summary(values: Sequence[float]) -> dict[str, Any]:
+    if not values:
+        return {"samples": 0, "p50 ms": "–", "p95 ms": "–", "max ms": "–"}
+    return {"samples": len(values), "p50 ms": round(percentile(values, 0.5), 1),
+            "p95 ms": round(percentile(values, 0.95), 1), "max ms": round(max(values), 1)}
+
+
+def _since(ts_ms: int) -> str:
+    return datetime.fromtimestamp(ts_ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def presence_rows(items: list[Presence]) -> list[dict[str, Any]]:
+    rows = []
+    for p in items:
+        row: dict[str, Any] = {"role": p.role, "client": p.client_id, "state": p.state, "reason": p.reason,
+                               "since": _since(p.ts)}
+        details = p.details
+        if p.role == "engine":
+            row.update({"queue": details.get("queue_depth", ""), "evals/s": details.get("evals_per_s", ""),
+                        "model": details.get("model", "")})
+        rows.append(row)
+    return rows
+
+
+def latency_rows(feed: LiveFeed) -> list[dict[str, Any]]:
+    rows = []
+    delays = feed.delays()
+    for kind in ("game_event", "board_state"):
+        rows.append({"what": f"{kind} → dashboard", **summary([float(d) for k, d in delays if k == kind])})
+    timings = feed.timings()
+    for purpose in sorted({t.purpose for t in timings}):
+        chosen = [t for t in timings if t.purpose == purpose]
+        rows.append({"what": f"engine {purpose}: round trip", **summary([t.round_trip_ms for t in chosen])})
+        rows.append({"what": f"engine {purpose}: search", **summary([t.search_ms for t in chosen])})
+    return rows
+
+
+def render_status(feed: LiveFeed, store: Store, broker: str) -> None:
+    if feed.has_bus:
+        st.markdown(f"Broker {broker}: " + (":green[connected]" if feed.connected() else ":red[not connected]"))
+    else:
+        st.markdown("Broker: not configured (no --broker-host)")
+    everyone = feed.presence()
+    online = {role: sum(p.online for p in everyone if p.role == role) for role in ("board", "engine", "recorder")}
+    c = st.columns(4)
+    c[0].metric("Boards online", online["board"])
+    c[1].metric("Engine workers online", online["engine"])
+    c[2].metric("Recorder", "online" if online["recorder"] else "offline")
+    queue = sum(int(p.details.get("queue_depth") or 0) for p in everyone if p.role == "engine" and p.online)
+    c[3].metric("Engine queue", queue)
+    st.subheader("Presence")
+    if everyone:
+        st.dataframe(presence_rows(everyone), hide_index=True, width="stretch")
+    else:
+        st.caption("Nobody has announced itself on the bus yet.")
+    st.subheader("Recent latencies")
+    st.dataframe(latency_rows(feed), hide_index=True, width="stretch")
+    errors = feed.errors()[-10:]
+    if errors:
+        st.subheader("Recent rejected messages")
+        st.dataframe([{"by": f"{e.role}/{e.client_id}", "topic": e.topic, "kind": e.kind, "message": e.message}
+                      for e in reversed(errors)], hide_index=True, width="stretch")
+    st.subheader("Boards in the database")
+    boards = store.boards()
+    if boards:
+        st.dataframe([{"board": b.id, "kind": b.kind, "games": b.games, "last seen": f"{b.last_seen:%Y-%m-%d %H:%M}",
+                       "state": b.state or ""} for b in boards], hide_index=True, width="stretch")
+    else:
+        st.caption("No board has been stored yet.")
+
+
+def render() -> None:
+    services = current()
+    st.title("System")
+    broker = f"{services.config.broker_host}:{services.config.broker_port}"
+    st.fragment(run_every=2.0)(render_status)(services.feed, services.store, broker)
+
+
+if __name__ == "__main__":
+    render()

@@ -1,0 +1,40 @@
+"""``python -m engine_worker``: run one engine worker until SIGTERM or Ctrl-C.
+
+Arguments: see ``engine_worker.config`` (``--help``). Exit status 0 after a clean stop,
+1 when the broker refuses the account or the model cannot be loaded, 2 for a bad
+argument (including a missing model file).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+
+from engine_worker.config import parse_args
+
+
+def main(argv: list[str] | None = None) -> int:
+    config, level = parse_args(argv)
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    from engine_worker.worker import EngineWorker  # heavy imports after argument errors
+
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        worker = EngineWorker(config)
+    except Exception as exc:  # ModelContractError, onnxruntime errors: say which file and why
+        logging.getLogger("engine_worker").error("cannot load the model %s: %s", config.model, exc)
+        return 1
+    try:
+        worker.run(stop)
+    except ConnectionRefusedError as exc:
+        logging.getLogger("engine_worker").error("%s", exc)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

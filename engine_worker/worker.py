@@ -1,0 +1,315 @@
+"""``EngineWorker``: answers engine requests from the broker with the MCTS engine.
+
+    worker = EngineWorker(config)        # loads the model
+    worker.run(stop_event)               # connects, serves until the event is set
+
+How a request goes (see ``schemas/README.md`` for the protocol):
+
+1. The bus client (one ``BusClient``, role ``engine``) receives it on the shared
+   subscription ``$share/<group>/gobuddy/v1/engine/request/+/+`` and validates it; an
+   invalid one is refused by the client itself with an ``engine_error`` naming the field.
+2. The handler (the client's dispatcher thread) replays the position; an illegal one, a
+   board size the model does not play, a request already past its deadline or a full
+   queue are refused at once with an ``engine_error``. Otherwise the request joins the
+   ``JobQueue`` (and supersedes older ones of the same requester, board and purpose).
+3. The search thread takes jobs in order. A superseded job is dropped without an
+   answer, a job whose deadline is too close is refused (``deadline_ms``). An answer in
+   the ``AnswerCache`` is sent at once. Otherwise it searches up to
+   ``min(max_visits, visit cap)`` visits, ``max_time_ms`` and the deadline less a margin,
+   sends partial answers if asked, then the final answer on the Response Topic with the
+   request's Correlation Data, and for a board's own ``hint`` also on its ``led`` topic.
+   An answer that would arrive after the deadline is not sent.
+4. A retained status (online, model, queue depth, evaluations per second) is refreshed
+   every ``status_interval_s``; the last will says offline.
+
+Delivery, as measured with Mosquitto 2.0.11: a shared subscriber's unacknowledged
+messages are NOT handed to the other subscribers when it dies. With a clean session they
+are dropped; with a persistent session they wait in the dead worker's session, and the
+broker even keeps queueing new requests there (round robin) until the session expires.
+So workers use clean sessions (a dead worker leaves the group at once), acknowledge a
+request once it is queued, and a requester that gets no answer re-sends the request
+(a fresh Correlation Data, the same id) while its deadline allows: see
+``tests/services/test_worker_pair.py``.
+
+Not done here: fairness between requesters (first come, first served), cancelling a
+request other than by superseding it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any, Sequence
+
+from gobuddy.ai.analysis import Analysis, analyse
+from gobuddy.ai.evaluator import Evaluation, Query
+from gobuddy.ai.mcts import Search, SearchConfig
+from gobuddy.bus import topics
+from gobuddy.bus.client import BusClient
+from gobuddy.bus.engine_messages import EngineError, EngineRequest
+from gobuddy.bus.inbox import Received
+from gobuddy.bus.message import now_ms
+from engine_worker.answer_cache import AnswerCache
+from engine_worker.config import WorkerConfig
+from engine_worker.job_queue import Job, JobQueue, supersede_key
+from engine_worker.request_position import RequestError, prepare
+
+log = logging.getLogger("engine_worker")
+MIN_SEARCH_MS = 5  # below this much time left there is no search worth starting
+
+
+class CountingEvaluator:
+    """An ``Evaluator`` that counts the positions it evaluated (for evals/s)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.has_score = inner.has_score
+        self.has_ownership = inner.has_ownership
+        self.board_sizes = tuple(inner.board_sizes)
+        self.count = 0
+
+    def evaluate(self, queries: Sequence[Query]) -> list[Evaluation]:
+        result = self.inner.evaluate(queries)
+        self.count += len(queries)
+        return result
+
+
+class EngineWorker:
+    """One worker process's engine, queue and bus client; see the module docstring.
+
+    ``evaluator`` defaults to the ONNX model of ``config.model`` (tests may pass another
+    ``Evaluator``)."""
+
+    def __init__(self, config: WorkerConfig, evaluator: Any = None) -> None:
+        self.config = config
+        if evaluator is None:
+            from gobuddy.ai.onnx_evaluator import OnnxEvaluator
+
+            evaluator = OnnxEvaluator(config.model, intra_threads=config.threads)
+        self.evaluator = CountingEvaluator(evaluator)
+        self.cache = AnswerCache(config.cache_size)
+        self.jobs = JobQueue(config.max_queue)
+        self.client: BusClient | None = None
+        self._search: Search | None = None
+        self._search_rules: tuple[float, bool] | None = None
+        self._stopping = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self.counts = {"answered": 0, "refused": 0, "superseded": 0, "late": 0, "cached": 0}
+
+    @property
+    def worker_id(self) -> str:
+        return self.config.bus.client_id
+
+    # ---- lifecycle -----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Connect (retrying while the broker is unreachable) and start serving.
+
+        Raises ``ConnectionRefusedError`` when the broker refuses the account."""
+        while not self._stopping.is_set():
+            client = BusClient(self.config.bus, logger=logging.getLogger(f"gobuddy.bus.{self.worker_id}"))
+            client.subscribe(topics.engine_requests_filter(self.config.share_group), self._on_request)
+            client.set_status(host=self.config.bus.host, model=str(self.config.model), model_name=self.evaluator.name,
+                              queue_depth=0, evals_per_s=0.0)
+            try:
+                client.start(wait=True)
+            except TimeoutError as exc:
+                log.warning("%s; trying again", exc)
+                continue
+            self.client = client
+            break
+        else:
+            return
+        for target, name in ((self._search_loop, "search"), (self._status_loop, "status")):
+            thread = threading.Thread(target=target, name=f"engine-{name}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        log.info("engine worker %s ready: model %s (%s), group %s, visit cap %d", self.worker_id, self.config.model,
+                 self.evaluator.name, self.config.share_group, self.config.visit_cap)
+
+    def stop(self) -> None:
+        """Stop the running search, publish the offline status and disconnect."""
+        self._stopping.set()
+        self.jobs.close()
+        for thread in self._threads:
+            thread.join(5.0)
+        if self.client is not None:
+            self.client.stop()
+        log.info("engine worker %s stopped: %s", self.worker_id, self.counts)
+
+    def run(self, stop: threading.Event) -> None:
+        """``start``, serve until ``stop`` is set, then ``stop``."""
+        try:
+            self.start()
+            stop.wait()
+        finally:
+            self.stop()
+
+    # ---- accepting (the bus client's dispatcher thread) ------------------------------------
+
+    def _on_request(self, received: Received) -> None:
+        request: EngineRequest = received.message  # type: ignore[assignment]
+        if not self._answerable(received):
+            return
+        if request.deadline_ms - now_ms() < self.config.deadline_margin_ms + MIN_SEARCH_MS:
+            self._refuse(received, "deadline_ms", "the deadline had passed when the request arrived")
+            return
+        visits = min(request.max_visits, self.config.visit_cap)
+        try:
+            prepared = prepare(request.position, self.evaluator.board_sizes, visits, request.top_k,
+                               request.include_ownership)
+        except RequestError as exc:
+            self._refuse(received, exc.field, exc.message)
+            return
+        job = Job(received, prepared, visits, key=supersede_key(received))
+        if not self.jobs.put(job):
+            self._refuse(received, None, f"worker {self.worker_id} is overloaded ({self.jobs.waiting} requests waiting)")
+            return
+        log.debug("accepted %s from %s/%s (%d waiting)", request.id, received.info.role, received.info.client_id,
+                  self.jobs.waiting)
+
+    def _answerable(self, received: Received) -> bool:
+        """Whether anyone can get an answer: the Response Topic must be the requester's
+        own (nobody directs answers at another client), or absent for a board's own hint
+        (answered on its LED topic only)."""
+        info, request = received.info, received.message
+        if received.response_topic is None:
+            if _is_own_hint(received):
+                return True
+            log.warning("dropped request %r from %s/%s: no Response Topic", request.id, info.role, info.client_id)
+            return False
+        if received.response_topic != topics.engine_response(info.role, info.client_id):
+            log.warning("dropped request %r from %s/%s: Response Topic %r is not the requester's own", request.id,
+                        info.role, info.client_id, received.response_topic)
+            return False
+        return True
+
+    # ---- searching (the search thread) -------------------------------------------------------
+
+    def _search_loop(self) -> None:
+        while not self._stopping.is_set():
+            job = self.jobs.take(0.5)
+            if job is None:
+                continue
+            try:
+                self._serve(job)
+            except Exception as exc:  # one bad request never stops the worker
+                log.exception("request %r failed", job.request.id)
+                self._refuse(job.received, None, f"internal error: {type(exc).__name__}: {exc}")
+            finally:
+                self.jobs.finish(job)
+
+    def _serve(self, job: Job) -> None:
+        request, received = job.request, job.received
+        if self.jobs.superseded(job):
+            self._drop_superseded(job)
+            return
+        remaining_ms = request.deadline_ms - now_ms() - self.config.deadline_margin_ms
+        if remaining_ms < MIN_SEARCH_MS:
+            self._refuse(received, "deadline_ms", "the deadline passed while the request waited for a worker")
+            return
+        started = time.perf_counter()
+        cached = self.cache.get(job.prepared.key)
+        if cached is not None:
+            self.counts["cached"] += 1
+            self._deliver(job, self._personalise(cached, job, started))
+            return
+        seconds = remaining_ms / 1000
+        if request.max_time_ms is not None:
+            seconds = min(seconds, request.max_time_ms / 1000)
+        partial = None
+        if request.report_every_ms is not None and received.response_topic is not None:
+            partial = lambda analysis: self._respond(received, self._answer(analysis))  # noqa: E731
+        analysis = analyse(
+            self._search_for(request.position.komi, job.prepared.position.superko), job.prepared.position,
+            job.prepared.history, visits=job.visits, seconds=seconds, top_k=request.top_k, id=request.id,
+            board_id=request.board_id, worker=self.worker_id, ownership=request.include_ownership, stop=job.stop,
+            on_partial=partial, partial_every=(request.report_every_ms or 1000) / 1000)
+        if job.stop.is_set() or self.jobs.superseded(job):
+            self._drop_superseded(job)
+            return
+        answer = self._answer(analysis)
+        if analysis.root.visits >= job.visits:
+            self.cache.put(job.prepared.key, answer)
+        self._deliver(job, answer)
+
+    def _search_for(self, komi: float, superko: bool) -> Search:
+        """The search tree, kept between requests of the same komi and ko rule (a
+        continuing game reuses its subtree)."""
+        if self._search is None or self._search_rules != (komi, superko):
+            self._search = Search(self.evaluator, SearchConfig(komi=komi, batch_size=self.config.batch_size))
+            self._search_rules = (komi, superko)
+        return self._search
+
+    def _answer(self, analysis: Analysis) -> dict[str, Any]:
+        return {**analysis.to_dict(), "ts": now_ms()}
+
+    def _personalise(self, cached: dict[str, Any], job: Job, started: float) -> dict[str, Any]:
+        """A cached answer dressed for this request."""
+        request = job.request
+        cached.update(id=request.id, board_id=request.board_id, worker=self.worker_id, ts=now_ms(),
+                      elapsed_ms=(time.perf_counter() - started) * 1000.0, is_during_search=False)
+        cached["position_key"]["move_count"] = job.prepared.position.move_count
+        return cached
+
+    def _deliver(self, job: Job, answer: dict[str, Any]) -> None:
+        request = job.request
+        if now_ms() > request.deadline_ms:
+            self.counts["late"] += 1
+            log.info("dropped the answer to %r: ready %d ms after its deadline", request.id,
+                     now_ms() - request.deadline_ms)
+            return
+        if job.received.response_topic is not None:
+            self._respond(job.received, answer)
+        if _is_own_hint(job.received):
+            try:
+                self.client.publish(topics.board_led(request.board_id), answer)  # type: ignore[union-attr,arg-type]
+            except Exception as exc:
+                log.error("could not publish the hint for %s on its LED topic: %s", request.board_id, exc)
+        self.counts["answered"] += 1
+        log.debug("answered %r: %s after %.0f ms", request.id, answer["moves"][0]["move"] if answer["moves"] else "-",
+                  answer["elapsed_ms"])
+
+    def _drop_superseded(self, job: Job) -> None:
+        self.counts["superseded"] += 1
+        log.info("dropped %r: superseded by a newer request about %s", job.request.id, job.request.board_id)
+
+    # ---- replies -----------------------------------------------------------------------------
+
+    def _refuse(self, received: Received, field: str | None, message: str) -> None:
+        self.counts["refused"] += 1
+        request_id = getattr(received.message, "id", "")
+        log.info("refused %r (%s): %s", request_id, field, message)
+        if received.response_topic is not None:
+            self._respond(received, EngineError(id=request_id, error=message[:500], field=field,
+                                                worker=self.worker_id))
+
+    def _respond(self, received: Received, reply: Any) -> None:
+        try:
+            self.client.respond(received, reply)  # type: ignore[union-attr]
+        except Exception as exc:  # an answer that fails validation is a bug: log it, keep serving
+            log.error("could not answer %r: %s", getattr(received.message, "id", None), exc)
+
+    # ---- status (the status thread) ----------------------------------------------------------
+
+    def _status_loop(self) -> None:
+        last_count, last_time = self.evaluator.count, time.monotonic()
+        while not self._stopping.wait(self.config.status_interval_s):
+            count, now = self.evaluator.count, time.monotonic()
+            rate = (count - last_count) / max(now - last_time, 1e-9)
+            last_count, last_time = count, now
+            try:
+                self.client.set_status(queue_depth=self.jobs.waiting, evals_per_s=round(rate, 1),  # type: ignore[union-attr]
+                                       answered=self.counts["answered"], cache_hits=self.cache.hits)
+            except Exception as exc:
+                log.warning("could not publish the status: %s", exc)
+
+
+def _is_own_hint(received: Received) -> bool:
+    """A board's hint about itself: its answer also goes to the board's LED topic."""
+    request = received.message
+    return (getattr(request, "purpose", None) == "hint" and received.info.role == "board"
+            and getattr(request, "board_id", None) == received.info.client_id)
+
