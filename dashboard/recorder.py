@@ -163,7 +163,7 @@ class Recorder:
     def _status_loop(self) -> None:
         while not self._stopping.wait(self.config.status_interval_s):
             try:
-                self.client.set_status(**self.counts)  # type: ignore[union-attr]
+                self.client.set_status(**self.counts, invalid=self.client.stats["rejected"])  # type: ignore[union-attr]
             except Exception as exc:
                 log.warning("could not publish the status: %s", exc)
 

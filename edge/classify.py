@@ -16,8 +16,8 @@ reading noticeably darker than its own settled level (shaded by a hand) is uncer
 too (see ``ClassifierConfig``).
 
 ``Stabiliser`` reports a sighting once it has been identical (classes and uncertain
-points) for ``min_frames`` frames spanning ``settle_s`` seconds, and reports an unclear
-sighting a second time once it has lasted ``unclear_s``. Time comes only from the
+points) for ``min_frames`` frames spanning ``settle_s`` seconds, and a second time
+(``lasting``) once it has lasted ``lasting_s``. Time comes only from the
 frames' timestamps, never from a clock, so replays are deterministic. Not done here:
 deciding what a stable board means for the game (``edge.reconcile``).
 """
@@ -97,13 +97,15 @@ class ClassifierConfig:
     """``hysteresis``: margin either side of a threshold, as a fraction of the gap
     between the two levels it separates.
 
-    Shade: a point reading darker than its own settled level (``reference``) by more
-    than ``shade`` of that level, and at least ``shade_min``, is *shaded* (a hand is
-    over it) and uncertain; so is an empty point without a settled level yet that
-    reads ``shade`` below the ambient. A hand's shadow darkens a patch of points, stones
-    included; a stone darkens one point; so a "new stone" whose neighbours went dim is
-    not trusted. A point's level settles after ``settle_frames`` frames in one class
-    and then follows slowly (``reference_rate``) while it is not shaded.
+    Shade: a point reading darker than its own settled level by more than ``shade`` of
+    that level, and at least ``shade_min``, is *shaded* (a hand is over it) and
+    uncertain; so is an empty point without a settled level yet that reads ``shade``
+    below the ambient. A hand's shadow darkens a patch of points, stones included; a
+    stone darkens one point; so a "new stone" whose neighbours went dim is not trusted.
+    The shade test reads a smoothed ratio (weight ``smoothing`` per frame) so that the
+    small drop of a shaded black stone stands out of the noise. A point's level
+    settles after ``settle_frames`` frames in one class and then follows slowly
+    (``reference_rate``) while it is not shaded.
 
     ``ambient_rate``: weight of each frame in the ambient estimate (0.1 at 25 Hz follows
     a change in about half a second). ``min_empty``: below this many empty points the
@@ -111,8 +113,9 @@ class ClassifierConfig:
     points' median."""
 
     hysteresis: float = 0.12
-    shade: float = 0.08
-    shade_min: float = 0.05
+    shade: float = 0.07
+    shade_min: float = 0.03
+    smoothing: float = 0.5
     settle_frames: int = 8
     reference_rate: float = 0.05
     ambient_rate: float = 0.1
@@ -147,6 +150,7 @@ class Classifier:
         """Forget the past (after a recalibration or a long interruption)."""
         self._state: np.ndarray | None = None
         self._reference = np.ones_like(self._base)
+        self._smooth: np.ndarray | None = None
         self._age = np.zeros(self._base.shape, dtype=np.int32)
         self.ambient = 1.0
 
@@ -193,36 +197,37 @@ class Classifier:
         ambient); updates the settled levels."""
         cfg = self.config
         same = new == self._state if self._state is not None else np.zeros(new.shape, dtype=bool)
+        smooth = r if self._smooth is None else self._smooth + cfg.smoothing * (r - self._smooth)
+        smooth = np.where(same, smooth, r)
         age = np.where(same, self._age + 1, 0)
         ref = self._reference
         settled = age >= cfg.settle_frames
-        shaded = np.where(settled, r < ref - np.maximum(cfg.shade * ref, cfg.shade_min),
-                          (new == EMPTY) & (r < 1.0 - cfg.shade))
+        shaded = np.where(settled, smooth < ref - np.maximum(cfg.shade * ref, cfg.shade_min),
+                          (new == EMPTY) & (smooth < 1.0 - cfg.shade))
         rate = np.maximum(cfg.reference_rate, 1.0 / (age + 1))
-        self._reference = np.where(same, np.where(shaded, ref, ref + rate * (r - ref)), r)
-        self._age = age
+        self._reference = np.where(same, np.where(shaded, ref, ref + rate * (smooth - ref)), smooth)
+        self._smooth, self._age = smooth, age
         return shaded
 
 
 @dataclass(frozen=True)
 class StabilityConfig:
     """A sighting counts once seen identically in ``min_frames`` frames over at least
-    ``settle_s`` seconds; one with uncertain points is reported again after
-    ``unclear_s``. A gap of more than ``max_gap_s`` between frames restarts the count
+    ``settle_s`` seconds, and is reported again once it has lasted ``lasting_s``. A gap of more than ``max_gap_s`` between frames restarts the count
     (nobody saw what happened meanwhile); a lost frame or two (a sequence gap within
     that time) does not."""
 
     min_frames: int = 5
     settle_s: float = 0.3
-    unclear_s: float = 1.5
+    lasting_s: float = 1.5
     max_gap_s: float = 0.25
 
 
 @dataclass(frozen=True)
 class StableBoard:
     """A board that held still: ``board`` and ``uncertain`` as in ``Sighting``, stable
-    since ``since`` and reported at ``t``; ``lasting`` marks the second report of an
-    unclear board (uncertain points for ``unclear_s``)."""
+    since ``since`` and reported at ``t``; ``lasting`` marks the second report, after
+    ``lasting_s``."""
 
     t: float
     since: float
@@ -232,8 +237,9 @@ class StableBoard:
 
 
 class Stabiliser:
-    """Turns a stream of sightings into the stable boards among them (each reported once,
-    an unclear one twice). Not checked: that sightings come from one board."""
+    """Turns a stream of sightings into the stable boards among them (each reported
+    when it settles and again when it has lasted). Not checked: that sightings come
+    from one board."""
 
     def __init__(self, config: StabilityConfig = StabilityConfig()) -> None:
         self.config = config
@@ -264,7 +270,7 @@ class Stabiliser:
         if key != self._reported and held >= cfg.settle_s:
             self._reported = key
             return StableBoard(s.t, self._since, s.board, s.uncertain)
-        if s.uncertain and key == self._reported and not self._lasting_done and held >= cfg.unclear_s:
+        if key == self._reported and not self._lasting_done and held >= cfg.lasting_s:
             self._lasting_done = True
             return StableBoard(s.t, self._since, s.board, s.uncertain, lasting=True)
         return None

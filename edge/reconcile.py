@@ -15,7 +15,10 @@ the game expects:
   above changes no record.
 
 A board with uncertain points (a hand over it, a stone half off its point) is never
-used; if it lasts ``unclear_s`` it becomes an ``unclear_reading`` problem.
+used; if it lasts ``lasting_s`` it becomes an ``unclear_reading`` problem. A new stone
+on a corner point must also last ``lasting_s``: a hand resting diagonally off a corner
+can shade that one point like a stone while its two neighbours stay bright, so there
+the board cannot tell and only time does (1-1 points are rarely played).
 
 Buttons: pass and undo change the game directly (``press``); after an undo button the
 board must first be set back to the recorded position (a ``board_mismatch`` problem
@@ -62,10 +65,12 @@ Event = Union[MovePlayed, Passed, Undone, GameEnded, ProblemRaised, ProblemClear
 class ReconcileConfig:
     """``stability`` of the board reading; ``max_undo_moves``: how many stone moves back
     a restored earlier position may reach (2 lets a player take back their move and
-    the engine's reply at once)."""
+    the engine's reply at once); ``corners_wait``: a stone on a corner point counts
+    only once the board has lasted ``stability.lasting_s``."""
 
     stability: StabilityConfig = field(default_factory=StabilityConfig)
     max_undo_moves: int = 2
+    corners_wait: bool = True
 
 
 class Reconciler:
@@ -82,6 +87,7 @@ class Reconciler:
         self.stabiliser = Stabiliser(config.stability)
         self.problem: Problem | None = None
         self.stable: tuple[int, ...] | None = None  # the last clear stable board
+        self._lasting = False  # ... and whether it has lasted ``lasting_s``
         self.pending: tuple[int, ...] = ()  # captured stones still on the board
         self.led = LED_OFF
         self._after_undo = False
@@ -173,7 +179,7 @@ class Reconciler:
     def _on_stable(self, stable: StableBoard) -> list[Event]:
         if stable.uncertain:
             return self._settle(unclear(stable.uncertain, self.game.size)) if stable.lasting else []
-        self.stable = stable.board
+        self.stable, self._lasting = stable.board, stable.lasting
         return self._evaluate()
 
     def _evaluate(self) -> list[Event]:
@@ -239,6 +245,8 @@ class Reconciler:
         reason = pos.illegal_reason(point)
         if reason is not None:
             return self._settle(illegal(point, pos.to_play, reason, size))
+        if self.config.corners_wait and not self._lasting and _is_corner(point, size):
+            return []
         events = self._settle(None)
         events.append(game.play(point))
         self._forget_requests()
@@ -307,6 +315,11 @@ class Reconciler:
             self.led = led
             events.append(led)
         return events
+
+
+def _is_corner(point: int, size: int) -> bool:
+    r, c = divmod(point, size)
+    return r in (0, size - 1) and c in (0, size - 1)
 
 
 def _same(board: tuple[int, ...], stones: tuple[int, ...]) -> bool:

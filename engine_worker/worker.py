@@ -302,7 +302,8 @@ class EngineWorker:
             last_count, last_time = count, now
             try:
                 self.client.set_status(queue_depth=self.jobs.waiting, evals_per_s=round(rate, 1),  # type: ignore[union-attr]
-                                       answered=self.counts["answered"], cache_hits=self.cache.hits)
+                                       answered=self.counts["answered"], refused=self.counts["refused"],
+                                       cache_hits=self.cache.hits, invalid=self.client.stats["rejected"])
             except Exception as exc:
                 log.warning("could not publish the status: %s", exc)
 

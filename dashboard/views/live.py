@@ -58,14 +58,6 @@ def problem_in_words(problem: Problem, board: LiveBoard | None) -> str:
                            it="them" if plural else "it")
 
 
-def board_label(board: LiveBoard, feed: LiveFeed) -> str:
-    state = {"playing": f"move {board.move_number}", "ended": f"ended {board.result or ''}".strip(),
-             "idle": "no game"}[board.status]
-    online = _board_online(board.board_id, feed)
-    dot = "" if online is None else (" · online" if online else " · offline")
-    return f"{board.board_id} ({state}{dot})"
-
-
 def _board_online(board_id: str, feed: LiveFeed) -> bool | None:
     """A physical board's presence; None for web boards (the dashboard plays those)."""
     if not board_id.startswith("board-"):
@@ -88,11 +80,8 @@ def choose_board(feed: LiveFeed) -> str | None:
         playing = [b.board_id for b in feed.boards() if b.status == "playing"]
         st.session_state["live_board"] = playing[0] if playing else ids[0]
 
-    def label(board_id: str) -> str:
-        board = feed.board(board_id)
-        return board_label(board, feed) if board is not None else f"{board_id} (no game yet)"
-
-    return st.selectbox("Board", ids, key="live_board", format_func=label)
+    return st.selectbox("Board", ids, key="live_board",
+                        format_func=lambda i: f"{i} (web game)" if i.startswith("web-") else i)
 
 
 def render_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: bool) -> None:

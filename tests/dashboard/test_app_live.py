@@ -1,0 +1,123 @@
+"""The Live page and the live feed behind it: a board's game folded from its retained
+state and its events in any order, problems in plain words, and the page (AppTest, real
+Mosquitto, scripted board, stand-in engine worker) following a game move by move."""
+
+from __future__ import annotations
+
+import pytest
+
+from dashboard.live_board import BoardTracker, LiveBoard
+from dashboard.views.live import problem_in_words
+from gobuddy.bus.messages import BoardState, GameStarted, MovePlayed, Passed, Problem, ProblemRaised, Undone
+from tests.e2e.fixtures import (_migrated_sqlite, app_broker, app_db_url, no_exceptions, open_app,  # noqa: F401
+                                services, stand_in_worker)
+from tests.e2e.stand_ins import ScriptedBoard
+
+G = "board-1-g1"
+B = "board-1"
+
+
+def started(game: str = G, ts: int = 1000) -> GameStarted:
+    return GameStarted(board_id=B, game_id=game, seq=0, size=9, komi=7.0, rules="chinese", ts=ts)
+
+
+def move(seq: int, color: str, vertex: str, captures: tuple[str, ...] = ()) -> MovePlayed:
+    return MovePlayed(board_id=B, game_id=G, seq=seq, move_number=seq, color=color, vertex=vertex,
+                      captures=captures, ts=1000 + seq)
+
+
+def state(seq: int, moves: list[tuple[str, str]], game: str = G, ts: int | None = None) -> BoardState:
+    return BoardState(board_id=B, status="playing", game_id=game, seq=seq, moves=tuple(moves), move_number=len(moves),
+                      to_play="W" if len(moves) % 2 else "B", ts=ts if ts is not None else 1000 + seq)
+
+
+def fold(*messages) -> LiveBoard | None:
+    tracker = BoardTracker(B)
+    for m in messages:
+        (tracker.apply_state if isinstance(m, BoardState) else tracker.apply_event)(m, 0)
+    return tracker.current
+
+
+@pytest.mark.parametrize("messages, moves, to_play", [
+    ([started(), move(1, "B", "E5"), move(2, "W", "C3")], ["E5", "C3"], "B"),
+    # the state first, then the next event
+    ([state(1, [("B", "E5")]), move(2, "W", "C3")], ["E5", "C3"], "B"),
+    # an event already covered by the state is a duplicate
+    ([state(2, [("B", "E5"), ("W", "C3")]), move(2, "W", "C3"), move(1, "B", "E5")], ["E5", "C3"], "B"),
+    # an early event waits for the one before it
+    ([started(), move(2, "W", "C3"), move(1, "B", "E5")], ["E5", "C3"], "B"),
+    # or for a state that covers the gap
+    ([started(), move(3, "B", "D4"), state(2, [("B", "E5"), ("W", "C3")])], ["E5", "C3", "D4"], "W"),
+    # an older state does not roll the game back
+    ([started(), move(1, "B", "E5"), move(2, "W", "C3"), state(1, [("B", "E5")])], ["E5", "C3"], "B"),
+    # pass and undo
+    ([started(), move(1, "B", "E5"), Passed(board_id=B, game_id=G, seq=2, move_number=2, color="W", ts=1002),
+      Undone(board_id=B, game_id=G, seq=3, move_number=2, color="W", vertex="pass", ts=1003)], ["E5"], "W"),
+    # a new game replaces the old one; a late state of the old one is ignored
+    ([started(), move(1, "B", "E5"), started("board-1-g2", ts=5000), state(1, [("B", "E5")])], [], "B"),
+])
+def test_board_tracker_folds_state_and_events(messages, moves, to_play):
+    board = fold(*messages)
+    assert [v for _, v in board.moves] == moves
+    assert board.to_play == to_play
+    assert board.stones.count(1) + board.stones.count(-1) == len([v for v in moves if v != "pass"])
+
+
+def test_replay_counts_captures_and_reports_illegal_records():
+    board = fold(started(), move(1, "B", "A2"), move(2, "W", "A1"), move(3, "B", "B1", ("A1",)))
+    assert board.capture_counts == {"B": 1, "W": 0} and board.replay_error is None
+    assert board.position_hash is not None and len(board.position_hash) == 16
+    bad = fold(started(), move(1, "B", "E5"), move(2, "W", "E5"))
+    assert "move 2 (W E5) is illegal here: occupied" in bad.replay_error and bad.position_hash is None
+
+
+BOARD_AFTER_CAPTURE = fold(started(), move(1, "B", "E5"))  # black played last: captured stones are white
+
+
+@pytest.mark.parametrize("kind, points, words", [
+    ("captures_not_removed", ["D4", "D5", "E5"], "Remove the 3 captured white stones at D4, D5 and E5."),
+    ("captures_not_removed", ["D4"], "Remove the captured white stone at D4."),
+    ("wrong_color", ["F4"], "A black stone was put at F4, but white is to play: take it away."),
+    ("two_stones", ["F4", "G5"], "2 new stones at F4 and G5: take away all but the one you meant to play."),
+    ("stone_lifted", ["C3"], "The stone at C3 was lifted: put it back."),
+    ("stone_lifted", ["C3", "C4"], "The stones at C3 and C4 were lifted: put them back."),
+    ("ko", ["D5"], "D5 retakes the ko at once, which the rules forbid: play elsewhere first."),
+    ("unclear_reading", ["A1"], "The sensors cannot read A1 clearly: centre the stone on its point."),
+])
+def test_problems_in_plain_words(kind, points, words):
+    assert problem_in_words(Problem(kind, tuple(points), "edge text"), BOARD_AFTER_CAPTURE) == words
+
+
+def test_the_live_page_follows_a_game(open_app, app_broker, stand_in_worker):
+    with ScriptedBoard(app_broker.config("board-1")) as board:
+        board.start("board-1-live")
+        board.play("E5 C4 D3")
+        at = open_app("views/live.py", app_broker)
+        feed = services(at).feed
+        assert feed.wait_for(lambda f: (b := f.board("board-1")) is not None and b.move_number == 3, 10)
+        at.run()
+        no_exceptions(at)
+        assert at.selectbox(key="live_board").value == "board-1"
+        svg = at.html[0].value
+        assert 'data-move-count="3"' in svg and svg.count('class="stone black"') == 2
+        assert "### White to play" in [m.value for m in at.markdown]
+        # the engine's answer for this very position, then the top five on the board
+        assert feed.wait_for(lambda f: f.answer_for(f.board("board-1")) is not None, 15)
+        at.run()
+        assert at.html[0].value.count('class="rec"') == 5
+        assert len(at.dataframe[0].value) == 5
+        board.play("G5")
+        board.raise_problem("stone_lifted", ["D3"], "Put the stone back on D3.")
+        assert feed.wait_for(lambda f: f.board("board-1").problem is not None, 10)
+        at.run()
+        no_exceptions(at)
+        svg = at.html[0].value
+        assert 'data-move-count="4"' in svg and 'class="problem" data-vertex="D3"' in svg
+        assert [e.value for e in at.error] == ["The stone at D3 was lifted: put it back."]
+        assert any("board online" in m.value and "1 engine worker online" in m.value for m in at.markdown)
+
+
+def test_without_a_broker_the_page_says_so(open_app):
+    at = open_app("views/live.py")
+    no_exceptions(at)
+    assert "No broker is configured" in at.info[0].value

@@ -1,0 +1,121 @@
+"""Play against the engine: the game model and its bus messages (tables), and the page
+(AppTest) with a real Mosquitto, the stand-in engine worker and the stand-in recorder,
+so that a web game ends up stored like a board's."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from dashboard.views.play_game import IllegalMove, PlayGame, dead_stones
+from gobuddy.bus.messages import BoardState, GameEvent
+from gobuddy.go.handicap import HandicapError
+from gobuddy.go.position import Position
+from tests.e2e.fixtures import (_migrated_sqlite, app_broker, app_db_url, app_store, no_exceptions,  # noqa: F401
+                                open_app, services, stand_in_recorder, stand_in_worker)
+
+
+def kinds(events: list[GameEvent]) -> list[tuple]:
+    out = []
+    for e in events:
+        d = e.to_dict()
+        out.append((d["type"], d["seq"], d["move_number"], d.get("color"), d.get("vertex"), d.get("result")))
+    return out
+
+
+def test_events_of_a_game():
+    game = PlayGame.new("web-1", human="B")
+    assert kinds(game.start()) == [("game_started", 0, 0, None, None, None)]
+    assert kinds(game.play("E5")) == [("move", 1, 1, "B", "E5", None)]
+    assert kinds(game.play("pass")) == [("pass", 2, 2, "W", None, None)]
+    assert kinds(game.play("C3")) == [("move", 3, 3, "B", "C3", None)]
+    # the engine (white) has not answered: undo takes back black's C3 only
+    assert kinds(game.undo()) == [("undo", 4, 3, "B", "C3", None)]
+    game.play("C3")
+    game.play("G7")  # the engine's answer
+    assert kinds(game.undo()) == [("undo", 7, 4, "W", "G7", None), ("undo", 8, 3, "B", "C3", None)]
+    assert game.moves == [("B", "E5"), ("W", "pass")] and game.to_play == "B"
+    assert kinds(game.resign("B")) == [("game_ended", 9, 2, None, None, "W+R")]
+    assert game.over and not game.engine_to_play
+    state = game.state()
+    assert isinstance(state, BoardState) and state.status == "ended" and state.seq == 9 and state.result == "W+R"
+    with pytest.raises(ValueError, match="over"):
+        game.play("D4")
+    for event in [*game.start(), state]:
+        event.validate()  # every message is valid on the wire
+
+
+def test_illegal_moves_are_refused_in_plain_words():
+    game = PlayGame.new("web-1")
+    game.play("E5")
+    with pytest.raises(IllegalMove, match="E5 is not possible: that point is occupied"):
+        game.play("E5")
+    assert len(game.moves) == 1
+
+
+def test_handicap_and_colours():
+    game = PlayGame.new("web-2", handicap=3, human="B", komi=0.5)
+    assert game.setup == [("B", "C3"), ("B", "G7"), ("B", "C7")]
+    assert game.first == "W" and game.engine_to_play  # white (the engine) moves first
+    assert game.undo() == []  # nothing of the human's to take back
+    with pytest.raises(HandicapError):
+        PlayGame.new("web-2", size=5, handicap=2)
+
+
+def test_counting_with_dead_stones():
+    game = PlayGame.new("web-1", size=5, komi=0.5)
+    for v in "B2 D4 B3 D3 B4 D2 C3 pass".split():
+        game.play(v)
+    own = [0.0] * 25
+    own[2 * 5 + 2] = -0.9  # the engine thinks black's C3 is dead
+    assert dead_stones(game.position(), own) == ["C3"]
+    events = game.end_by_score(["C3"])
+    assert events[0].result == game.result and game.reason == "score"
+    alive = PlayGame.new("web-1", size=5, komi=0.5)
+    alive.moves = list(game.moves)
+    assert alive.end_by_score([]).pop().result != game.result  # C3 counted alive changes the count
+
+
+def wait_until(condition, timeout_s: float = 15.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_playing_a_game_on_the_page(open_app, app_store, app_broker, stand_in_worker, stand_in_recorder):
+    at = open_app("views/play.py", app_broker)
+    no_exceptions(at)
+    assert at.get("form_submit_button")[0].label == "Start the game"
+    assert services(at).feed.wait_for(lambda f: f.connected(), 10)
+    at.button(key="FormSubmitter:play_new-Start the game").click().run(timeout=60)
+    no_exceptions(at)
+    game = at.session_state["play_game"]
+    assert game.board_id == "web-1" and game.moves == [] and not game.engine_to_play
+    assert at.get("plotly_chart"), "the clickable board"
+    at.text_input(key="play_typed_point").set_value("E5")
+    at.button(key="FormSubmitter:play_typed-Play").click().run(timeout=60)
+    no_exceptions(at)
+    game = at.session_state["play_game"]
+    assert len(game.moves) == 2 and game.moves[0] == ("B", "E5") and game.moves[1][0] == "W", game.moves
+    assert any("Your move" in m.value for m in at.markdown)
+    # a hint puts the engine's top five for black on the board
+    at.button(key="play_hint_button").click().run(timeout=60)
+    no_exceptions(at)
+    assert at.dataframe and len(at.dataframe[0].value) >= 1
+    at.text_input(key="play_typed_point").set_value("E5")
+    at.button(key="FormSubmitter:play_typed-Play").click().run(timeout=60)
+    assert [w.value for w in at.warning] == ["E5 is not possible: that point is occupied"]
+    at.button(key="play_undo").click().run(timeout=60)
+    assert at.session_state["play_game"].moves == []
+    at.button(key="play_resign").click().run(timeout=60)
+    no_exceptions(at)
+    assert any(s.value == "Game over: W+R (resignation)" for s in at.success)
+    # the recorder stored the web game from the bus, like a board's
+    assert wait_until(lambda: (g := app_store.list_games().games) and g[0].result == "W+R")
+    stored = app_store.get_game(game.game_id)
+    assert stored.game.mode == "vs_engine" and stored.game.board_id == "web-1" and stored.moves == ()
+    assert stored.game.black == "guest" and stored.game.white == "gobuddy"
