@@ -16,9 +16,11 @@ the game expects:
 
 A board with uncertain points (a hand over it, a stone half off its point) is never
 used; if it lasts ``lasting_s`` it becomes an ``unclear_reading`` problem. A new stone
-on a corner point must also last ``lasting_s``: a hand resting diagonally off a corner
-can shade that one point like a stone while its two neighbours stay bright, so there
-the board cannot tell and only time does (1-1 points are rarely played).
+on a corner point must stay ``corner_wait_s`` before it counts: a hand resting
+diagonally off a corner can shade that one point like a stone while its two neighbours
+stay bright, so there the board cannot tell and only time does (1-1 points are rarely
+played). A waiting corner stone that stays is played first even if another stone
+appears meanwhile.
 
 Buttons: pass and undo change the game directly (``press``); after an undo button the
 board must first be set back to the recorded position (a ``board_mismatch`` problem
@@ -65,12 +67,12 @@ Event = Union[MovePlayed, Passed, Undone, GameEnded, ProblemRaised, ProblemClear
 class ReconcileConfig:
     """``stability`` of the board reading; ``max_undo_moves``: how many stone moves back
     a restored earlier position may reach (2 lets a player take back their move and
-    the engine's reply at once); ``corners_wait``: a stone on a corner point counts
-    only once the board has lasted ``stability.lasting_s``."""
+    the engine's reply at once); ``corner_wait_s``: how long a new stone on a corner
+    point must stay before it counts (0: no wait)."""
 
     stability: StabilityConfig = field(default_factory=StabilityConfig)
     max_undo_moves: int = 2
-    corners_wait: bool = True
+    corner_wait_s: float = 3.0
 
 
 class Reconciler:
@@ -87,7 +89,8 @@ class Reconciler:
         self.stabiliser = Stabiliser(config.stability)
         self.problem: Problem | None = None
         self.stable: tuple[int, ...] | None = None  # the last clear stable board
-        self._lasting = False  # ... and whether it has lasted ``lasting_s``
+        self._now = 0.0  # time of the latest sighting
+        self._corner: tuple[int, int, float] | None = None  # waiting (point, class, since)
         self.pending: tuple[int, ...] = ()  # captured stones still on the board
         self.led = LED_OFF
         self._after_undo = False
@@ -113,10 +116,18 @@ class Reconciler:
 
     def observe(self, sighting: Sighting) -> list[Event]:
         """One classified frame."""
+        self._now = sighting.t
+        corner = self._corner
+        if corner is not None and sighting.board[corner[0]] != corner[1] and corner[0] not in sighting.uncertain:
+            self._corner = corner = None
         stable = self.stabiliser.push(sighting)
-        if stable is None or self.game.ended:
+        if self.game.ended:
             return []
-        return self._with_led(self._on_stable(stable))
+        if stable is not None:
+            return self._with_led(self._on_stable(stable))
+        if corner is not None and sighting.t - corner[2] >= self.config.corner_wait_s:
+            return self._with_led(self._evaluate())
+        return []
 
     def press(self, button: str) -> list[Event]:
         """A board button: ``pass`` and ``undo`` act here; others (hint, new game, ...)
@@ -179,7 +190,7 @@ class Reconciler:
     def _on_stable(self, stable: StableBoard) -> list[Event]:
         if stable.uncertain:
             return self._settle(unclear(stable.uncertain, self.game.size)) if stable.lasting else []
-        self.stable, self._lasting = stable.board, stable.lasting
+        self.stable = stable.board
         return self._evaluate()
 
     def _evaluate(self) -> list[Event]:
@@ -203,6 +214,16 @@ class Reconciler:
                 return events
         if len(diff.added) == 1 and not diff.recoloured and self._only_own_captures_gone(diff):
             return self._new_stone(diff, board)
+        corner = self._corner
+        if corner is not None and len(diff.added) == 2 and corner[:2] in diff.added:
+            if self._now - corner[2] < self.config.corner_wait_s:
+                return []  # the corner stone came first: wait for it, then see the other
+            rest = BoardDiff(tuple(a for a in diff.added if a[0] != corner[0]), (), (), diff.leftover)
+            first = BoardDiff((corner[:2],), (), (), diff.leftover)
+            events = self._new_stone(first, board)
+            if self.game.move_number and self.game.last_stone_move().point == corner[0]:
+                return events + self._evaluate()
+            return events if rest else events
         return self._settle(diagnose(diff, self._context()))
 
     def _leftovers(self, board: tuple[int, ...]) -> dict[int, int]:
@@ -245,8 +266,12 @@ class Reconciler:
         reason = pos.illegal_reason(point)
         if reason is not None:
             return self._settle(illegal(point, pos.to_play, reason, size))
-        if self.config.corners_wait and not self._lasting and _is_corner(point, size):
-            return []
+        if self.config.corner_wait_s > 0 and _is_corner(point, size):
+            if self._corner is None or self._corner[:2] != (point, seen):
+                self._corner = (point, seen, self._now)
+            if self._now - self._corner[2] < self.config.corner_wait_s:
+                return []
+        self._corner = None
         events = self._settle(None)
         events.append(game.play(point))
         self._forget_requests()
