@@ -59,7 +59,7 @@ def main(argv: list[str]) -> None:
         st.stop()
     services = services_for(config)
     set_current(services)
-    pages = [st.Page(path, title=title, icon=icon, default=index == 0)
+    pages = [st.Page(path, title=title, icon=icon, url_path=title.lower(), default=index == 0)
              for index, (path, title, icon) in enumerate(PAGES)]
     page = st.navigation(pages)
     sidebar(services)

@@ -302,7 +302,8 @@ class LiveFeed:
         state: BoardState = received.message  # type: ignore[assignment]
         arrived = self._clock()
         with self._changed:
-            self._delays.append(("board_state", arrived - state.ts))
+            if not received.retain:  # a retained state may be old: its age is no delay
+                self._delays.append(("board_state", arrived - state.ts))
             changed = self._tracker(state.board_id).apply_state(state, arrived)
             self._changed.notify_all()
         if changed:

@@ -1,19 +1,22 @@
 """The recorder: ``python -m dashboard.recorder`` persists what crosses the broker.
 
-    python -m dashboard.recorder --host 127.0.0.1 --port 1883 --username recorder \\
-        --password-file var/broker/recorder.password --db sqlite:///data/gobuddy.db
+    python -m dashboard.recorder --broker-host 127.0.0.1 --broker-port 1883 --username recorder \\
+        --credentials var/broker/credentials.json --db sqlite:///data/gobuddy.db
+
+Broker options are the shared ones of ``gobuddy.bus.cli``.
 
 At start it brings the database to the newest schema (``upgrade_to_head``), then keeps a
 persistent MQTT session (clean_start=False on every connect, first included, with a
 Session Expiry Interval: the broker queues what arrives while the recorder is away, across
 broker restarts too) subscribed to:
 
-| filter                                  | stored through ``dashboard.ingest`` as      |
-|-----------------------------------------|---------------------------------------------|
-| ``gobuddy/v1/board/+/event``            | game_event (every event, keyed by game, seq) |
-| ``gobuddy/v1/status/board/+``           | status (boards' presence)                    |
-| ``gobuddy/v1/engine/response/+/+``      | engine_answer: every final answer the ACL lets it read (hints, the dashboard's analyses, genmoves); errors are skipped |
-| ``gobuddy/v1/board/+/led``              | engine_answer (a copy of a board's hint; a duplicate changes nothing) |
+| filter                             | stored through ``dashboard.ingest`` as                  |
+|------------------------------------|---------------------------------------------------------|
+| ``gobuddy/v1/board/+/event``       | game_event (every event, keyed by game and seq)         |
+| ``gobuddy/v1/status/board/+``      | status (the boards' presence)                           |
+| ``gobuddy/v1/engine/response/+/+`` | engine_answer: every final answer it may read (hints,   |
+|                                    | the dashboard's analyses, genmoves); errors are skipped |
+| ``gobuddy/v1/board/+/led``         | engine_answer (copies of boards' own hints: no news)    |
 
 Each message is applied in its own transaction and acknowledged only after it committed
 (the bus client acknowledges a QoS 1 message when its handler returns): a database
@@ -45,7 +48,10 @@ from sqlalchemy.exc import SQLAlchemyError
 from dashboard.config import DEFAULT_DB_URL
 from dashboard.ingest import ingest
 from dashboard.store import Store
+from dashboard.store.engine import DEFAULT_BUSY_TIMEOUT_MS, make_engine
+from dashboard.store.migrate import upgrade_to_head
 from gobuddy.bus import topics
+from gobuddy.bus.cli import add_broker_arguments, bus_config_from_args
 from gobuddy.bus.client import BusClient
 from gobuddy.bus.config import BusConfig
 from gobuddy.bus.inbox import Received
@@ -56,11 +62,14 @@ RESPONSES_FILTER = f"{topics.ROOT}/engine/response/+/+"  # no builder in gobuddy
 
 @dataclass(frozen=True)
 class RecorderConfig:
-    """How the recorder runs. ``retry_min_s``/``retry_max_s``: the capped backoff while
-    the database fails; ``status_interval_s``: how often the counters are published."""
+    """How the recorder runs. ``sqlite_busy_timeout_ms``: how long an SQLite write waits
+    for another writer's lock before it counts as a database error (other databases
+    ignore it); ``retry_min_s``/``retry_max_s``: the capped backoff while the database
+    fails; ``status_interval_s``: how often the counters are published."""
 
     bus: BusConfig
     db_url: str = DEFAULT_DB_URL
+    sqlite_busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS
     retry_min_s: float = 0.2
     retry_max_s: float = 10.0
     status_interval_s: float = 10.0
@@ -72,6 +81,8 @@ class RecorderConfig:
             raise ValueError("bus.persistent_session: the recorder needs a persistent session")
         if "://" not in self.db_url:
             raise ValueError(f"--db: {self.db_url!r} is not a database URL (e.g. {DEFAULT_DB_URL})")
+        if self.sqlite_busy_timeout_ms < 0:
+            raise ValueError(f"--sqlite-busy-timeout: {self.sqlite_busy_timeout_ms} ms is negative")
         if not 0 < self.retry_min_s <= self.retry_max_s:
             raise ValueError("retry_min_s must be > 0 and <= retry_max_s")
 
@@ -87,13 +98,15 @@ class Recorder:
         self._status_thread: threading.Thread | None = None
         self.counts = {"applied": 0, "duplicate": 0, "pending": 0, "ignored": 0, "rejected": 0, "db_retries": 0}
 
-    def start(self) -> None:
+    def start(self, stop: threading.Event | None = None) -> None:
         """Migrate and open the database, then connect (retrying while the broker is
-        unreachable). Raises ``ConnectionRefusedError`` for a refused account and the
-        database's errors when it cannot be opened."""
+        unreachable, until ``stop`` is set). Raises ``ConnectionRefusedError`` for a
+        refused account and the database's errors when it cannot be opened."""
         prepare_sqlite_dir(self.config.db_url)
-        self.store = Store.open(self.config.db_url, migrate=True)
-        while not self._stopping.is_set():
+        engine = make_engine(self.config.db_url, busy_timeout_ms=self.config.sqlite_busy_timeout_ms)
+        upgrade_to_head(engine)
+        self.store = Store(engine)
+        while not (self._stopping.is_set() or (stop is not None and stop.is_set())):
             client = BusClient(self.config.bus, logger=logging.getLogger(f"gobuddy.bus.{self.config.bus.client_id}"))
             for topic_filter in (topics.boards_filter("event"), topics.status_filter("board"), RESPONSES_FILTER,
                                  topics.boards_filter("led")):
@@ -106,6 +119,8 @@ class Recorder:
                 continue
             self.client = client
             break
+        else:
+            return
         self._status_thread = threading.Thread(target=self._status_loop, name="recorder-status", daemon=True)
         self._status_thread.start()
         log.info("recorder %s ready: database %s", self.config.bus.client_id,
@@ -123,7 +138,7 @@ class Recorder:
     def run(self, stop: threading.Event) -> None:
         """``start``, record until ``stop`` is set, then ``stop``."""
         try:
-            self.start()
+            self.start(stop)
             stop.wait()
         finally:
             self.stop()
@@ -181,22 +196,16 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m dashboard.recorder",
                                 description="Go Learning Buddy recorder: stores game events, presence and engine "
                                             "answers from the broker in the SQL history.")
-    group = p.add_argument_group("broker")
-    group.add_argument("--host", default="127.0.0.1", help="MQTT broker host (default 127.0.0.1)")
-    group.add_argument("--port", type=int, default=1883, help="MQTT broker port (default 1883)")
-    group.add_argument("--username", default="recorder", help="broker account (default recorder)")
-    group.add_argument("--password", default=None, help="broker password (prefer --password-file)")
-    group.add_argument("--password-file", type=Path, default=None, help="file whose first line is the password")
-    group.add_argument("--tls-ca-file", default=None, help="CA certificate: connect with TLS")
-    group.add_argument("--tls-cert-file", default=None, help="client certificate (with --tls-key-file)")
-    group.add_argument("--tls-key-file", default=None, help="client key (with --tls-cert-file)")
-    group.add_argument("--tls-insecure", action="store_true", help="skip the server host name check (tests only)")
+    add_broker_arguments(p, default_username="recorder")
     p.add_argument("--client-id", default="recorder",
                    help="MQTT client id; keep it stable: the persistent session belongs to it (default recorder)")
     p.add_argument("--session-expiry", type=int, default=7 * 24 * 3600,
                    help="seconds the broker keeps the session while the recorder is away (default 7 days)")
     p.add_argument("--db", "--db-url", dest="db", default=DEFAULT_DB_URL,
-                   help=f"SQLAlchemy URL of the history, e.g. postgresql+psycopg://user@host/db (default {DEFAULT_DB_URL})")
+                   help="SQLAlchemy URL of the history, e.g. postgresql+psycopg://user@host/db "
+                        f"(default {DEFAULT_DB_URL})")
+    p.add_argument("--sqlite-busy-timeout", type=int, default=DEFAULT_BUSY_TIMEOUT_MS,
+                   help=f"ms an SQLite write waits for another writer (default {DEFAULT_BUSY_TIMEOUT_MS})")
     p.add_argument("--status-interval", type=float, default=10.0, help="seconds between status updates (default 10)")
     p.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     return p
@@ -206,21 +215,11 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[RecorderConfig, str]:
     """(the recorder's configuration, the log level); usage errors name the argument."""
     p = parser()
     args = p.parse_args(argv)
-    password = args.password
-    if args.password_file is not None:
-        if password is not None:
-            p.error("give --password or --password-file, not both")
-        try:
-            lines = args.password_file.read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            p.error(f"--password-file: {exc}")
-        password = lines[0].strip() if lines else ""
     try:
-        bus = BusConfig(client_id=args.client_id, role="recorder", host=args.host, port=args.port,
-                        username=args.username, password=password, tls_ca_file=args.tls_ca_file,
-                        tls_cert_file=args.tls_cert_file, tls_key_file=args.tls_key_file,
-                        tls_insecure=args.tls_insecure, persistent_session=True, session_expiry_s=args.session_expiry)
-        config = RecorderConfig(bus=bus, db_url=args.db, status_interval_s=args.status_interval)
+        bus = bus_config_from_args(args, role="recorder", client_id=args.client_id, persistent_session=True,
+                                   session_expiry_s=args.session_expiry)
+        config = RecorderConfig(bus=bus, db_url=args.db, sqlite_busy_timeout_ms=args.sqlite_busy_timeout,
+                                status_interval_s=args.status_interval)
     except ValueError as exc:
         p.error(str(exc))
     return config, args.log_level

@@ -15,9 +15,9 @@ margin; the same margin either side of a threshold is the uncertain band, and a 
 reading noticeably darker than its own settled level (shaded by a hand) is uncertain
 too (see ``ClassifierConfig``).
 
-``Stabiliser`` reports a sighting once it has been identical (classes and uncertain
-points) for ``min_frames`` frames spanning ``settle_s`` seconds, and a second time
-(``lasting``) once it has lasted ``lasting_s``. Time comes only from the
+``Stabiliser`` reports a board once its classes have held, with no uncertain point,
+for ``min_frames`` frames spanning ``settle_s`` seconds; a board that holds
+``lasting_s`` without ever clearing is reported as unclear. Time comes only from the
 frames' timestamps, never from a clock, so replays are deterministic. Not done here:
 deciding what a stable board means for the game (``edge.reconcile``).
 """
@@ -94,8 +94,10 @@ class Sighting:
 
 @dataclass(frozen=True)
 class ClassifierConfig:
-    """``hysteresis``: margin either side of a threshold, as a fraction of the gap
-    between the two levels it separates.
+    """``hysteresis``: margin either side of the empty/stone threshold, as a fraction
+    of the gap between the two levels; ``colour_hysteresis`` the same for the
+    black/white threshold (narrower: stones set off-centre read lighter, and shaded
+    white stones are caught by the shade test below).
 
     Shade: a point reading darker than its own settled level by more than ``shade`` of
     that level, and at least ``shade_min``, is *shaded* (a hand is over it) and
@@ -103,21 +105,26 @@ class ClassifierConfig:
     below the ambient. A hand's shadow darkens a patch of points, stones included; a
     stone darkens one point; so a "new stone" whose neighbours went dim is not trusted.
     The shade test reads a smoothed ratio (weight ``smoothing`` per frame) so that the
-    small drop of a shaded black stone stands out of the noise. A point's level
-    settles after ``settle_frames`` frames in one class and then follows slowly
-    (``reference_rate``) while it is not shaded.
+    small drop of a shaded black stone stands out of the noise. A point's level is
+    the reading itself until the point has kept its class ``settle_frames`` frames;
+    from then on it is checked, and follows the reading up quickly (``rise_rate`` per frame), down at ``fall_rate``, and down only
+    at ``shaded_fall_rate`` while shaded, so a hand held still is noticed for seconds
+    but a level learned from a bad moment cannot stay wrong for ever.
 
     ``ambient_rate``: weight of each frame in the ambient estimate (0.1 at 25 Hz follows
-    a change in about half a second). ``min_empty``: below this many empty points the
-    ambient estimate uses the 90th percentile of all ratios instead of the empty
-    points' median."""
+    a change in about half a second), the median ratio of the points that were empty
+    and certain in the previous frame; below ``min_empty`` such points it uses the 90th
+    percentile of all ratios."""
 
     hysteresis: float = 0.12
+    colour_hysteresis: float = 0.08
     shade: float = 0.07
     shade_min: float = 0.03
     smoothing: float = 0.5
-    settle_frames: int = 8
-    reference_rate: float = 0.05
+    settle_frames: int = 50
+    rise_rate: float = 0.2
+    fall_rate: float = 0.05
+    shaded_fall_rate: float = 0.01
     ambient_rate: float = 0.1
     min_empty: int = 4
 
@@ -139,7 +146,7 @@ class Classifier:
             b, w = calibration.black_level, calibration.white_level
             assert b is not None and w is not None
             self._t_occ, self._h_occ = (1.0 + w) / 2, hf * (1.0 - w)
-            self._t_col, self._h_col = (b + w) / 2, hf * (w - b)
+            self._t_col, self._h_col = (b + w) / 2, config.colour_hysteresis * (w - b)
         else:
             s = calibration.stone_level
             self._t_occ, self._h_occ = (1.0 + s) / 2, hf * (1.0 - s)
@@ -149,6 +156,7 @@ class Classifier:
     def reset(self) -> None:
         """Forget the past (after a recalibration or a long interruption)."""
         self._state: np.ndarray | None = None
+        self._clear = np.zeros(self._base.shape, dtype=bool)  # empty and certain last frame
         self._reference = np.ones_like(self._base)
         self._smooth: np.ndarray | None = None
         self._age = np.zeros(self._base.shape, dtype=np.int32)
@@ -167,8 +175,8 @@ class Classifier:
         state = self._state
         cfg = self.config
         if state is not None:
-            empty = state == EMPTY
-            level = float(np.median(r0[empty])) if empty.sum() >= cfg.min_empty else float(np.quantile(r0, 0.9))
+            clear = self._clear
+            level = float(np.median(r0[clear])) if clear.sum() >= cfg.min_empty else float(np.quantile(r0, 0.9))
             self.ambient += cfg.ambient_rate * (level - self.ambient)
         r = r0 / self.ambient
         t_occ, h_occ = self._t_occ, self._h_occ
@@ -190,6 +198,7 @@ class Classifier:
             new = np.where(occupied, STONE, EMPTY).astype(np.int8)
         uncertain |= self._shaded(r, new)
         self._state = new
+        self._clear = (new == EMPTY) & ~uncertain
         return Sighting(frame.t, tuple(new.tolist()), tuple(np.flatnonzero(uncertain).tolist()), frame.seq)
 
     def _shaded(self, r: np.ndarray, new: np.ndarray) -> np.ndarray:
@@ -204,42 +213,45 @@ class Classifier:
         settled = age >= cfg.settle_frames
         shaded = np.where(settled, smooth < ref - np.maximum(cfg.shade * ref, cfg.shade_min),
                           (new == EMPTY) & (smooth < 1.0 - cfg.shade))
-        rate = np.maximum(cfg.reference_rate, 1.0 / (age + 1))
-        self._reference = np.where(same, np.where(shaded, ref, ref + rate * (smooth - ref)), smooth)
+        rate = np.where(smooth > ref, cfg.rise_rate, np.where(shaded, cfg.shaded_fall_rate, cfg.fall_rate))
+        self._reference = np.where(settled, ref + rate * (smooth - ref), smooth)
         self._smooth, self._age = smooth, age
         return shaded
 
 
 @dataclass(frozen=True)
 class StabilityConfig:
-    """A sighting counts once seen identically in ``min_frames`` frames over at least
-    ``settle_s`` seconds, and is reported again once it has lasted ``lasting_s``. A gap of more than ``max_gap_s`` between frames restarts the count
-    (nobody saw what happened meanwhile); a lost frame or two (a sequence gap within
-    that time) does not."""
+    """A board (the classes of all points) counts once it has held, with no uncertain
+    point anywhere, for ``min_frames`` frames spanning ``settle_s`` seconds. A board
+    that holds ``lasting_s`` without ever being clear is reported as unclear. A gap of
+    more than ``max_gap_s`` between frames restarts the count (nobody saw what
+    happened meanwhile); a lost frame or two (a sequence gap within that time) does
+    not."""
 
     min_frames: int = 5
     settle_s: float = 0.3
-    lasting_s: float = 1.5
+    lasting_s: float = 3.0
     max_gap_s: float = 0.25
 
 
 @dataclass(frozen=True)
 class StableBoard:
-    """A board that held still: ``board`` and ``uncertain`` as in ``Sighting``, stable
-    since ``since`` and reported at ``t``; ``lasting`` marks the second report, after
-    ``lasting_s``."""
+    """A board that held still: ``board`` as in ``Sighting``, clear (no uncertain
+    point) since ``since`` and reported at ``t``; or, with ``lasting`` set, a board that
+    held ``lasting_s`` without becoming clear, with the points last seen ``uncertain``."""
 
     t: float
     since: float
     board: tuple[int, ...]
-    uncertain: tuple[int, ...]
+    uncertain: tuple[int, ...] = ()
     lasting: bool = False
 
 
 class Stabiliser:
-    """Turns a stream of sightings into the stable boards among them (each reported
-    when it settles and again when it has lasted). Not checked: that sightings come
-    from one board."""
+    """Turns a stream of sightings into the stable boards among them: each board once
+    when it has held clear, or once as unclear when it held but never cleared (after
+    which the next clear board is reported even if it was reported before). Not
+    checked: that sightings come from one board."""
 
     def __init__(self, config: StabilityConfig = StabilityConfig()) -> None:
         self.config = config
@@ -247,30 +259,43 @@ class Stabiliser:
 
     def reset(self) -> None:
         """Forget the current run and what was last reported."""
-        self._key: tuple | None = None
+        self._key: tuple[int, ...] | None = None
         self._since = 0.0
         self._count = 0
+        self._clear_since: float | None = None
+        self._clear_count = 0
+        self._unclear: tuple[int, ...] = ()
         self._last_t: float | None = None
-        self._reported: tuple | None = None
+        self._reported: tuple[int, ...] | None = None
         self._lasting_done = False
+
+    def settled(self) -> bool:
+        """True unless the board now differs from the one last reported (it is changing
+        and has not settled yet). True before any sighting."""
+        return self._key is None or self._key == self._reported
 
     def push(self, s: Sighting) -> StableBoard | None:
         """Add the next sighting; return a ``StableBoard`` when one is due, else ``None``."""
         cfg = self.config
-        key = (s.board, s.uncertain)
         gap = self._last_t is not None and (s.t - self._last_t > cfg.max_gap_s or s.t < self._last_t)
         self._last_t = s.t
-        if gap or key != self._key:
-            self._key, self._since, self._count, self._lasting_done = key, s.t, 1, False
+        if gap or s.board != self._key:
+            self._key, self._since, self._count, self._lasting_done = s.board, s.t, 0, False
+            self._clear_since, self._clear_count = None, 0
+        self._count += 1
+        if s.uncertain:
+            self._clear_since, self._clear_count, self._unclear = None, 0, s.uncertain
         else:
-            self._count += 1
-        if self._count < cfg.min_frames:
-            return None
-        held = s.t - self._since
-        if key != self._reported and held >= cfg.settle_s:
-            self._reported = key
-            return StableBoard(s.t, self._since, s.board, s.uncertain)
-        if key == self._reported and not self._lasting_done and held >= cfg.lasting_s:
+            if self._clear_since is None:
+                self._clear_since = s.t
+            self._clear_count += 1
+        if (self._key != self._reported and self._clear_since is not None
+                and self._clear_count >= cfg.min_frames and s.t - self._clear_since >= cfg.settle_s):
+            self._reported = self._key
+            return StableBoard(s.t, self._clear_since, s.board)
+        if (self._key != self._reported and not self._lasting_done and self._count >= cfg.min_frames
+                and s.t - self._since >= cfg.lasting_s):
             self._lasting_done = True
-            return StableBoard(s.t, self._since, s.board, s.uncertain, lasting=True)
+            self._reported = None
+            return StableBoard(s.t, self._since, s.board, self._unclear, lasting=True)
         return None

@@ -20,10 +20,11 @@ on a corner point must stay ``corner_wait_s`` before it counts: a hand resting
 diagonally off a corner can shade that one point like a stone while its two neighbours
 stay bright, so there the board cannot tell and only time does (1-1 points are rarely
 played). A waiting corner stone that stays is played first even if another stone
-appears meanwhile.
+appears or the pass button is pressed meanwhile (the pass waits for it).
 
-Buttons: pass and undo change the game directly (``press``); after an undo button the
-board must first be set back to the recorded position (a ``board_mismatch`` problem
+Buttons: pass and undo change the game (``press``), once the board has settled: a
+press while a stone is still settling waits for it; after an undo button the board
+must first be set back to the recorded position (a ``board_mismatch`` problem
 until it is), so the stone still lying there is not read as a new move. Against the
 engine, ``expect_engine_move`` gives the point where the engine's stone must go (its
 LED lights); a stone elsewhere is ``engine_stone_misplaced``. ``show_hint`` lights a
@@ -68,11 +69,13 @@ class ReconcileConfig:
     """``stability`` of the board reading; ``max_undo_moves``: how many stone moves back
     a restored earlier position may reach (2 lets a player take back their move and
     the engine's reply at once); ``corner_wait_s``: how long a new stone on a corner
-    point must stay before it counts (0: no wait)."""
+    point must stay before it counts (0: no wait); ``button_wait_s``: the longest a
+    button press waits for the board to settle."""
 
     stability: StabilityConfig = field(default_factory=StabilityConfig)
     max_undo_moves: int = 2
-    corner_wait_s: float = 3.0
+    corner_wait_s: float = 1.0
+    button_wait_s: float = 2.0
 
 
 class Reconciler:
@@ -91,6 +94,7 @@ class Reconciler:
         self.stable: tuple[int, ...] | None = None  # the last clear stable board
         self._now = 0.0  # time of the latest sighting
         self._corner: tuple[int, int, float] | None = None  # waiting (point, class, since)
+        self._queued: list[tuple[str, float]] = []  # button presses waiting for the board
         self.pending: tuple[int, ...] = ()  # captured stones still on the board
         self.led = LED_OFF
         self._after_undo = False
@@ -109,52 +113,68 @@ class Reconciler:
     def feed(self, item: BoardInput) -> list[Event]:
         """One frame (classified here) or button press."""
         if isinstance(item, ButtonPress):
-            return self.press(item.button)
+            return self.press(item.button, item.t)
         if self.classifier is None:
             raise ValueError("this Reconciler has no classifier: pass sightings to observe()")
         return self.observe(self.classifier.classify(item))
 
     def observe(self, sighting: Sighting) -> list[Event]:
         """One classified frame."""
-        self._now = sighting.t
+        before, self._now = self._now, sighting.t
         corner = self._corner
-        if corner is not None and sighting.board[corner[0]] != corner[1] and corner[0] not in sighting.uncertain:
-            self._corner = corner = None
         stable = self.stabiliser.push(sighting)
         if self.game.ended:
             return []
+        events: list[Event] = []
         if stable is not None:
-            return self._with_led(self._on_stable(stable))
-        if corner is not None and sighting.t - corner[2] >= self.config.corner_wait_s:
-            return self._with_led(self._evaluate())
-        return []
+            events = self._on_stable(stable)
+        elif corner is not None and before < corner[2] + self.config.corner_wait_s <= sighting.t:
+            events = self._evaluate()
+        if self._queued and (not self._busy() or sighting.t - self._queued[0][1] >= self.config.button_wait_s):
+            while self._queued:
+                events += self._apply(self._queued.pop(0)[0])
+        return self._with_led(events)
 
-    def press(self, button: str) -> list[Event]:
-        """A board button: ``pass`` and ``undo`` act here; others (hint, new game, ...)
-        belong to the service and return no events."""
-        if button == "pass":
-            return self.press_pass()
-        if button == "undo":
-            return self.press_undo()
-        return []
+    def press(self, button: str, t: float | None = None) -> list[Event]:
+        """A board button pressed at ``t`` (default: the latest frame's time): ``pass``
+        and ``undo`` act here; others (hint, new game, ...) belong to the service and
+        return no events. While the board is still changing (a stone just placed has
+        not settled, a corner stone waits) the press waits, at most ``button_wait_s``,
+        so that what happened on the board before the press counts first."""
+        if button not in ("pass", "undo") or self.game.ended:
+            return []
+        if self._queued or self._busy():
+            self._queued.append((button, self._now if t is None else t))
+            return []
+        return self._with_led(self._apply(button))
 
     def press_pass(self) -> list[Event]:
-        """The side to move passes; ignored when the game is over or the engine is to move
+        """``press("pass")``: the side to move passes; ignored when the engine is to move
         (the engine's pass comes through ``expect_engine_move``)."""
-        if self.game.ended or self.game.is_engine_turn():
-            return []
-        events: list[Event] = [self.game.pass_move()]
-        self._forget_requests()
-        return self._with_led(events + self._evaluate())
+        return self.press("pass")
 
     def press_undo(self) -> list[Event]:
-        """Take back the last move; the board must then be set back to match."""
-        if self.game.ended or self.game.move_number == 0:
+        """``press("undo")``: take back the last move; the board must then be set back."""
+        return self.press("undo")
+
+    def _busy(self) -> bool:
+        return self._corner is not None or not self.stabiliser.settled()
+
+    def _apply(self, button: str) -> list[Event]:
+        game = self.game
+        if game.ended:
             return []
-        events: list[Event] = [self.game.undo()]
+        if button == "pass":
+            if game.is_engine_turn():
+                return []
+            events: list[Event] = [game.pass_move()]
+        else:
+            if game.move_number == 0:
+                return []
+            events = [game.undo()]
+            self._after_undo = True
         self._forget_requests()
-        self._after_undo = True
-        return self._with_led(events + self._evaluate())
+        return events + self._evaluate()
 
     def expect_engine_move(self, point: int, move_number: int) -> list[Event]:
         """The engine's answer for the position after ``move_number`` moves: a flat point
@@ -188,8 +208,8 @@ class Reconciler:
 
     # ------------------------------------------------------------------ deciding
     def _on_stable(self, stable: StableBoard) -> list[Event]:
-        if stable.uncertain:
-            return self._settle(unclear(stable.uncertain, self.game.size)) if stable.lasting else []
+        if stable.lasting:
+            return self._settle(unclear(stable.uncertain, self.game.size))
         self.stable = stable.board
         return self._evaluate()
 
@@ -197,6 +217,8 @@ class Reconciler:
         board, game = self.stable, self.game
         if board is None or game.ended:
             return []
+        if self._corner is not None and board[self._corner[0]] != self._corner[1]:
+            self._corner = None  # the waiting corner stone is gone (or changed): forget it
         diff = board_diff(game.position.board, board, self._leftovers(board))
         self.pending = diff.leftover
         if diff.matches:
@@ -215,15 +237,13 @@ class Reconciler:
         if len(diff.added) == 1 and not diff.recoloured and self._only_own_captures_gone(diff):
             return self._new_stone(diff, board)
         corner = self._corner
-        if corner is not None and len(diff.added) == 2 and corner[:2] in diff.added:
+        if corner is not None and corner[:2] in diff.added and not diff.removed and not diff.recoloured:
+            # The waiting corner stone came first: once it has stayed, play it, then the rest.
             if self._now - corner[2] < self.config.corner_wait_s:
-                return []  # the corner stone came first: wait for it, then see the other
-            rest = BoardDiff(tuple(a for a in diff.added if a[0] != corner[0]), (), (), diff.leftover)
-            first = BoardDiff((corner[:2],), (), (), diff.leftover)
-            events = self._new_stone(first, board)
-            if self.game.move_number and self.game.last_stone_move().point == corner[0]:
-                return events + self._evaluate()
-            return events if rest else events
+                return []
+            events = self._new_stone(BoardDiff((corner[:2],), (), (), diff.leftover), board)
+            last = self.game.last_stone_move()
+            return events + self._evaluate() if last is not None and last.point == corner[0] else events
         return self._settle(diagnose(diff, self._context()))
 
     def _leftovers(self, board: tuple[int, ...]) -> dict[int, int]:

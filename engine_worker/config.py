@@ -1,14 +1,14 @@
 """``WorkerConfig``: everything an engine worker needs, built from its command line.
 
-    python -m engine_worker --host 127.0.0.1 --port 1883 --username engine \\
-        --password-file var/broker/engine.password --model models/gobuddy-9x9.onnx \\
+    python -m engine_worker --broker-host 127.0.0.1 --broker-port 1883 --username engine \\
+        --credentials var/broker/credentials.json --model models/gobuddy-9x9.onnx \\
         --visits 5000 --threads 1 --worker-id engine-pc1-0 --share-group engine
 
 ``parse_args`` turns arguments into a ``WorkerConfig`` (argparse errors exit with status
-2 and name the argument, including a model file that does not exist). Nothing here reads
-the environment. Sessions are deliberately clean (not persistent): see
-``engine_worker.worker`` for what Mosquitto 2.0.11 does with a shared subscriber's
-session when the subscriber dies.
+2 and name the argument, including a model file that does not exist). The broker options
+are the shared ones of ``gobuddy.bus.cli``. Nothing here reads the environment.
+Sessions are deliberately clean (not persistent): see ``engine_worker.worker`` for what
+Mosquitto 2.0.11 does with a shared subscriber's session when the subscriber dies.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from gobuddy.bus.cli import add_broker_arguments, bus_config_from_args
 from gobuddy.bus.config import BusConfig
 from gobuddy.bus.topics import ENGINE_GROUP, TopicError, check_client_id, shared
 
@@ -74,40 +75,14 @@ def default_worker_id() -> str:
     return f"engine-{host or 'host'}-{os.getpid()}"
 
 
-def add_broker_arguments(parser: argparse.ArgumentParser, *, username: str) -> None:
-    """The broker options every service shares (host, port, account, TLS)."""
-    group = parser.add_argument_group("broker")
-    group.add_argument("--host", default="127.0.0.1", help="MQTT broker host (default 127.0.0.1)")
-    group.add_argument("--port", type=int, default=1883, help="MQTT broker port (default 1883)")
-    group.add_argument("--username", default=username, help=f"broker account (default {username})")
-    group.add_argument("--password", default=None, help="broker password (prefer --password-file)")
-    group.add_argument("--password-file", type=Path, default=None, help="file whose first line is the password")
-    group.add_argument("--tls-ca-file", default=None, help="CA certificate: connect with TLS")
-    group.add_argument("--tls-cert-file", default=None, help="client certificate (with --tls-key-file)")
-    group.add_argument("--tls-key-file", default=None, help="client key (with --tls-cert-file)")
-    group.add_argument("--tls-insecure", action="store_true", help="skip the server host name check (tests only)")
-
-
-def read_password(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str | None:
-    """The password from ``--password`` or ``--password-file`` (argparse error if both)."""
-    if args.password_file is None:
-        return args.password
-    if args.password is not None:
-        parser.error("give --password or --password-file, not both")
-    try:
-        lines = args.password_file.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        parser.error(f"--password-file: {exc}")
-    return lines[0].strip() if lines else ""
-
-
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m engine_worker",
                                 description="Go Learning Buddy engine worker: answers engine requests over MQTT.")
-    add_broker_arguments(p, username="engine")
+    add_broker_arguments(p, default_username="engine")
     p.add_argument("--model", type=Path, default=DEFAULT_MODEL, help=f"ONNX model (default {DEFAULT_MODEL})")
     p.add_argument("--visits", type=int, default=DEFAULT_VISIT_CAP,
-                   help=f"most visits one request gets; requests asking for more get this (default {DEFAULT_VISIT_CAP})")
+                   help="most visits one request gets; requests asking for more get this "
+                        f"(default {DEFAULT_VISIT_CAP})")
     p.add_argument("--threads", type=int, default=1, help="onnxruntime intra-op threads (default 1)")
     p.add_argument("--worker-id", default=None, help="MQTT client id (default engine-<host>-<pid>)")
     p.add_argument("--share-group", default=ENGINE_GROUP,
@@ -132,10 +107,10 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[WorkerConfig, str]:
     worker_id = args.worker_id or default_worker_id()
     try:
         check_client_id(worker_id)
-        bus = BusConfig(client_id=worker_id, role="engine", host=args.host, port=args.port, username=args.username,
-                        password=read_password(p, args), tls_ca_file=args.tls_ca_file,
-                        tls_cert_file=args.tls_cert_file, tls_key_file=args.tls_key_file,
-                        tls_insecure=args.tls_insecure, persistent_session=False)
+    except TopicError as exc:
+        p.error(f"--worker-id: {exc}")
+    try:
+        bus = bus_config_from_args(args, role="engine", client_id=worker_id, persistent_session=False)
         config = WorkerConfig(bus=bus, model=args.model, visit_cap=args.visits, threads=args.threads,
                               share_group=args.share_group, batch_size=args.batch_size, cache_size=args.cache_size,
                               max_queue=args.max_queue, status_interval_s=args.status_interval)

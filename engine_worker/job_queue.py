@@ -96,13 +96,16 @@ class JobQueue:
             if job.key is not None and self._latest.get(job.key) == job.seq:
                 del self._latest[job.key]
 
-    def close(self) -> None:
-        """Refuse new jobs, stop the running one, wake ``take``."""
+    def close(self) -> list[Job]:
+        """Refuse new jobs, stop the running one, wake ``take``; return the jobs that were
+        still waiting (they will not run)."""
         with self._cond:
             self._closed = True
             if self._current is not None:
                 self._current.stop.set()
+            waiting, self._jobs = list(self._jobs), deque()
             self._cond.notify_all()
+            return waiting
 
     @property
     def waiting(self) -> int:

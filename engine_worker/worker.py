@@ -38,6 +38,7 @@ request other than by superseding it.
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 import time
 from typing import Any, Sequence
@@ -104,14 +105,13 @@ class EngineWorker:
 
     # ---- lifecycle -----------------------------------------------------------------------
 
-    def start(self) -> None:
-        """Connect (retrying while the broker is unreachable) and start serving.
-
-        Raises ``ConnectionRefusedError`` when the broker refuses the account."""
-        while not self._stopping.is_set():
+    def start(self, stop: threading.Event | None = None) -> None:
+        """Connect (retrying while the broker is unreachable, until ``stop`` is set) and
+        start serving. Raises ``ConnectionRefusedError`` when the broker refuses the account."""
+        while not (self._stopping.is_set() or (stop is not None and stop.is_set())):
             client = BusClient(self.config.bus, logger=logging.getLogger(f"gobuddy.bus.{self.worker_id}"))
             client.subscribe(topics.engine_requests_filter(self.config.share_group), self._on_request)
-            client.set_status(host=self.config.bus.host, model=str(self.config.model), model_name=self.evaluator.name,
+            client.set_status(host=socket.gethostname()[:255], model=str(self.config.model), model_name=self.evaluator.name,
                               queue_depth=0, evals_per_s=0.0)
             try:
                 client.start(wait=True)
@@ -132,7 +132,8 @@ class EngineWorker:
     def stop(self) -> None:
         """Stop the running search, publish the offline status and disconnect."""
         self._stopping.set()
-        self.jobs.close()
+        for job in self.jobs.close():  # tell their requesters now rather than at their deadlines
+            self._refuse(job.received, None, f"worker {self.worker_id} is shutting down; ask again")
         for thread in self._threads:
             thread.join(5.0)
         if self.client is not None:
@@ -142,7 +143,7 @@ class EngineWorker:
     def run(self, stop: threading.Event) -> None:
         """``start``, serve until ``stop`` is set, then ``stop``."""
         try:
-            self.start()
+            self.start(stop)
             stop.wait()
         finally:
             self.stop()
@@ -165,7 +166,8 @@ class EngineWorker:
             return
         job = Job(received, prepared, visits, key=supersede_key(received))
         if not self.jobs.put(job):
-            self._refuse(received, None, f"worker {self.worker_id} is overloaded ({self.jobs.waiting} requests waiting)")
+            busy = "is shutting down" if self._stopping.is_set() else f"is overloaded ({self.jobs.waiting} waiting)"
+            self._refuse(received, None, f"worker {self.worker_id} {busy}; ask again")
             return
         log.debug("accepted %s from %s/%s (%d waiting)", request.id, received.info.role, received.info.client_id,
                   self.jobs.waiting)
@@ -227,6 +229,9 @@ class EngineWorker:
             job.prepared.history, visits=job.visits, seconds=seconds, top_k=request.top_k, id=request.id,
             board_id=request.board_id, worker=self.worker_id, ownership=request.include_ownership, stop=job.stop,
             on_partial=partial, partial_every=(request.report_every_ms or 1000) / 1000)
+        if self._stopping.is_set():
+            self._refuse(received, None, f"worker {self.worker_id} is shutting down; ask again")
+            return
         if job.stop.is_set() or self.jobs.superseded(job):
             self._drop_superseded(job)
             return
@@ -300,10 +305,12 @@ class EngineWorker:
             count, now = self.evaluator.count, time.monotonic()
             rate = (count - last_count) / max(now - last_time, 1e-9)
             last_count, last_time = count, now
+            client = self.client
+            assert client is not None
             try:
-                self.client.set_status(queue_depth=self.jobs.waiting, evals_per_s=round(rate, 1),  # type: ignore[union-attr]
-                                       answered=self.counts["answered"], refused=self.counts["refused"],
-                                       cache_hits=self.cache.hits, invalid=self.client.stats["rejected"])
+                client.set_status(queue_depth=self.jobs.waiting, evals_per_s=round(rate, 1),
+                                  answered=self.counts["answered"], refused=self.counts["refused"],
+                                  cache_hits=self.cache.hits, invalid=client.stats["rejected"])
             except Exception as exc:
                 log.warning("could not publish the status: %s", exc)
 

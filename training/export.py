@@ -62,3 +62,39 @@ def parity_check(model: GoNet, path: str | Path, inputs: np.ndarray, tolerance: 
             raise AssertionError(f"ONNX output {name!r} differs from torch by {diff:.2e} > {tolerance:.0e}")
         worst = max(worst, diff)
     return worst
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m training.export --checkpoint runs/X/last.pt --out models/gobuddy-9x9.onnx``."""
+    import argparse
+    import json
+    from datetime import datetime, timezone
+
+    from training.network import NetConfig, count_parameters
+    from training.position_shards import load_shard
+
+    parser = argparse.ArgumentParser(description="Export a training checkpoint to ONNX with parity check")
+    parser.add_argument("--checkpoint", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--data", type=Path, required=True, help="position shards for the parity check")
+    parser.add_argument("--name", required=True, help="model name stored in the file")
+    parser.add_argument("--size", type=int, default=9)
+    parser.add_argument("--komi", type=float, default=7.0)
+    parser.add_argument("--provenance", default="{}", help="JSON object: data, steps, machine, ...")
+    args = parser.parse_args(argv)
+    state = torch.load(args.checkpoint, map_location="cpu", weights_only=False)
+    model = GoNet(NetConfig(**state["net"]))
+    model.load_state_dict(state["model"])
+    provenance = {"steps": int(state["step"]), "parameters": count_parameters(model),
+                  "architecture": f"{model.config.blocks} blocks x {model.config.channels} channels",
+                  "date": datetime.now(timezone.utc).date().isoformat(), **json.loads(args.provenance)}
+    tmp = args.out.with_name(args.out.stem + ".export.onnx")
+    export_onnx(model, tmp, args.size, model_name=args.name, provenance=provenance, komi=args.komi)
+    shard = load_shard(sorted(args.data.glob("val-*.npz"))[0])
+    worst = parity_check(model, tmp, shard["features"][:32].astype(np.float32))
+    tmp.replace(args.out)
+    print(f"wrote {args.out}: parity with torch within {worst:.1e}")
+
+
+if __name__ == "__main__":
+    main()

@@ -43,13 +43,13 @@ def candidates_table(answer: Mapping[str, Any], top: int = TOP) -> list[dict[str
 def show_board(size: int, stones: Sequence[int], *, last_move: str | None = None,
                answer: Mapping[str, Any] | None = None, ownership: bool = False, highlights: Sequence[str] = (),
                move_count: int | None = None, px: int = 520, show_recommendations: bool = True) -> None:
-    """Draw the board (``st.html``) with the answer's top five and, if asked and known,
-    its ownership."""
+    """Draw the board inline (``st.markdown`` with HTML: ``st.html`` sanitises SVG away)
+    with the answer's top five and, if asked and known, its ownership."""
     owner = answer.get("ownership") if (answer and ownership) else None
     svg = board_svg(size, stones, px=px, last_move=last_move,
                     recommendations=recommendations(answer) if show_recommendations else (),
                     ownership=owner, highlights=highlights, move_count=move_count)
-    st.html(f'<div class="gobuddy-board">{svg}</div>')
+    st.markdown(f'<div class="gobuddy-board">{svg}</div>', unsafe_allow_html=True)
 
 
 def show_winrate(answer: Mapping[str, Any] | None, *, width: int = 520) -> None:
@@ -58,7 +58,7 @@ def show_winrate(answer: Mapping[str, Any] | None, *, width: int = 520) -> None:
         st.caption("No evaluation of this position yet.")
         return
     root = answer["root"]
-    st.html(winrate_bar_svg(root["winrate_black"], width=width))
+    st.markdown(winrate_bar_svg(root["winrate_black"], width=width), unsafe_allow_html=True)
     lead = root.get("score_lead")
     if lead is not None:
         black = lead if answer["to_play"] == "B" else -lead

@@ -125,7 +125,7 @@ def render_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: 
                     + f"  \nKomi {board.komi:g} · {board.rules}" + (f" · handicap {board.handicap}" if board.handicap else ""))
         show_winrate(answer)
         if answer is not None and show_recs:
-            st.dataframe(candidates_table(answer), hide_index=True, width="stretch")
+            st.table(candidates_table(answer), border="horizontal", hide_index=True)
             passes = passes_recommended(answer)
             if passes:
                 st.caption(f"The engine suggests passing ({', '.join(passes)}).")

@@ -42,6 +42,8 @@ def services_for(config: DashboardConfig) -> Services:
     store = Store.open(config.db_url)
     bus = config.bus_config() if config.has_broker else None
     feed = LiveFeed(bus, analysis_visits=config.analysis_visits, analysis_timeout_s=config.analysis_timeout_s)
+    if feed.client is not None:
+        feed.client.wait_connected(2.0)  # so that the first page does not say "connecting" for nothing
     return Services(config, store, feed)
 
 

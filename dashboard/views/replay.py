@@ -67,15 +67,22 @@ def _go(n: int) -> None:
     st.session_state[MOVE] = n
 
 
+def _step(delta: int, last: int) -> None:
+    """Relative to the move shown when the click is handled (two quick presses: two moves)."""
+    st.session_state[MOVE] = min(last, max(0, int(st.session_state.get(MOVE, 0)) + delta))
+
+
 def navigation(last: int) -> int:
     """Buttons (with keyboard shortcuts) and a slider; returns the move count shown."""
     n = min(max(0, int(st.session_state.get(MOVE, 0))), last)
     st.session_state[MOVE] = n
-    c = st.columns([1, 1, 1, 1, 6])
-    c[0].button("⏮", key="replay_first", on_click=_go, args=(0,), shortcut="Home", help="start (Home)")
-    c[1].button("◀", key="replay_prev", on_click=_go, args=(max(0, n - 1),), shortcut="Left", help="back (←)")
-    c[2].button("▶", key="replay_next", on_click=_go, args=(min(last, n + 1),), shortcut="Right", help="on (→)")
-    c[3].button("⏭", key="replay_last", on_click=_go, args=(last,), shortcut="End", help="end (End)")
+    c = st.columns([1.5, 1.5, 1.5, 1.5, 3], vertical_alignment="center")
+    c[0].button("Start", key="replay_first", on_click=_go, args=(0,), shortcut="Home", icon=":material/first_page:")
+    c[1].button("Back", key="replay_prev", on_click=_step, args=(-1, last), shortcut="Left",
+                icon=":material/chevron_left:")
+    c[2].button("Next", key="replay_next", on_click=_step, args=(1, last), shortcut="Right",
+                icon=":material/chevron_right:")
+    c[3].button("End", key="replay_last", on_click=_go, args=(last,), shortcut="End", icon=":material/last_page:")
     if last > 0:
         with c[4]:
             st.slider("Move", 0, last, key=MOVE, label_visibility="collapsed")
@@ -120,10 +127,10 @@ def analysis_buttons(services: Services, detail: GameDetail, keys: dict, answers
         st.caption("No broker configured: only stored analyses are shown.")
         return
     missing = [k for k in sorted(keys) if k not in answers]
-    c1, c2 = st.columns(2)
-    one = c1.button("Ask the engine about this position", key="replay_ask", disabled=n in answers)
-    whole = c2.button(f"Analyse the whole game ({len(missing)} positions left)", key="replay_all",
-                      disabled=not missing, type="primary")
+    one = st.button("Analyse this position", key="replay_ask", disabled=n in answers, width="stretch")
+    whole = st.button(f"Analyse the game ({len(missing)} left)", key="replay_all", disabled=not missing,
+                      type="primary", width="stretch",
+                      help="Every position not analysed yet, spread over all engine workers")
     numbers = [n] if one else (missing if whole else [])
     if not numbers:
         return

@@ -29,7 +29,7 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 def summary(values: Sequence[float]) -> dict[str, Any]:
     if not values:
-        return {"samples": 0, "p50 ms": "–", "p95 ms": "–", "max ms": "–"}
+        return {"samples": 0, "p50 ms": None, "p95 ms": None, "max ms": None}
     return {"samples": len(values), "p50 ms": round(percentile(values, 0.5), 1),
             "p95 ms": round(percentile(values, 0.95), 1), "max ms": round(max(values), 1)}
 
@@ -45,8 +45,8 @@ def presence_rows(items: list[Presence]) -> list[dict[str, Any]]:
                                "since": _since(p.ts)}
         details = p.details
         if p.role == "engine":
-            row.update({"queue": details.get("queue_depth", ""), "evals/s": details.get("evals_per_s", ""),
-                        "model": details.get("model", "")})
+            row.update({"queue": details.get("queue_depth"), "evals/s": details.get("evals_per_s"),
+                        "model": details.get("model")})
         rows.append(row)
     return rows
 

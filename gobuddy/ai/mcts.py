@@ -300,10 +300,17 @@ class Search:
         cfg = self.config
         n = node.N
         visited = n > 0
+        score = node.prior * (cfg.c_puct * math.sqrt(max(node.nsum, 1.0)))
+        if not visited.any():  # Q is the first-play urgency everywhere and 1 + N is 1
+            score += node.net_value - cfg.fpu_reduction * math.sqrt(0.0)
+            return int(score.argmax())
         fpu = node.net_value - cfg.fpu_reduction * math.sqrt(float(np.dot(node.prior, visited)))
-        score = np.divide(node.W, n, out=np.full(len(n), fpu), where=visited)
-        score += node.prior * (cfg.c_puct * math.sqrt(max(node.nsum, 1.0))) / (1.0 + n)
-        return int(score.argmax())
+        score /= n + 1.0
+        q = np.empty(len(n))
+        q.fill(fpu)
+        np.divide(node.W, n, out=q, where=visited)
+        q += score
+        return int(q.argmax())
 
     def _make_child(self, parent: Node, i: int) -> Node:
         move = int(parent.moves[i])

@@ -43,6 +43,7 @@ from __future__ import annotations
 import json
 import logging
 import queue
+import socket
 import ssl
 import threading
 from typing import Any, Callable
@@ -65,6 +66,15 @@ from gobuddy.bus.validation import validate
 
 Handler = Callable[[Received], None]
 _STOP = object()
+
+
+def _no_delay(client: mqtt.Client, userdata: Any, sock: Any) -> None:
+    """Send small packets at once (TCP_NODELAY): with Nagle's algorithm and delayed ACKs
+    a request/response round trip took ~90 ms on loopback instead of ~0.5 ms."""
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    except (OSError, AttributeError):  # not a TCP socket (unix, websockets wrapper)
+        pass
 
 
 class BusClient(EngineCalls):
@@ -108,6 +118,7 @@ class BusClient(EngineCalls):
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
         client.on_publish = self._on_publish
+        client.on_socket_open = _no_delay
         return client
 
     @property

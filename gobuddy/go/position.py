@@ -11,8 +11,11 @@ legal. What is *not* handled here: resignation, time, and the end of the game; t
 belong to the game record (``gobuddy.go.record``) and scoring (``gobuddy.go.scoring``).
 
 Chains are tracked incrementally: ``_chain[p]`` is the id of the chain at ``p`` (``-1``
-when empty) and ``_stones[id]``/``_libs[id]`` hold its stones and liberties, so a move
-costs work proportional to the chains it touches, never a flood fill of the board.
+when empty), ``_stones[id]`` is a tuple of its stones and ``_libs[id]`` its liberties as
+a bitset (a Python int, bit ``p`` set for a liberty at ``p``), and ``_empty`` is the
+bitset of empty points; so a move costs work proportional to the chains it touches,
+never a flood fill of the board, and ``copy`` shares every chain (tuples and ints are
+immutable). ``legal_mask`` works on the bitsets for the whole board at once.
 """
 
 from __future__ import annotations
@@ -49,6 +52,15 @@ def neighbours(size: int) -> tuple[tuple[int, ...], ...]:
 
 
 @lru_cache(maxsize=None)
+def _bit_masks(size: int) -> tuple[tuple[int, ...], int, int, int]:
+    """``(bit of each point, all points, all but column A, all but the last column)``."""
+    n = size * size
+    full = (1 << n) - 1
+    first_column = sum(1 << (r * size) for r in range(size))
+    return tuple(1 << p for p in range(n)), full, full & ~first_column, full & ~(first_column << (size - 1))
+
+
+@lru_cache(maxsize=None)
 def zobrist_table(size: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Fixed 64-bit random keys per point for black and white (seeded: stable across runs)."""
     rng = random.Random(0x60B0DD1 + size)
@@ -56,6 +68,14 @@ def zobrist_table(size: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     black = tuple(rng.getrandbits(64) for _ in range(n))
     white = tuple(rng.getrandbits(64) for _ in range(n))
     return black, white
+
+
+@lru_cache(maxsize=None)
+def _zobrist_points(size: int) -> tuple[dict[int, int], dict[int, int]] | None:
+    """Key -> point for black and white (``None`` if two keys of a colour collide)."""
+    black, white = zobrist_table(size)
+    found = ({k: p for p, k in enumerate(black)}, {k: p for p, k in enumerate(white)})
+    return found if len(found[0]) == len(found[1]) == size * size else None
 
 
 class Position:
@@ -72,7 +92,7 @@ class Position:
     __slots__ = (
         "size", "n", "pass_point", "board", "to_play", "ko", "captures", "passes",
         "move_count", "hash", "last_move", "superko", "seen", "_chain", "_stones",
-        "_libs", "_next_id", "_nbrs", "_zb", "_zw",
+        "_libs", "_empty", "_next_id", "_nbrs", "_zb", "_zw", "_bits",
     )
 
     def __init__(self, size: int = 9, superko: bool = True, to_play: int = BLACK) -> None:
@@ -91,8 +111,10 @@ class Position:
         self.superko = superko
         self.seen: set[int] = {0}
         self._chain = [-1] * self.n
-        self._stones: dict[int, list[int]] = {}
-        self._libs: dict[int, set[int]] = {}
+        self._stones: dict[int, tuple[int, ...]] = {}
+        self._libs: dict[int, int] = {}
+        self._bits = _bit_masks(size)[0]
+        self._empty = _bit_masks(size)[1]
         self._next_id = 0
         self._nbrs = neighbours(size)
         self._zb, self._zw = zobrist_table(size)
@@ -161,6 +183,7 @@ class Position:
         self.board = [EMPTY] * self.n
         self._chain = [-1] * self.n
         self._stones, self._libs = {}, {}
+        self._empty = _bit_masks(self.size)[1]
         h = self.hash
         for p, color in enumerate(board):
             if color != EMPTY:
@@ -178,10 +201,10 @@ class Position:
         other.hash, other.last_move, other.superko = self.hash, self.last_move, self.superko
         other.seen = set(self.seen)
         other._chain = self._chain[:]
-        other._stones = {k: v[:] for k, v in self._stones.items()}
-        other._libs = {k: set(v) for k, v in self._libs.items()}
-        other._next_id = self._next_id
-        other._nbrs, other._zb, other._zw = self._nbrs, self._zb, self._zw
+        other._stones = self._stones.copy()  # tuples and ints: shared, never changed in place
+        other._libs = self._libs.copy()
+        other._empty, other._next_id = self._empty, self._next_id
+        other._nbrs, other._zb, other._zw, other._bits = self._nbrs, self._zb, self._zw, self._bits
         return other
 
     # ------------------------------------------------------------------ queries
@@ -190,17 +213,18 @@ class Position:
         cid = self._chain[point]
         if cid < 0:
             raise KeyError(f"no stone at {to_gtp(point, self.size)}")
-        return list(self._stones[cid]), set(self._libs[cid])
+        return list(self._stones[cid]), _points(self._libs[cid])
 
     def liberties(self, point: int) -> int:
         """Number of liberties of the chain at ``point`` (0 for an empty point)."""
         cid = self._chain[point]
-        return len(self._libs[cid]) if cid >= 0 else 0
+        return self._libs[cid].bit_count() if cid >= 0 else 0
 
     def liberty_counts(self) -> list[int]:
         """Per point, the liberties of the chain there (0 where empty)."""
-        libs = self._libs
-        return [len(libs[c]) if c >= 0 else 0 for c in self._chain]
+        counts = {cid: libs.bit_count() for cid, libs in self._libs.items()}
+        counts[-1] = 0
+        return list(map(counts.__getitem__, self._chain))
 
     def stones(self) -> np.ndarray:
         """The board as an int8 ``(size, size)`` array, row 0 at the top."""
@@ -253,11 +277,13 @@ class Position:
             if v == EMPTY:
                 alive = True
             elif v == color:
-                if len(libs[chain[q]]) > 1:
+                own = libs[chain[q]]
+                if own & (own - 1):  # two liberties or more
                     alive = True
             else:
                 cid = chain[q]
-                if len(libs[cid]) == 1 and cid not in captured:
+                theirs = libs[cid]
+                if theirs and not theirs & (theirs - 1) and cid not in captured:  # exactly one
                     captured.append(cid)
         if captured:
             alive = True
@@ -280,18 +306,75 @@ class Position:
 
     def legal_mask(self, color: int | None = None) -> np.ndarray:
         """Boolean vector of length ``size*size + 1``: legal points, then pass (True)."""
-        mask = np.zeros(self.n + 1, dtype=bool)
-        mask[self.n] = True
-        reason = self.illegal_reason
-        for p in range(self.n):
-            if self.board[p] == EMPTY and reason(p, color) is None:
-                mask[p] = True
-        return mask
+        n = self.n
+        bits = self.legal_bits(color) | (1 << n)
+        packed = np.frombuffer(bits.to_bytes((n + 8) // 8, "little"), dtype=np.uint8)
+        return np.unpackbits(packed, count=n + 1, bitorder="little").view(np.bool_)
 
     def legal_moves(self, color: int | None = None) -> list[int]:
-        """Legal points (pass excluded) for ``color`` (default: side to move)."""
-        reason = self.illegal_reason
-        return [p for p in range(self.n) if self.board[p] == EMPTY and reason(p, color) is None]
+        """Legal points (pass excluded) for ``color`` (default: side to move), ascending."""
+        return _points_list(self.legal_bits(color))
+
+    def legal_bits(self, color: int | None = None) -> int:
+        """The legal points (pass excluded) for ``color`` (default: side to move) as a
+        bitset: bit ``p`` is set when ``illegal_reason(p, color)`` is ``None``.
+
+        Whole-board rules on the bitsets: an empty point is playable when it has an
+        empty neighbour, is a liberty of an own chain with two liberties or more, or is
+        the last liberty of an opponent chain (a capture); then the ko point and, with
+        superko, the moves that recreate a seen position are removed."""
+        to_play = self.to_play
+        if color is None:
+            color = to_play
+        board, stones, size = self.board, self._stones, self.size
+        empty = self._empty
+        _, full, not_first, not_last = _bit_masks(size)
+        open_ = (((empty << 1) & not_first) | ((empty >> 1) & not_last)
+                 | ((empty << size) & full) | (empty >> size))
+        own_safe = ataris = 0
+        last_libs: list[tuple[int, int]] = []  # (lone liberty, chain) of opponent chains in atari
+        for cid, libs in self._libs.items():
+            if board[stones[cid][0]] == color:
+                if libs & (libs - 1):
+                    own_safe |= libs
+            elif libs and not libs & (libs - 1):
+                ataris |= libs
+                last_libs.append((libs, cid))
+        legal = empty & (open_ | own_safe | ataris)
+        if self.ko is not None and color == to_play:
+            legal &= ~self._bits[self.ko]
+        if not self.superko or not legal:
+            return legal
+        seen, h = self.seen, self.hash
+        black = color == BLACK
+        zc, zo = (self._zb, self._zw) if black else (self._zw, self._zb)
+        if last_libs:
+            after: dict[int, int] = {}  # capturing point's bit -> hash of the stones it takes
+            for bit, cid in last_libs:
+                x = after.get(bit, 0)
+                for s in stones[cid]:
+                    x ^= zo[s]
+                after[bit] = x
+            for bit, x in after.items():
+                if legal & bit and h ^ zc[bit.bit_length() - 1] ^ x in seen:
+                    legal ^= bit
+        quiet = legal & ~ataris
+        keys = _zobrist_points(size)
+        if keys is not None and len(seen) < quiet.bit_count():
+            # Fewer seen positions than candidates: look the candidates up by key.
+            point_of = keys[0] if black else keys[1]
+            bits = self._bits
+            for old in seen:
+                p = point_of.get(h ^ old)
+                if p is not None and quiet & bits[p]:
+                    legal ^= bits[p]
+        else:
+            while quiet:
+                low = quiet & -quiet
+                if h ^ zc[low.bit_length() - 1] in seen:
+                    legal ^= low
+                quiet ^= low
+        return legal
 
     # ------------------------------------------------------------------ playing
     def play(self, point: int, color: int | None = None, check: bool = True) -> list[int]:
@@ -318,7 +401,7 @@ class Position:
         self.ko = None
         if len(captured) == 1:
             cid = self._chain[point]
-            if len(self._stones[cid]) == 1 and len(self._libs[cid]) == 1:
+            if len(self._stones[cid]) == 1 and self._libs[cid].bit_count() == 1:
                 self.ko = captured[0]
         self.seen.add(self.hash)
         self.passes = 0
@@ -330,21 +413,23 @@ class Position:
     def _put(self, point: int, color: int, capture: bool = True) -> list[int]:
         """Place a stone, merge chains, take liberties, remove dead opponent chains
         (unless ``capture`` is false: setup may leave chains without liberties)."""
-        board, chain, libs, stones, nbrs = self.board, self._chain, self._libs, self._stones, self._nbrs
+        board, chain, libs, stones, bits = self.board, self._chain, self._libs, self._stones, self._bits
+        nbrs = self._nbrs
         board[point] = color
+        bit = bits[point]
         self.hash ^= (self._zb if color == BLACK else self._zw)[point]
+        self._empty &= ~bit
         cid = self._next_id
         self._next_id += 1
-        my_stones = [point]
-        my_libs: set[int] = set()
+        my_libs = 0  # the liberties of chain ``cid`` (written back at the end)
         chain[point] = cid
-        stones[cid] = my_stones
-        libs[cid] = my_libs
+        stones[cid] = (point,)
+        libs[cid] = 0
         dead: list[int] = []
         for q in nbrs[point]:
             v = board[q]
             if v == EMPTY:
-                my_libs.add(q)
+                my_libs |= bits[q]
                 continue
             other = chain[q]
             if v == color:
@@ -354,34 +439,36 @@ class Position:
                 a, b = (cid, other) if len(stones[cid]) >= len(stones[other]) else (other, cid)
                 for s in stones[b]:
                     chain[s] = a
-                stones[a].extend(stones[b])
-                libs[a] |= libs[b]
+                stones[a] = stones[a] + stones[b]
+                my_libs |= libs[other]
                 del stones[b], libs[b]
                 cid = a
-                my_stones, my_libs = stones[a], libs[a]
             else:
-                ol = libs[other]
-                ol.discard(point)
+                ol = libs[other] & ~bit
+                libs[other] = ol
                 if not ol and capture and other not in dead:
                     dead.append(other)
-        my_libs.discard(point)
+        libs[cid] = my_libs & ~bit
         captured: list[int] = []
         if dead:
             zo = self._zw if color == BLACK else self._zb
             h = self.hash
+            empty = self._empty
             for d in dead:
                 for s in stones[d]:
                     board[s] = EMPTY
                     chain[s] = -1
                     h ^= zo[s]
+                    empty |= bits[s]
                     captured.append(s)
                 del stones[d], libs[d]
             self.hash = h
+            self._empty = empty
             for s in captured:
                 for q in nbrs[s]:
                     c = chain[q]
                     if c >= 0:
-                        libs[c].add(s)
+                        libs[c] |= bits[s]
         return captured
 
     # ------------------------------------------------------------------ display
@@ -400,3 +487,18 @@ class Position:
         if coordinates:
             lines.append("   " + " ".join(GTP_COLUMNS[: self.size]))
         return "\n".join(lines)
+
+
+def _points(bits: int) -> set[int]:
+    """The points of a bitset."""
+    return set(_points_list(bits))
+
+
+def _points_list(bits: int) -> list[int]:
+    """The points of a bitset, ascending."""
+    out = []
+    while bits:
+        low = bits & -bits
+        out.append(low.bit_length() - 1)
+        bits ^= low
+    return out

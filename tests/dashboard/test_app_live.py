@@ -9,8 +9,8 @@ import pytest
 from dashboard.live_board import BoardTracker, LiveBoard
 from dashboard.views.live import problem_in_words
 from gobuddy.bus.messages import BoardState, GameStarted, MovePlayed, Passed, Problem, ProblemRaised, Undone
-from tests.e2e.fixtures import (_migrated_sqlite, app_broker, app_db_url, no_exceptions, open_app,  # noqa: F401
-                                services, stand_in_worker)
+from tests.e2e.fixtures import (_migrated_sqlite, app_broker, app_db_url, boards, no_exceptions,  # noqa: F401
+                                open_app, services, stand_in_worker)
 from tests.e2e.stand_ins import ScriptedBoard
 
 G = "board-1-g1"
@@ -98,20 +98,20 @@ def test_the_live_page_follows_a_game(open_app, app_broker, stand_in_worker):
         at.run()
         no_exceptions(at)
         assert at.selectbox(key="live_board").value == "board-1"
-        svg = at.html[0].value
+        svg = boards(at)[0]
         assert 'data-move-count="3"' in svg and svg.count('class="stone black"') == 2
         assert "### White to play" in [m.value for m in at.markdown]
         # the engine's answer for this very position, then the top five on the board
         assert feed.wait_for(lambda f: f.answer_for(f.board("board-1")) is not None, 15)
         at.run()
-        assert at.html[0].value.count('class="rec"') == 5
-        assert len(at.dataframe[0].value) == 5
+        assert boards(at)[0].count('class="rec"') == 5
+        assert len(at.table[0].value) == 5
         board.play("G5")
         board.raise_problem("stone_lifted", ["D3"], "Put the stone back on D3.")
         assert feed.wait_for(lambda f: f.board("board-1").problem is not None, 10)
         at.run()
         no_exceptions(at)
-        svg = at.html[0].value
+        svg = boards(at)[0]
         assert 'data-move-count="4"' in svg and 'class="problem" data-vertex="D3"' in svg
         assert [e.value for e in at.error] == ["The stone at D3 was lifted: put it back."]
         assert any("board online" in m.value and "1 engine worker online" in m.value for m in at.markdown)

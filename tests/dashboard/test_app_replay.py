@@ -5,8 +5,8 @@ by loss a click away, the graph, analysing a whole game over the bus, trying a m
 from __future__ import annotations
 
 from dashboard.store import Store
-from tests.e2e.fixtures import (_migrated_sqlite, app_broker, app_db_url, app_store, no_exceptions,  # noqa: F401
-                                open_app, stand_in_worker)
+from tests.e2e.fixtures import (_migrated_sqlite, app_broker, app_db_url, app_store, boards,  # noqa: F401
+                                no_exceptions, open_app, stand_in_worker)
 
 SGF = "(;GM[1]FF[4]SZ[9]KM[7]RU[Chinese]DT[2026-01-05]PB[Ana]PW[Ben];B[ee];W[cc];B[aa];W[gg];B[dd])"
 MOVES = ["E5", "C7", "A9", "G3", "D6"]
@@ -36,7 +36,7 @@ def stored_game(store: Store, analysed: bool = True) -> str:
 
 
 def shown_move(at) -> int:
-    svg = at.html[0].value
+    svg = boards(at)[0]
     return int(svg.split('data-move-count="')[1].split('"')[0])
 
 
@@ -45,7 +45,7 @@ def test_stepping_through_a_game(open_app, app_store):
     at = open_app("views/replay.py")
     no_exceptions(at)
     assert at.selectbox(key="replay_game").value == game_id
-    assert shown_move(at) == 0 and at.html[0].value.count('class="rec"') == 5
+    assert shown_move(at) == 0 and boards(at)[0].count('class="rec"') == 5
     steps = [("replay_next", 1), ("replay_next", 2), ("replay_prev", 1), ("replay_last", 5), ("replay_next", 5),
              ("replay_first", 0)]
     for key, expected in steps:
@@ -54,7 +54,7 @@ def test_stepping_through_a_game(open_app, app_store):
         assert shown_move(at) == expected, key
     at.slider(key="replay_move").set_value(3).run()
     assert shown_move(at) == 3
-    svg = at.html[0].value
+    svg = boards(at)[0]
     assert svg.count('class="stone') == 3 and 'class="last-move" data-vertex="A9"' in svg
     assert any(m.value.startswith("Next: move 4, white G3") for m in at.markdown)
 
@@ -79,13 +79,13 @@ def test_a_game_is_analysed_over_the_bus(open_app, app_store, app_broker, stand_
     game_id = stored_game(app_store, analysed=False)
     at = open_app("views/replay.py", app_broker)
     no_exceptions(at)
-    assert at.html[0].value.count('class="rec"') == 0
-    assert at.button(key="replay_all").label == "Analyse the whole game (6 positions left)"
+    assert boards(at)[0].count('class="rec"') == 0
+    assert at.button(key="replay_all").label == "Analyse the game (6 left)"
     at.button(key="replay_ask").click().run(timeout=60)
     no_exceptions(at)
     stored = app_store.analyses_for_game(game_id)
     assert sorted(stored) == [0]
-    assert at.html[0].value.count('class="rec"') == min(5, len(stored[0].answer["moves"])) > 0
+    assert boards(at)[0].count('class="rec"') == min(5, len(stored[0].answer["moves"])) > 0
     at.button(key="replay_all").click().run(timeout=120)
     no_exceptions(at)
     assert sorted(app_store.analyses_for_game(game_id)) == [0, 1, 2, 3, 4, 5]
@@ -101,7 +101,7 @@ def test_trying_another_move(open_app, app_store, app_broker, stand_in_worker):
     no_exceptions(at)
     said = [m.value for m in at.markdown if m.value.startswith("After black C3")]
     assert said and "the engine's best here, E5, gives 55.0%" in said[0]
-    tried = [h.value for h in at.html if 'data-move-count="1"' in h.value]
+    tried = [b for b in boards(at) if 'data-move-count="1"' in b]
     assert tried and 'class="last-move" data-vertex="C3"' in tried[0]
     at.text_input(key="replay_try_text_0").set_value("Z9").run()
     at.button(key="replay_try_button").click().run()

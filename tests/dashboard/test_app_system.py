@@ -20,7 +20,7 @@ def test_percentiles(values, q, expected):
 
 
 def test_summary_of_no_samples():
-    assert summary([]) == {"samples": 0, "p50 ms": "–", "p95 ms": "–", "max ms": "–"}
+    assert summary([]) == {"samples": 0, "p50 ms": None, "p95 ms": None, "max ms": None}
 
 
 @pytest.mark.parametrize("argv, field, value", [

@@ -99,6 +99,11 @@ def services(at: AppTest) -> Any:
     return at.session_state["gobuddy_services"]
 
 
+def boards(at: AppTest) -> list[str]:
+    """The SVG boards drawn on the page (inline in markdown), in page order."""
+    return [m.value for m in at.markdown if 'class="go-board"' in m.value]
+
+
 def no_exceptions(at: AppTest) -> None:
     """Fail with the app's own traceback when a run raised."""
     if at.exception:

@@ -13,6 +13,7 @@ dead worker's request: see ``engine_worker.worker``).
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 import subprocess
@@ -80,22 +81,22 @@ class Service:
         self._log.close()
 
 
-def password_file(broker: MosquittoBroker, username: str) -> Path:
-    path = broker.workdir / f"{username}.password"
-    path.write_text(broker.credentials[username] + "\n")
-    return path
+def broker_args(broker: MosquittoBroker, username: str) -> list[str]:
+    """The shared broker options (``gobuddy.bus.cli``) with a credentials file."""
+    path = broker.workdir / "credentials.json"
+    path.write_text(json.dumps(broker.credentials))
+    return ["--broker-host", broker.host, "--broker-port", str(broker.port), "--credentials", str(path),
+            "--username", username]
 
 
 def spawn_worker(broker: MosquittoBroker, model: Path, worker_id: str, *extra: str) -> Service:
-    argv = ["-m", "engine_worker", "--host", broker.host, "--port", str(broker.port), "--password-file",
-            str(password_file(broker, "engine")), "--model", str(model), "--worker-id", worker_id,
+    argv = ["-m", "engine_worker", *broker_args(broker, "engine"), "--model", str(model), "--worker-id", worker_id,
             "--status-interval", "0.5", "--log-level", "DEBUG", *extra]
     return Service(worker_id, argv, broker.workdir / f"{worker_id}.log")
 
 
 def spawn_recorder(broker: MosquittoBroker, db_url: str, client_id: str = "recorder", *extra: str) -> Service:
-    argv = ["-m", "dashboard.recorder", "--host", broker.host, "--port", str(broker.port), "--password-file",
-            str(password_file(broker, "recorder")), "--db", db_url, "--client-id", client_id,
+    argv = ["-m", "dashboard.recorder", *broker_args(broker, "recorder"), "--db", db_url, "--client-id", client_id,
             "--session-expiry", "600", "--status-interval", "0.3", *extra]
     return Service(client_id, argv, broker.workdir / f"{client_id}.log")
 

@@ -10,6 +10,7 @@ import pytest
 
 from gobuddy.ai.analysis import position_hash
 from gobuddy.bus import topics
+from gobuddy.bus.message import now_ms
 from gobuddy.bus.requests import EngineRequestFailed
 from gobuddy.bus.validation import validate
 from gobuddy.go.coords import BLACK, WHITE, from_gtp
@@ -57,6 +58,20 @@ def test_unanswerable_requests_get_an_error_naming_the_field(worker, client, mov
     error = failure.value.error
     assert (error.id, error.field, error.worker) == ("bad-1", field, WORKER)
     assert words in error.error
+
+
+def test_the_deadline_bounds_the_search_and_the_wait(worker, client) -> None:
+    dashboard = client("dashboard")
+    request = make_request("deadline-1", [("B", "C3")], visits=1_000_000, deadline_s=0.8)
+    answer = dashboard.request(request)
+    assert now_ms() <= request.deadline_ms and answer.elapsed_ms < 800
+    blocker = dashboard.request_async(make_request("deadline-blocker", [("B", "A1")], visits=1_000_000,
+                                                   max_time_ms=600))
+    worker.wait_for_log(r"accepted deadline-blocker")
+    with pytest.raises(EngineRequestFailed) as failure:
+        dashboard.request(make_request("deadline-2", [("B", "C4")], deadline_s=0.3))
+    assert failure.value.error.field == "deadline_ms" and "waited" in failure.value.error.error
+    assert blocker.result(5).id == "deadline-blocker"
 
 
 def test_the_same_position_is_answered_from_the_cache(worker, client) -> None:

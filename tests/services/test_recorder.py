@@ -5,6 +5,7 @@ broker restarts, and re-sent duplicates."""
 from __future__ import annotations
 
 import signal
+import sqlite3
 import time
 from pathlib import Path
 
@@ -110,5 +111,32 @@ def test_a_resent_event_changes_nothing(broker, presence, client, db_url) -> Non
         assert_stored_exactly(db_url, game, events)
         status = presence.wait("recorder-dup", "online", recorder.started_ms, applied=len(events), duplicate=6)
         assert status.details["rejected"] == 0
+    finally:
+        recorder.close()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_an_event_the_database_did_not_take_comes_again(broker, presence, client, db_url, sig) -> None:
+    """Acknowledged only after the commit: a recorder stopped while the database refuses
+    a write (locked here) leaves the event in its session, and stores it when back."""
+    game, name = f"g-locked-{sig.name}", f"recorder-lock-{sig.name.lower()}"
+    events = game_events("board-1", game, quiet_game(4))
+    recorder = start_service(spawn_recorder(broker, db_url, name, "--sqlite-busy-timeout", "300"), presence)
+    board = client("board-1", persistent_session=True, session_expiry_s=300)
+    try:
+        publish(board, events[:2])
+        assert len(wait_rows(db_url, EVENTS.format(game=game), 2)) == 2
+        lock = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None)
+        lock.execute("BEGIN EXCLUSIVE")
+        try:
+            publish(board, events[2:])
+            recorder.wait_for_log(r"database error storing a game_event .*retrying", timeout_s=20)
+            recorder.signal(sig)
+        finally:
+            lock.execute("ROLLBACK")
+            lock.close()
+        assert len(rows(db_url, EVENTS.format(game=game))) == 2
+        recorder = start_service(spawn_recorder(broker, db_url, name), presence)
+        assert_stored_exactly(db_url, game, events)
     finally:
         recorder.close()

@@ -19,6 +19,7 @@ import pytest
 
 from gobuddy.bus import topics
 from gobuddy.bus.message import now_ms
+from gobuddy.bus.requests import EngineRequestFailed
 from gobuddy.go.coords import GTP_COLUMNS
 from tests.mqtt_broker import Inbox
 from tests.services.conftest import stop_all
@@ -84,5 +85,11 @@ def test_a_killed_workers_request_is_answered_by_the_other(workers, client, pres
     assert len(survivor.wait_for_log(r"accepted failover-1")) == 1
     lost = presence.wait(victim.name, "offline", victim.started_ms)  # a will carries the time of its connect
     assert lost.reason == "connection_lost"
-    assert survivor.signal(signal.SIGTERM) == 0
+    busy = [dashboard.request_async(make_request(f"late-{n}", [("B", "C3")], visits=1_000_000, max_time_ms=5000))
+            for n in range(2)]
+    survivor.wait_for_log(r"accepted late-1")
+    assert survivor.signal(signal.SIGTERM) == 0  # the running and the waiting request are refused, not dropped
+    for future in busy:
+        with pytest.raises(EngineRequestFailed, match="shutting down; ask again"):
+            future.result(1)
     assert presence.wait(survivor.name, "offline", started).reason == "shutdown"

@@ -1,0 +1,117 @@
+"""``python -m edge``: the edge agent of one board (on the Raspberry Pi, or on the simulator).
+
+    python -m edge --serial /dev/ttyACM0 --board-id board-kitchen \\
+        --broker-host 192.168.1.10 --credentials creds.json --data-dir /var/lib/gobuddy
+    python -m edge --simulate --auto-play --board-id board-sim --credentials var/broker/credentials.json \\
+        --username board-sim --data-dir var/edge          # what `make run` starts
+
+``--simulate`` starts a simulated board (``edge.pty_board``) on a pseudo-terminal linked
+at ``<data-dir>/sim-board.pty`` and drives the agent through it exactly as a real board
+would; ``--auto-play`` has it play games by itself (``edge.autoplay``). New games take
+``--mode``, ``--komi``, ``--handicap`` and ``--engine-color``. The agent runs until
+SIGTERM or Ctrl-C, then publishes its offline status and exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import threading
+from pathlib import Path
+
+from edge.agent import AgentConfig, EdgeAgent
+from edge.game import GameSettings, Mode
+from edge.serial_link import SerialLink
+from gobuddy.bus import BusClient
+from gobuddy.bus.cli import add_broker_arguments, bus_config_from_args
+from gobuddy.go.coords import color_from_str
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m edge", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--serial", help="the board's serial port (e.g. /dev/ttyACM0) or a pyserial URL")
+    source.add_argument("--simulate", action="store_true", help="run a simulated board on a pseudo-terminal")
+    parser.add_argument("--board-id", required=True, help="board-<name>: also the MQTT username and client id")
+    parser.add_argument("--data-dir", type=Path, default=Path("var/edge"),
+                        help="calibration, journal and outbox (default var/edge)")
+    game = parser.add_argument_group("new games")
+    game.add_argument("--mode", choices=[m.value for m in Mode], default=Mode.HINTS_ON_REQUEST.value)
+    game.add_argument("--komi", type=float, default=7.0)
+    game.add_argument("--handicap", type=int, default=0)
+    game.add_argument("--engine-color", choices=("B", "W"), default="W", help="the engine's side in vs_engine")
+    engine = parser.add_argument_group("engine requests")
+    engine.add_argument("--visits", type=int, default=200, help="search visits per hint or engine move")
+    engine.add_argument("--think-ms", type=int, default=2000, help="search time limit per request")
+    engine.add_argument("--request-timeout", type=float, default=8.0, help="seconds to wait for an answer")
+    agent = parser.add_argument_group("agent")
+    agent.add_argument("--calibrate", action="store_true", help="calibrate on start (the board must be empty)")
+    agent.add_argument("--frames-per-s", type=float, default=5.0, help="board frames published per second (0: none)")
+    agent.add_argument("--fsync", action="store_true", help="fsync the journal on every event")
+    agent.add_argument("--log-level", default="INFO")
+    sim = parser.add_argument_group("simulation (--simulate)")
+    sim.add_argument("--auto-play", action="store_true", help="the simulated board plays games by itself")
+    sim.add_argument("--auto-play-players", choices=("gnugo", "random"), default="gnugo")
+    sim.add_argument("--seed", type=int, default=0, help="seed of the simulated board and players")
+    add_broker_arguments(parser)
+    return parser
+
+
+def agent_config(args: argparse.Namespace) -> AgentConfig:
+    """The agent's configuration from parsed arguments (``SystemExit`` naming a bad one)."""
+    mode = Mode(args.mode)
+    try:
+        settings = GameSettings(komi=args.komi, handicap=args.handicap, mode=mode,
+                                engine_color=color_from_str(args.engine_color) if mode is Mode.VS_ENGINE else None)
+    except ValueError as exc:
+        raise SystemExit(f"game settings: {exc}") from None
+    return AgentConfig(board_id=args.board_id, data_dir=args.data_dir, settings=settings, visits=args.visits,
+                       think_ms=args.think_ms, request_timeout_s=args.request_timeout,
+                       frames_per_s=args.frames_per_s, calibrate_on_start=args.calibrate, fsync=args.fsync)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.username is None:
+        args.username = args.board_id
+    config = agent_config(args)
+    try:
+        bus_config = bus_config_from_args(args, role="board", client_id=args.board_id, persistent_session=True,
+                                          reconnect_max_s=5.0)
+    except ValueError as exc:
+        raise SystemExit(f"broker settings: {exc}") from None
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    board = player = None
+    port = args.serial
+    if args.simulate:
+        from edge.pty_board import PtyBoard
+        from edge.sensor_model import SensorModel
+        from edge.simulator import BoardSimulator
+
+        board = PtyBoard(BoardSimulator(SensorModel(seed=args.seed), seed=args.seed),
+                         link=config.data_dir / "sim-board.pty").start()
+        port = board.path
+        if args.auto_play:
+            from edge.autoplay import AutoPlayConfig, AutoPlayer
+
+            engine = config.settings.engine_color
+            player = AutoPlayer(board, AutoPlayConfig(seed=args.seed, players=args.auto_play_players,
+                                                      engine_color=engine)).start()
+    agent = EdgeAgent(config, BusClient(bus_config), SerialLink(port)).start()
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    stop.wait()
+    logging.getLogger("edge").info("stopping")
+    if player is not None:
+        player.stop()
+    agent.stop()
+    if board is not None:
+        board.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""The engine's advice for one board: hint and genmove requests, and which answers still count.
+
+``Advisor.ask`` sends an ``engine_request`` about the game on the board (setup, moves,
+komi; rules ``chinese``) at most once per position and purpose (``hint`` or
+``genmove``), on a small thread pool so that the agent never waits for the engine.
+The final answer goes to ``on_answer(answer, purpose)``; a failure (timeout, worker
+error, broker gone) to ``on_failure(purpose)`` after the request is forgotten, so the
+next ``ask`` sends it again.
+
+``position_key(game)`` is what an ``engine_answer`` must carry to be for the position
+on the board now: the moves played (``Position.move_count``) and ``position_hash``
+(``gobuddy.ai.analysis``), as the engine worker computes them. Not done here: deciding
+what an answer lights (``edge.agent``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable
+
+from edge.game import Game
+from edge.game_journal import RULES, GameLog
+from gobuddy.ai.analysis import position_hash
+from gobuddy.bus import BusClient
+from gobuddy.bus.message import now_ms
+from gobuddy.bus.messages import EngineAnswer, EngineRequest, Position
+from gobuddy.go.coords import color_to_str
+
+
+def position_key(game: Game) -> tuple[int, str]:
+    """(move count, 16-hex-digit hash) of the game's current position."""
+    return game.position.move_count, position_hash(game.position)
+
+
+def answer_key(answer: EngineAnswer) -> tuple[int, str]:
+    return answer.position_key.move_count, answer.position_key.hash
+
+
+class Advisor:
+    """Sends a board's engine requests; see the module docstring. Thread-safe."""
+
+    def __init__(self, bus: BusClient, board_id: str, *, visits: int, think_ms: int, timeout_s: float,
+                 on_answer: Callable[[EngineAnswer, str], None], on_failure: Callable[[str], None],
+                 logger: logging.Logger | None = None) -> None:
+        self.bus, self.board_id = bus, board_id
+        self.visits, self.think_ms, self.timeout_s = visits, think_ms, timeout_s
+        self._on_answer, self._on_failure = on_answer, on_failure
+        self.log = logger or logging.getLogger("edge.advice")
+        self.requests = self.failures = 0
+        self._asked: dict[str, tuple] = {}
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._pool = ThreadPoolExecutor(2, thread_name_prefix="edge-engine")
+
+    def ask(self, record: GameLog, purpose: str) -> bool:
+        """Request ``purpose`` for the record's position unless already asked; True if sent."""
+        game = record.game
+        key = (record.game_id, *position_key(game))
+        with self._lock:
+            if self._asked.get(purpose) == key or not self.bus.is_connected():
+                return False
+            self._asked[purpose] = key
+            self.requests += 1
+        moves = record.moves()
+        request = EngineRequest(
+            id=f"{self.board_id}:{purpose}:{game.move_number}:{next(self._ids)}", board_id=self.board_id,
+            purpose=purpose, position=Position(size=game.size, komi=game.settings.komi, rules=RULES, moves=moves,
+                                               setup=record.setup(),
+                                               to_play=None if moves else color_to_str(game.to_play)),
+            max_visits=self.visits, max_time_ms=self.think_ms, deadline_ms=now_ms() + int(self.timeout_s * 1000))
+        self._pool.submit(self._request, request, purpose, key)
+        return True
+
+    def forget(self, purpose: str | None = None) -> None:
+        """Allow asking again for ``purpose`` (every purpose when ``None``)."""
+        with self._lock:
+            if purpose is None:
+                self._asked.clear()
+            else:
+                self._asked.pop(purpose, None)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _request(self, request: EngineRequest, purpose: str, key: tuple) -> None:
+        try:
+            answer = self.bus.request(request, timeout_s=self.timeout_s + 1.0)
+        except Exception as exc:
+            self.log.warning("engine %s request %s failed: %s", purpose, request.id, exc)
+            with self._lock:
+                self.failures += 1
+                if self._asked.get(purpose) == key:
+                    del self._asked[purpose]
+            self._on_failure(purpose)
+            return
+        self._on_answer(answer, purpose)

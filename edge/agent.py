@@ -1,0 +1,500 @@
+"""The edge agent: the board's frames and buttons in, game events, state and LED commands out.
+
+One ``EdgeAgent`` serves one board. Its loop takes what the ``SerialLink`` delivers:
+
+- frames are classified (``edge.classify``) with the board's calibration, published
+  (QoS 0, at most ``frames_per_s``, sooner when the reading changes) and fed to the
+  ``Reconciler`` (``edge.reconcile``), which turns stable boards into moves, undos and
+  named problems;
+- buttons: START opens a game with the configured settings (ending an unfinished one
+  as abandoned), END counts and ends it, ADVICE asks for a hint (against the engine,
+  on the engine's turn, for its move again), PASS and UNDO go to the reconciler, DONE
+  held ``long_press_s`` recalibrates (board empty). Every press but DONE is published
+  as a ``button_event``;
+- game events get their ``seq`` (``edge.game_journal``) and go to the ``OfflineQueue``,
+  which is also the journal: they reach the broker in order, once, whenever it is
+  reachable; the retained ``board_state`` follows when the queue is empty.
+
+Hints and the engine's moves are engine requests (``hints_every_move``: after every
+move; ``hints_on_request``: on ADVICE; ``vs_engine``: a ``genmove`` whenever the engine
+is to move, retried while unanswered). Answers come as the request's response or on the
+board's ``led`` topic; one lights the LEDs only if its ``position_key`` (move count and
+``position_hash``) is the position on the board now. LEDs: a hint or the engine's point
+steady, captured stones still to remove blink, any other problem blinks all LEDs.
+
+Calibration: loaded per board from ``data_dir``; when there is none (or on request) the
+agent has the firmware average the empty board (``CAL``) and stores the result. A
+restart rebuilds the game from the journal (or, if the journal has none, from the
+board's retained state on the broker), then reads the board in front of it like any
+other frame. Not done here: choosing dead stones at the end (all stones count alive).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from edge.advice import Advisor, answer_key, position_key
+from edge.calibration import Calibration, CalibrationError, CalibrationStore, Calibrator
+from edge.classify import STONE, Classifier, Frame, Sighting
+from edge.game import Game, GameSettings, Mode
+from edge.game_journal import GameLog, adopted_note, new_game_id, restore
+from edge.offline_queue import OfflineQueue, QueueSender
+from edge.problems import CAPTURES_NOT_REMOVED
+from edge.reconcile import LedPattern, ReconcileConfig, Reconciler
+from edge.serial_link import ButtonChange, CalData, LinkEvent, SerialLink
+from gobuddy.bus import BusClient, topics
+from gobuddy.bus.inbox import Received
+from gobuddy.bus.message import Message, now_ms
+from gobuddy.bus.messages import BoardFrame, BoardState, ButtonEvent, EngineAnswer, GameEvent
+from gobuddy.go.coords import BLACK, EMPTY, from_gtp, pass_move
+
+BUTTONS = {"START": "new_game", "END": "end_game", "ADVICE": "hint", "PASS": "pass", "UNDO": "undo"}
+LED_BLINK_MAX = 16
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """Everything the agent is told; built by ``edge.__main__`` from the command line."""
+
+    board_id: str
+    data_dir: Path
+    settings: GameSettings = field(default_factory=GameSettings)
+    reconcile: ReconcileConfig = field(default_factory=ReconcileConfig)
+    visits: int = 200
+    think_ms: int = 2000
+    request_timeout_s: float = 8.0
+    retry_s: float = 2.0
+    frames_per_s: float = 5.0
+    calibrate_on_start: bool = False
+    calibration_scans: int = 32
+    long_press_s: float = 2.0
+    status_every_s: float = 5.0
+    retained_wait_s: float = 5.0
+    fsync: bool = False
+
+
+def led_command(pattern: LedPattern, problem_kind: str | None) -> str:
+    """The firmware command for an LED pattern (a problem other than captures still on
+    the board blinks all LEDs)."""
+    if pattern.mode == "steady" and pattern.points:
+        return f"LED POINT {pattern.points[0]}"
+    if pattern.mode == "all_blink" or (pattern.mode == "blink" and problem_kind not in (None, CAPTURES_NOT_REMOVED)):
+        return "LED PROBLEM"
+    if pattern.mode == "blink" and pattern.points:
+        text = "LED BLINK"
+        for point in pattern.points[:LED_BLINK_MAX]:
+            if len(text) + 1 + len(point) + 5 > 64:
+                break
+            text += f" {point}"
+        return text
+    return "LED OFF"
+
+
+class EdgeAgent:
+    """The service for one board; ``start``, then ``stop`` (see the module docstring)."""
+
+    def __init__(self, config: AgentConfig, bus: BusClient, link: SerialLink,
+                 logger: logging.Logger | None = None) -> None:
+        self.config = config
+        self.bus, self.link = bus, link
+        self.log = logger or logging.getLogger("edge.agent")
+        self.queue = OfflineQueue(config.data_dir / "outbox", fsync=config.fsync)
+        self.sender = QueueSender(self.queue, self._publish_entry, bus.is_connected, self._publish_state)
+        self.store = CalibrationStore(config.data_dir)
+        self.classifier: Classifier | None = None
+        self.calibration: Calibration | None = None
+        self.record: GameLog | None = None
+        self.reconciler: Reconciler | None = None
+        try:
+            cal = self.store.load(config.board_id)
+            if cal is not None:
+                self._use_calibration(cal)
+        except CalibrationError as exc:
+            self.log.error("stored calibration unusable, will calibrate again: %s", exc)
+        self.triggers: deque[tuple[str, int, int | None]] = deque(maxlen=4096)  # (game, move, frame seq)
+        self.counts = dict.fromkeys(("stale_answers", "answers_used"), 0)
+        self.advisor = Advisor(bus, config.board_id, visits=config.visits, think_ms=config.think_ms,
+                               timeout_s=config.request_timeout_s, on_answer=self.consider,
+                               on_failure=self._request_failed)
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._led_text = "LED OFF"
+        self._state_dirty = True
+        self._calibrating = False
+        self._cal_retry_at = 0.0
+        self._cal_forced = config.calibrate_on_start
+        self._done_down: float | None = None
+        self._button_seq = 0
+        self._status: dict[str, Any] = {}
+        self._retry_at = 0.0
+        self._frame_seq = now_ms()
+        self._rows: tuple[tuple[str, ...], float] = ((), 0.0)
+        self._last_frame_pub = (0.0, (), False)
+        self._last_sighting: Sighting | None = None
+        self._status_at = 0.0
+        record = restore(self.queue.entries(), topics.board_event(config.board_id), config.settings)
+        if record is not None:
+            self._install(record)
+            self.log.info("rebuilt game %s from the journal: %d moves, seq %d", record.game_id,
+                          record.game.move_number, record.seq)
+        bus.subscribe(topics.board_led(config.board_id), self._on_led_topic)
+
+    # ---- lifecycle --------------------------------------------------------------------------
+
+    def start(self) -> "EdgeAgent":
+        self.bus.start(wait=False)
+        self.sender.start()
+        self.link.start()
+        for target, name in ((self._loop, "edge-agent"), (self._fetch_retained_state, "edge-state")):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(3.0)
+        self.link.stop()
+        self.sender.stop()
+        self.advisor.close()
+        self.bus.stop()
+        self.queue.close()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            item = self.link.get(0.1)
+            with self._lock:
+                try:
+                    if item is not None:
+                        self._handle(item)
+                    self._tick()
+                except Exception:  # one bad input must not stop the board
+                    self.log.exception("failed to handle %r", item)
+
+    def _handle(self, item: Any) -> None:
+        if isinstance(item, Frame):
+            self._on_frame(item)
+        elif isinstance(item, ButtonChange):
+            self._on_button(item)
+        elif isinstance(item, CalData):
+            self._on_caldata(item)
+        elif isinstance(item, LinkEvent):
+            self.log.info("board link: %s %s", item.kind, item.detail)
+            if item.kind in ("connected", "rebooted"):
+                self._send_led(self._led_text, force=True)
+                self._calibrating = False
+            self._status_at = 0.0
+
+    def _tick(self) -> None:
+        now = time.monotonic()
+        if self.link.connected.is_set() and not self._calibrating and now >= self._cal_retry_at and (
+                self.classifier is None or self._cal_forced):
+            self._start_calibration()
+        if self.record is not None and not self.record.game.ended and self.bus.is_connected() and now >= self._retry_at:
+            if self.record.game.is_engine_turn():
+                self.advisor.ask(self.record, "genmove")
+            elif self.record.game.settings.mode is Mode.HINTS_EVERY_MOVE:
+                self.advisor.ask(self.record, "hint")
+        if now - self._status_at >= self.config.status_every_s:
+            self._status_at = now
+            status = self.status()
+            if status != self._status:
+                self._status = status
+                self.bus.set_status(**status)
+
+    def status(self) -> dict[str, Any]:
+        """Small facts for the retained presence message (scalars only)."""
+        hello, stats = self.link.hello, self.link.stats
+        return {
+            "firmware": hello.firmware if hello else "disconnected", "serial_connected": self.link.connected.is_set(),
+            "serial_rejected": self.link.rejected, "serial_crc_errors": stats["crc_errors"],
+            "serial_framing_errors": stats["framing_errors"], "serial_frames_lost": stats["frames_lost"],
+            "serial_reconnects": stats["disconnects"], "calibrated": self.classifier is not None,
+            "queue_pending": len(self.queue.pending()), "stale_answers": self.counts["stale_answers"],
+            "game_id": self.record.game_id if self.record else None,
+            "move_number": self.record.game.move_number if self.record else 0,
+        }
+
+    # ---- frames -------------------------------------------------------------------------------
+
+    def _on_frame(self, frame: Frame) -> None:
+        if self.classifier is None or self._calibrating:
+            return
+        sighting = self.classifier.classify(frame)
+        self._last_sighting = sighting
+        self._publish_frame(frame, sighting)
+        if self.reconciler is not None:
+            self._apply(self.reconciler.observe(sighting), frame)
+
+    def _publish_frame(self, frame: Frame, sighting: Sighting) -> None:
+        rows = self._frame_rows(sighting)
+        if rows != self._rows[0]:
+            self._rows = (rows, frame.t)
+        stable = not sighting.uncertain and frame.t - self._rows[1] >= self.config.reconcile.stability.settle_s
+        now = time.monotonic()
+        last, last_rows, last_stable = self._last_frame_pub
+        rate = self.config.frames_per_s
+        due = now - last >= 1.0 / rate if rate > 0 else False
+        changed = (rows, stable) != (last_rows, last_stable) and now - last >= 0.1
+        if not (due or changed) or not self.bus.is_connected():
+            return
+        self._last_frame_pub = (now, rows, stable)
+        self._frame_seq += 1
+        size = self.classifier.calibration.size if self.classifier else 9
+        try:
+            self.bus.publish(topics.board_frame(self.config.board_id), BoardFrame(
+                board_id=self.config.board_id, seq=self._frame_seq, size=size, rows=rows, stable=stable,
+                raw=tuple(int(v) for v in frame.readings)))
+        except Exception as exc:  # a live-view frame is never worth stopping for
+            self.log.debug("frame not published: %s", exc)
+
+    def _frame_rows(self, sighting: Sighting) -> tuple[str, ...]:
+        size = sighting.size
+        board = self.record.game.position.board if self.record else [EMPTY] * (size * size)
+        chars = []
+        for p, seen in enumerate(sighting.board):
+            if seen == STONE:
+                seen = board[p] if board[p] != EMPTY else None
+            chars.append({EMPTY: ".", BLACK: "X", None: "?"}.get(seen, "O"))
+        for p in sighting.uncertain:
+            chars[p] = "?"
+        return tuple("".join(chars[r * size:(r + 1) * size]) for r in range(size))
+
+    # ---- buttons ------------------------------------------------------------------------------
+
+    def _on_button(self, press: ButtonChange) -> None:
+        if press.name == "DONE":
+            if press.down:
+                self._done_down = press.t
+            elif self._done_down is not None:
+                held, self._done_down = press.t - self._done_down, None
+                if held >= self.config.long_press_s:
+                    self._request_calibration()
+                else:
+                    self.advisor.forget("genmove")  # ask the engine again if it is to move
+            return
+        action = BUTTONS.get(press.name)
+        if action is None or not press.down:
+            return
+        self._enqueue(topics.board_button(self.config.board_id), ButtonEvent(
+            board_id=self.config.board_id, seq=self._button_seq_next(), button=action, press="short"))
+        if action == "new_game":
+            self._new_game()
+            return
+        rec = self.reconciler
+        if rec is None or rec.game.ended:
+            return
+        if action == "end_game":
+            self._apply(rec.end())
+        elif action in ("pass", "undo"):
+            self._apply(rec.press(action, press.t))
+        elif action == "hint" and self.record is not None:
+            purpose = "genmove" if rec.game.is_engine_turn() else "hint"
+            self.advisor.forget(purpose)
+            self.advisor.ask(self.record, purpose)
+
+    def _button_seq_next(self) -> int:
+        """Button events' ``seq``: Unix ms of the press, kept increasing (survives restarts)."""
+        self._button_seq = max(self._button_seq + 1, now_ms())
+        return self._button_seq
+
+    def _new_game(self) -> None:
+        if self.record is not None and not self.record.game.ended:
+            self._enqueue_event(self.record.abandoned())
+        record = GameLog(self.config.board_id, new_game_id(self.config.board_id), Game(self.config.settings))
+        entry = self._enqueue_event(record.started())
+        self.queue.compact(entry.n if entry else 0)
+        self._install(record)
+        self.log.info("game %s started (%s)", record.game_id, record.game.settings.mode.value)
+
+    def _install(self, record: GameLog) -> None:
+        self.record = record
+        self.reconciler = Reconciler(record.game, None, self.config.reconcile)
+        self.reconciler.problem = record.edge_problem()
+        self.advisor.forget()
+        self._state_dirty = True
+        self._send_led(led_command(self.reconciler.led_pattern(), record.problem and record.problem.kind))
+
+    # ---- events -------------------------------------------------------------------------------
+
+    def _apply(self, events: list[Any], frame: Frame | None = None) -> None:
+        rec, record = self.reconciler, self.record
+        assert rec is not None and record is not None
+        todo = list(events)
+        while todo:
+            event = todo.pop(0)
+            if isinstance(event, LedPattern):
+                self._send_led(led_command(event, rec.problem.kind if rec.problem else None))
+                continue
+            wire = record.wire(event)
+            self._enqueue_event(wire)
+            if wire.TYPE == "move":
+                self.triggers.append((record.game_id, wire.move_number, frame.seq if frame else None))
+            if wire.TYPE == "pass" and record.game.both_passed() and not record.game.ended:
+                todo.extend(rec.end())
+
+    def _enqueue_event(self, event: GameEvent) -> Any:
+        self._state_dirty = True
+        return self._enqueue(topics.board_event(self.config.board_id), event)
+
+    def _enqueue(self, topic: str, message: Message) -> Any:
+        try:
+            message.validate()
+        except ValueError as exc:
+            self.log.error("not publishing an invalid %s: %s", message.KIND, exc)
+            return None
+        return self.queue.append(topic, message.to_dict())
+
+    def _publish_entry(self, topic: str, payload: dict[str, Any]):
+        return self.bus.publish(topic, payload)
+
+    def _publish_state(self) -> None:
+        """Publish the retained state if it changed (the queue sender calls this when idle)."""
+        with self._lock:
+            if not self._state_dirty:
+                return
+            self._state_dirty = False
+            state = self.record.state() if self.record else BoardState(board_id=self.config.board_id)
+        try:
+            self.bus.publish(topics.board_state(self.config.board_id), state, wait=True, timeout_s=5.0)
+        except Exception as exc:
+            self.log.warning("state not published yet: %s", exc)
+            self._state_dirty = True
+
+    # ---- LEDs -----------------------------------------------------------------------------------
+
+    def _send_led(self, text: str, force: bool = False) -> None:
+        if text == self._led_text and not force:
+            return
+        self._led_text = text
+        if self.link.connected.is_set():
+            self.link.command(text).add_done_callback(self._command_done)
+
+    def _command_done(self, future: Future) -> None:
+        if future.exception() is not None:
+            self.log.warning("board command failed: %s", future.exception())
+
+    # ---- engine -----------------------------------------------------------------------------------
+
+    def _request_failed(self, purpose: str) -> None:
+        with self._lock:
+            self._retry_at = time.monotonic() + self.config.retry_s
+
+    def _on_led_topic(self, received: Received) -> None:
+        self.consider(received.message, "hint")  # type: ignore[arg-type]
+
+    def consider(self, answer: EngineAnswer, purpose: str) -> bool:
+        """Use an engine answer if it is for the position on the board now; True if used."""
+        with self._lock:
+            rec = self.reconciler
+            if rec is None or self.record is None or rec.game.ended:
+                return False
+            if answer_key(answer) != position_key(rec.game) or answer.best is None:
+                self.counts["stale_answers"] += 1
+                self.log.info("dropped %s answer %s: it is for position %s, the board is at %s", purpose, answer.id,
+                              answer_key(answer), position_key(rec.game))
+                return False
+            self.counts["answers_used"] += 1
+            game, move = rec.game, answer.best.move
+            point = pass_move(game.size) if move == "pass" else from_gtp(move, game.size)
+            if purpose == "genmove":
+                self._apply(rec.expect_engine_move(point, game.move_number))
+            elif move != "pass":
+                self._apply(rec.show_hint(point, game.move_number))
+            return True
+
+    # ---- calibration ------------------------------------------------------------------------------
+
+    def _request_calibration(self) -> None:
+        sighting = self._last_sighting
+        if self.classifier is not None and (sighting is None or any(sighting.board) or sighting.uncertain):
+            self.log.warning("recalibration refused: clear the board first (it must read empty)")
+            return
+        self._cal_forced = True
+
+    def _start_calibration(self) -> None:
+        self._calibrating = True
+        scans = self.config.calibration_scans
+        self.log.info("calibrating: averaging %d scans of the empty board", scans)
+        self.link.command(f"CAL {scans}").add_done_callback(self._cal_command_done)
+
+    def _cal_command_done(self, future: Future) -> None:
+        if future.exception() is not None:
+            with self._lock:
+                self.log.warning("CAL failed: %s", future.exception())
+                self._calibrating = False
+                self._cal_retry_at = time.monotonic() + self.config.retry_s
+
+    def _on_caldata(self, data: CalData) -> None:
+        if not self._calibrating:
+            return
+        self._calibrating = False
+        size = self.link.hello.size if self.link.hello else 9
+        try:
+            calibrator = Calibrator(size)
+            calibrator.add_empty(data.readings)
+            cal = calibrator.finish(created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+        except CalibrationError as exc:
+            self.log.warning("calibration failed (%s); trying again", exc)
+            self._cal_retry_at = time.monotonic() + 3 * self.config.retry_s
+            return
+        self.store.save(self.config.board_id, cal)
+        self._cal_forced = False
+        self._use_calibration(cal)
+        self.log.info("calibrated (empty board, occupancy sensing) and saved")
+
+    def _use_calibration(self, cal: Calibration) -> None:
+        self.calibration = cal
+        self.classifier = Classifier(cal)
+        if self.reconciler is not None:
+            self.reconciler.stabiliser.reset()
+
+    # ---- restart --------------------------------------------------------------------------------
+
+    def _fetch_retained_state(self) -> None:
+        """Once connected, read the board's retained state; adopt its game if this agent
+        has none (a new data directory) or an older point of the same game."""
+        while not self.bus.wait_connected(0.2):
+            if self._stop.is_set():
+                return
+        topic = topics.board_state(self.config.board_id)
+        got = threading.Event()
+
+        def on_state(received: Received) -> None:
+            if received.retain and not got.is_set():
+                got.set()
+                self._adopt(received.message)  # type: ignore[arg-type]
+
+        # A persistent session keeps the subscription, and the broker sends retained
+        # messages only to new ones: subscribe, drop it, subscribe anew.
+        self.bus.subscribe(topic, on_state)
+        self.bus.unsubscribe(topic)
+        self.bus.subscribe(topic, on_state)
+        got.wait(self.config.retained_wait_s)
+        self.bus.unsubscribe(topic)
+
+    def _adopt(self, state: BoardState) -> None:
+        with self._lock:
+            if state.game_id is None or state.status != "playing":
+                return
+            if self.record is not None and (self.record.game_id != state.game_id or (state.seq or 0) <= self.record.seq):
+                return
+            try:
+                record = GameLog.from_state(state, self.config.settings)
+            except ValueError as exc:
+                self.log.error("retained state of this board unusable: %s", exc)
+                return
+            self.queue.append("", adopted_note(state))
+            self._install(record)
+            self.log.info("adopted game %s from the retained state: %d moves, seq %d", record.game_id,
+                          record.game.move_number, record.seq)

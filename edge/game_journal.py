@@ -1,0 +1,229 @@
+"""The live game as messages: wire events out, and the game rebuilt from them after a restart.
+
+``GameLog`` is one game on one board as the rest of the system sees it: a ``Game``
+(``edge.game``), its ``game_id`` and the ``seq`` of its last event. ``wire`` turns the
+game's own events (``edge.game``, ``edge.problems``) into ``gobuddy.bus`` game events
+with the next ``seq``; ``state`` is the retained ``board_state``.
+
+Rebuilding: ``from_events`` replays a game's published events (``game_started`` first;
+moves, passes, undos, problems, the end), ``from_state`` a retained ``board_state`` (its
+moves, undos already folded in), and ``restore`` finds the latest game in the agent's
+journal (``edge.offline_queue``). Replay stops, with a logged error, at the first event
+that does not fit the game so far (a broken journal is never guessed past).
+
+Problem kinds the reconciler names but the v1 schema does not list
+(``engine_stone_misplaced``, ``board_mismatch``) go on the wire as the nearest listed
+kind (``WIRE_KIND_FALLBACK``); the message text keeps the detail.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from edge import game as g
+from edge import problems as pr
+from edge.game import Game, GameSettings, Mode
+from gobuddy.bus import messages as wire
+from gobuddy.bus.validation import SCHEMA_DIR
+from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp, pass_move, to_gtp
+
+RULES = "chinese"  # area scoring, positional superko: what edge.game plays
+PROBLEM_KINDS = frozenset(json.loads((SCHEMA_DIR / "common.schema.json").read_text())["$defs"]["problem_kind"]["enum"])
+WIRE_KIND_FALLBACK = {"engine_stone_misplaced": "illegal_point", "board_mismatch": "stone_moved"}
+ADOPTED = "adopted_state"
+
+log = logging.getLogger("edge.journal")
+
+
+def wire_kind(kind: str) -> str:
+    """A problem kind the schema accepts (``kind`` itself once the schema lists it)."""
+    return kind if kind in PROBLEM_KINDS else WIRE_KIND_FALLBACK.get(kind, "sensor_fault")
+
+
+def new_game_id(board_id: str) -> str:
+    """``<board_id>-<UTC yyyymmdd-HHMMSS>-<4 hex>``: unique per start, sortable by time."""
+    return f"{board_id}-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+@dataclass
+class GameLog:
+    """One game and its place in the event stream; ``problem`` as last published."""
+
+    board_id: str
+    game_id: str
+    game: Game
+    seq: int = -1
+    problem: wire.Problem | None = None
+
+    # ---- events out ----------------------------------------------------------------------
+
+    def started(self) -> wire.GameStarted:
+        """The ``game_started`` event (seq 0); call once, first."""
+        s, game = self.game.settings, self.game
+        players = {"B": wire.Player("black"), "W": wire.Player("white")}
+        if s.mode is Mode.VS_ENGINE:
+            side = color_to_str(s.engine_color)  # type: ignore[arg-type]
+            players = {"B": wire.Player("player"), "W": wire.Player("player"), side: wire.Player("gobuddy", "engine")}
+        return wire.GameStarted(board_id=self.board_id, game_id=self.game_id, seq=self._next(), size=s.size,
+                                komi=s.komi, rules=RULES, handicap=s.handicap, setup=self.setup(),
+                                to_play=color_to_str(game.to_play), mode=s.mode.wire, players=players)
+
+    def wire(self, event: Any) -> wire.GameEvent:
+        """The wire event for one of the game's own events, with the next seq."""
+        ids = dict(board_id=self.board_id, game_id=self.game_id, seq=self._next(), move_number=event.move_number)
+        if isinstance(event, g.MovePlayed):
+            return wire.MovePlayed(**ids, color=event.color, vertex=event.vertex, captures=event.captures)
+        if isinstance(event, g.Passed):
+            return wire.Passed(**ids, color=event.color)
+        if isinstance(event, g.Undone):
+            return wire.Undone(**ids, color=event.color, vertex=event.vertex)
+        if isinstance(event, g.GameEnded):
+            return wire.GameEnded(**ids, result=event.result, reason=event.reason)
+        if isinstance(event, pr.ProblemRaised):
+            self.problem = wire.Problem(wire_kind(event.kind), tuple(dict.fromkeys(event.points)), event.message[:500])
+            return wire.ProblemRaised(**ids, kind=self.problem.kind, points=self.problem.points,
+                                      message=self.problem.message)
+        if isinstance(event, pr.ProblemCleared):
+            self.problem = None
+            return wire.ProblemCleared(**ids, kind=wire_kind(event.kind))
+        self.seq -= 1
+        raise TypeError(f"not a game event: {event!r}")
+
+    def abandoned(self) -> wire.GameEnded:
+        """The end of a game left unfinished (a new game was started)."""
+        self.game.result = "Void"
+        return wire.GameEnded(board_id=self.board_id, game_id=self.game_id, seq=self._next(),
+                              move_number=self.game.move_number, result="Void", reason="abandoned")
+
+    def _next(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    # ---- state ---------------------------------------------------------------------------
+
+    def setup(self) -> tuple[tuple[str, str], ...]:
+        return tuple(("B", to_gtp(p, self.game.size)) for p in self.game.handicap_points)
+
+    def moves(self) -> tuple[tuple[str, str], ...]:
+        size = self.game.size
+        return tuple((color_to_str(c), "pass" if p == pass_move(size) else to_gtp(p, size))
+                     for c, p in self.game.moves)
+
+    def state(self) -> wire.BoardState:
+        game, s = self.game, self.game.settings
+        pos = game.position
+        return wire.BoardState(
+            board_id=self.board_id, status="ended" if game.ended else "playing", game_id=self.game_id,
+            seq=self.seq, size=s.size, komi=s.komi, rules=RULES, mode=s.mode.wire, handicap=s.handicap,
+            setup=self.setup(), moves=self.moves(), move_number=game.move_number, to_play=color_to_str(pos.to_play),
+            captures={"B": pos.captures[BLACK], "W": pos.captures[WHITE]}, problem=self.problem,
+            result=None if game.result == "Void" else game.result)
+
+    # ---- rebuilding ----------------------------------------------------------------------
+
+    @classmethod
+    def from_events(cls, events: list[dict[str, Any]], defaults: GameSettings) -> "GameLog":
+        """Replay published events (``events[0]`` a ``game_started``); later games' events
+        and events of other games are skipped."""
+        first = events[0]
+        log_ = cls(first["board_id"], first["game_id"], Game(_settings(first, defaults)), seq=first["seq"])
+        log_.replay(events[1:])
+        return log_
+
+    def replay(self, events: list[dict[str, Any]]) -> None:
+        """Apply this game's events newer than ``seq``, in order; stop at one that does not fit."""
+        for event in events:
+            if event.get("game_id") != self.game_id or event["seq"] <= self.seq:
+                continue
+            try:
+                self._replay(event)
+            except (ValueError, KeyError) as exc:
+                log.error("journal of game %s: event %s does not fit (%s); replay stops there",
+                          self.game_id, event.get("seq"), exc)
+                return
+            self.seq = event["seq"]
+
+    @classmethod
+    def from_state(cls, state: wire.BoardState, defaults: GameSettings) -> "GameLog":
+        """The game a retained ``board_state`` describes (``ValueError`` if it is not one)."""
+        if state.game_id is None or state.seq is None or state.status == "idle":
+            raise ValueError("the state holds no game")
+        started = {"size": state.size, "komi": state.komi, "handicap": state.handicap, "mode": state.mode,
+                   "players": None}
+        log_ = cls(state.board_id, state.game_id, Game(_settings(started, defaults)), seq=state.seq,
+                   problem=state.problem)
+        for color, vertex in state.moves:
+            log_._play(color, vertex)
+        if state.result is not None:
+            log_.game.end(result=state.result)
+        return log_
+
+    def _replay(self, event: dict[str, Any]) -> None:
+        kind = event["type"]
+        if kind in ("move", "pass"):
+            self._play(event["color"], event.get("vertex", "pass"))
+        elif kind == "undo":
+            self.game.undo()
+        elif kind == "problem":
+            self.problem = wire.Problem(event["kind"], tuple(event["points"]), event["message"])
+        elif kind == "problem_cleared":
+            self.problem = None
+        elif kind == "game_ended":
+            self.game.result = event["result"]
+
+    def _play(self, color: str, vertex: str) -> None:
+        game = self.game
+        if color_from_str(color) != game.to_play:
+            raise ValueError(f"{color} played {vertex} but {color_to_str(game.to_play)} was to play")
+        if vertex == "pass":
+            game.pass_move()
+        else:
+            game.play(from_gtp(vertex, game.size))
+
+    def edge_problem(self) -> pr.Problem | None:
+        """The published problem as the reconciler holds one (flat points)."""
+        if self.problem is None:
+            return None
+        size = self.game.size
+        return pr.Problem(self.problem.kind, tuple(from_gtp(v, size) for v in self.problem.points),
+                          self.problem.message)
+
+
+def _settings(started: dict[str, Any], defaults: GameSettings) -> GameSettings:
+    """Settings of a replayed game: its own size, komi, handicap and mode; the hint mode
+    and engine colour, which the wire does not carry, from ``defaults``."""
+    if started.get("mode") == "vs_engine":
+        engine = defaults.engine_color if defaults.engine_color is not None else WHITE
+        for side, player in (started.get("players") or {}).items():
+            if player.get("kind") == "engine":
+                engine = color_from_str(side)
+        mode: Mode = Mode.VS_ENGINE
+    else:
+        engine, mode = None, defaults.mode if defaults.mode is not Mode.VS_ENGINE else Mode.HINTS_ON_REQUEST
+    return GameSettings(size=int(started["size"]), komi=float(started["komi"]), handicap=int(started["handicap"]),
+                        mode=mode, engine_color=engine, superko=defaults.superko)
+
+
+def restore(entries: list[Any], event_topic: str, defaults: GameSettings) -> GameLog | None:
+    """The latest game in a journal (``OfflineQueue.entries()``): from its ``game_started``,
+    or from a retained state adopted earlier (a note ``{"kind": "adopted_state"}``), with
+    every later event of that game replayed. ``None`` when the journal holds no game."""
+    for i in range(len(entries) - 1, -1, -1):
+        entry = entries[i]
+        if entry.topic == "" and entry.payload.get("kind") == ADOPTED:
+            record = GameLog.from_state(wire.BoardState.from_dict(entry.payload["state"]), defaults)
+            record.replay([e.payload for e in entries[i + 1:] if e.topic == event_topic])
+            return record
+        if entry.topic == event_topic and entry.payload.get("type") == "game_started":
+            return GameLog.from_events([e.payload for e in entries[i:] if e.topic == event_topic], defaults)
+    return None
+
+
+def adopted_note(state: wire.BoardState) -> dict[str, Any]:
+    """The journal note recording that the game of ``state`` was taken over."""
+    return {"kind": ADOPTED, "state": state.to_dict()}

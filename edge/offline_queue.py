@@ -1,0 +1,233 @@
+"""The edge agent's outbox and journal: QoS 1 messages kept on disk until the broker has them.
+
+``OfflineQueue`` appends each outgoing message (topic + JSON payload) to
+``<directory>/journal.jsonl``, one line per entry numbered ``n`` = 1, 2, ..., and keeps
+the number of the last entry the broker acknowledged in ``<directory>/delivered``
+(written atomically). Entries stay in the file after delivery: the file is also the
+journal from which the agent rebuilds its game after a restart. ``compact`` drops
+delivered entries that are no longer needed. Entries with an empty topic are
+journal-only notes (never sent).
+
+``QueueSender`` is the thread that empties the queue: it takes the oldest undelivered
+entry, publishes it, waits for the broker's acknowledgement (across reconnects: the
+MQTT client re-sends an unacknowledged message itself, so the entry is never published
+twice by us), marks it delivered, and only then takes the next. So entries reach the
+broker in order, and once unless the agent dies between the acknowledgement and the
+``delivered`` write (then the next start sends that entry again; consumers are
+idempotent by ``seq``). When nothing is left it calls ``on_idle``.
+
+A torn last line (the process died while writing it) is dropped on load. Not done here:
+fsync on every append unless ``fsync=True`` (a power cut can lose the newest entries;
+the board itself still shows those moves), and any bound on the file's size.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from gobuddy.bus.delivery import Delivery, PublishRejected
+from gobuddy.bus.topics import TopicError
+from gobuddy.bus.validation import MessageError
+
+JOURNAL = "journal.jsonl"
+DELIVERED = "delivered"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One message: its number ``n``, ``topic`` (empty for a journal-only note) and payload."""
+
+    n: int
+    topic: str
+    payload: dict[str, Any]
+
+
+class OfflineQueue:
+    """Append-only, numbered, on-disk queue; thread-safe."""
+
+    def __init__(self, directory: str | os.PathLike[str], *, fsync: bool = False) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.fsync = fsync
+        self._path = self.directory / JOURNAL
+        self._delivered_path = self.directory / DELIVERED
+        self._cond = threading.Condition()
+        self._entries: list[Entry] = self._load()
+        self._delivered = self._load_delivered()
+        self._file = open(self._path, "a", encoding="utf-8")
+
+    def _load(self) -> list[Entry]:
+        if not self._path.exists():
+            return []
+        entries: list[Entry] = []
+        good = 0
+        with open(self._path, "rb") as f:
+            for line in f:
+                try:
+                    data = json.loads(line)
+                    entries.append(Entry(int(data["n"]), str(data["topic"]), dict(data["payload"])))
+                except (ValueError, KeyError, TypeError):
+                    logging.getLogger("edge.queue").warning("dropped a torn or bad line at the end of %s", self._path)
+                    break
+                good += len(line)
+        if good != self._path.stat().st_size:
+            with open(self._path, "r+b") as f:
+                f.truncate(good)
+        return entries
+
+    def _load_delivered(self) -> int:
+        try:
+            return int(self._delivered_path.read_text().strip() or 0)
+        except FileNotFoundError:
+            return 0
+        except ValueError:
+            return 0  # unreadable: deliver everything again (consumers are idempotent)
+
+    # ---- writing -------------------------------------------------------------------------
+
+    def append(self, topic: str, payload: dict[str, Any]) -> Entry:
+        """Add a message (or, with ``topic=""``, a journal-only note); durable when it returns
+        (to the OS; to the disk with ``fsync``)."""
+        with self._cond:
+            n = (self._entries[-1].n if self._entries else self._delivered) + 1
+            entry = Entry(n, topic, payload)
+            self._file.write(json.dumps({"n": n, "topic": topic, "payload": payload}, separators=(",", ":")) + "\n")
+            self._file.flush()
+            if self.fsync:
+                os.fsync(self._file.fileno())
+            self._entries.append(entry)
+            self._cond.notify_all()
+            return entry
+
+    def mark_delivered(self, n: int) -> None:
+        """Record that entries up to ``n`` reached the broker (``n`` must not go back)."""
+        with self._cond:
+            if n < self._delivered:
+                raise ValueError(f"entry {n} is before the delivered mark {self._delivered}")
+            self._delivered = n
+            tmp = self._delivered_path.with_suffix(".tmp")
+            tmp.write_text(f"{n}\n")
+            os.replace(tmp, self._delivered_path)
+            self._cond.notify_all()
+
+    def compact(self, keep_from: int) -> int:
+        """Drop entries before ``keep_from`` that were delivered; returns how many went."""
+        with self._cond:
+            cut = min(keep_from, self._delivered + 1)
+            kept = [e for e in self._entries if e.n >= cut]
+            dropped = len(self._entries) - len(kept)
+            if dropped == 0:
+                return 0
+            tmp = self._path.with_suffix(".tmp")
+            with open(tmp, "w", encoding="utf-8") as f:
+                for e in kept:
+                    f.write(json.dumps({"n": e.n, "topic": e.topic, "payload": e.payload}, separators=(",", ":")) + "\n")
+            self._file.close()
+            os.replace(tmp, self._path)
+            self._file = open(self._path, "a", encoding="utf-8")
+            self._entries = kept
+            return dropped
+
+    def close(self) -> None:
+        with self._cond:
+            self._file.close()
+
+    # ---- reading -------------------------------------------------------------------------
+
+    @property
+    def delivered(self) -> int:
+        """Number of the last entry the broker acknowledged (0: none)."""
+        return self._delivered
+
+    def entries(self) -> list[Entry]:
+        """Every entry still in the journal, delivered or not, oldest first."""
+        with self._cond:
+            return list(self._entries)
+
+    def pending(self) -> list[Entry]:
+        """Entries the broker has not acknowledged yet, oldest first."""
+        with self._cond:
+            return [e for e in self._entries if e.n > self._delivered]
+
+    def next_pending(self, timeout_s: float) -> Entry | None:
+        """The oldest undelivered entry, waiting up to ``timeout_s`` for one."""
+        with self._cond:
+            def first() -> Entry | None:
+                for e in reversed(self._entries):
+                    if e.n == self._delivered + 1:
+                        return e
+                    if e.n <= self._delivered:
+                        break
+                return None
+            self._cond.wait_for(lambda: first() is not None, timeout_s)
+            return first()
+
+
+class QueueSender:
+    """Publishes a queue's entries in order, one acknowledged entry at a time.
+
+    ``publish(topic, payload)`` returns a ``Delivery`` (``BusClient.publish``);
+    ``connected()`` says whether to try now; ``on_idle()`` runs whenever the queue is
+    empty and the broker reachable (the agent publishes its retained state there)."""
+
+    def __init__(self, queue: OfflineQueue, publish: Callable[[str, dict[str, Any]], Delivery],
+                 connected: Callable[[], bool], on_idle: Callable[[], None] = lambda: None,
+                 logger: logging.Logger | None = None) -> None:
+        self.queue = queue
+        self._publish, self._connected, self._on_idle = publish, connected, on_idle
+        self.log = logger or logging.getLogger("edge.queue")
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="edge-queue-sender", daemon=True)
+        self.sent = 0
+
+    def start(self) -> "QueueSender":
+        self._thread.start()
+        return self
+
+    def stop(self, timeout_s: float = 3.0) -> None:
+        self._stop.set()
+        self._thread.join(timeout_s)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            entry = self.queue.next_pending(0.2)
+            if not self._connected():
+                self._stop.wait(0.05)
+                continue
+            if entry is None:
+                try:
+                    self._on_idle()
+                except Exception:  # the idle work must never stop deliveries
+                    self.log.exception("idle work of the queue sender failed")
+                continue
+            if not entry.topic:
+                self.queue.mark_delivered(entry.n)
+                continue
+            self._deliver(entry)
+
+    def _deliver(self, entry: Entry) -> None:
+        try:
+            delivery = self._publish(entry.topic, entry.payload)
+        except (MessageError, TopicError, ValueError) as exc:  # can never succeed: do not block the rest
+            self.log.error("dropped queued entry %d on %s: %s", entry.n, entry.topic, exc)
+            self.queue.mark_delivered(entry.n)
+            return
+        while not self._stop.is_set():
+            try:
+                delivery.wait(0.5)
+                break
+            except TimeoutError:
+                continue  # not acknowledged yet: the client re-sends it after a reconnect
+            except PublishRejected as exc:
+                self.log.error("the broker refused queued entry %d: %s", entry.n, exc)
+                break
+        else:
+            return  # stopping: the entry stays pending and is sent again next time
+        self.queue.mark_delivered(entry.n)
+        self.sent += 1

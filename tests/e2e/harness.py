@@ -1,0 +1,136 @@
+"""Running the dashboard for real: ``streamlit run dashboard/app.py`` on loopback, and
+Debian's Chromium driven by Playwright (never a downloaded browser).
+
+    with StreamlitServer(dashboard_args(db_url, broker)) as server, chromium() as browser:
+        page = browser.new_page()
+        page.goto(server.url("live?board=board-1"))
+
+``StreamlitServer`` picks a free port, starts the server with the flags the project
+uses (headless, loopback, no usage stats, no file watcher), waits for
+``/_stcore/health`` and loads the app once (the first load imports everything), and
+stops it with SIGTERM. Its output goes to ``log_path``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Iterator
+
+REPO = Path(__file__).resolve().parents[2]
+APP = REPO / "dashboard" / "app.py"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SCREENSHOTS = REPO / "artifacts" / "screenshots"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def browser_missing() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    if not os.access(CHROMIUM, os.X_OK):
+        return f"{CHROMIUM} is not installed (Debian package chromium)"
+    if importlib.util.find_spec("playwright") is None:
+        return "the python package playwright is not installed"
+    return None
+
+
+def real_services_available() -> dict[str, bool]:
+    """Whether the real engine worker and recorder commands exist yet (else the tests
+    use ``stand_ins``)."""
+    return {"engine_worker": (REPO / "engine_worker" / "__main__.py").exists(),
+            "recorder": (REPO / "dashboard" / "recorder.py").exists()
+            or (REPO / "dashboard" / "recorder" / "__main__.py").exists()}
+
+
+class StreamlitServer:
+    """One ``streamlit run dashboard/app.py`` process (see the module docstring)."""
+
+    def __init__(self, args: list[str], *, port: int | None = None, log_path: Path | None = None) -> None:
+        self.args = list(args)
+        self.port = port or free_port()
+        self.log_path = log_path or Path(os.devnull)
+        self.process: subprocess.Popen | None = None
+        self._log = None
+
+    def url(self, path: str = "") -> str:
+        return f"http://127.0.0.1:{self.port}/{path.lstrip('/')}"
+
+    def start(self, timeout_s: float = 90.0) -> "StreamlitServer":
+        command = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.headless", "true",
+                   "--server.address", "127.0.0.1", "--server.port", str(self.port),
+                   "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+                   "--server.runOnSave", "false", "--", *self.args]
+        self._log = open(self.log_path, "ab")
+        self.process = subprocess.Popen(command, cwd=REPO, stdout=self._log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {self.process.returncode}; see {self.log_path}")
+            try:
+                with urllib.request.urlopen(self.url("_stcore/health"), timeout=2) as reply:
+                    if reply.read().strip() == b"ok":
+                        return self
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise TimeoutError(f"streamlit did not answer /_stcore/health within {timeout_s:.0f} s; see {self.log_path}")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        self.process = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def __enter__(self) -> "StreamlitServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator[object]:
+    """A headless Chromium (Debian's) under Playwright's sync API."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def wait_for_app(page: object, timeout_ms: int = 30_000) -> None:
+    """Wait until the Streamlit app has rendered its first page (a title is shown)."""
+    page.wait_for_selector("h1", timeout=timeout_ms)  # type: ignore[attr-defined]
+
+
+def screenshot(page: object, name: str) -> Path:
+    """Save a full-page screenshot under ``artifacts/screenshots/`` (gitignored)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
+    return path

@@ -1,0 +1,129 @@
+"""The dashboard in a real browser: a board's game appears live move by move, a click on
+the Play page places a stone and the engine answers (and the game is stored through
+the bus), a replay shows the analysis and the graph and follows the keyboard, and an SGF
+file goes round trip through upload and download. Each test saves a screenshot under
+``artifacts/screenshots/``."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from gobuddy.go.coords import to_gtp
+from gobuddy.go.sgf import parse_sgf
+from tests.e2e.harness import screenshot, wait_for_app
+from tests.e2e.stand_ins import ScriptedBoard
+
+SGF = ("(;GM[1]FF[4]CA[UTF-8]SZ[9]KM[7]RU[Chinese]DT[2026-01-11]PB[Ana]PW[Ben]GN[Round trip]"
+       ";B[ee];W[cc];B[gc];W[cg];B[eg];W[gg];B[dd];W[];B[fe])")
+LIVE_MOVES = "E5 C4 D3 G5 C6 E3 F4 D4 G6 H5".split()
+
+
+def board_at(page, moves: int, timeout_ms: int = 5000):
+    """The live or replay board once it shows ``moves`` moves."""
+    board = page.locator(f'svg.go-board[data-move-count="{moves}"]').first
+    board.wait_for(timeout=timeout_ms)
+    return board
+
+
+def test_a_board_game_appears_live_move_by_move(stack, page):
+    with ScriptedBoard(stack.broker.config("board-1")) as board:
+        board.start("board-1-e2e-live", players=("Ana", "Ben"))
+        page.goto(stack.server.url("?board=board-1"))  # Live is the default page
+        wait_for_app(page)
+        board_at(page, 0, 20_000)
+        delays = []
+        for number, vertex in enumerate(LIVE_MOVES, start=1):
+            sent = time.monotonic()
+            board.play(vertex)
+            shown = board_at(page, number)
+            delays.append(time.monotonic() - sent)
+            assert shown.locator(f'circle.stone[data-vertex="{vertex}"]').count() == 1
+        board.raise_problem("captures_not_removed", ["D4"], "Take D4 off the board.")
+        page.get_by_text("Remove the captured black stone at D4.").wait_for()
+        page.locator('svg.go-board circle.problem[data-vertex="D4"]').wait_for()
+        page.locator("svg.go-board g.rec").first.wait_for(timeout=15_000)  # the engine's top five
+        screenshot(page, "live")
+        assert sorted(delays)[len(delays) // 2] < 1.0, delays  # generous: the bench measures properly
+
+
+def click_point(page, vertex_col: int, number: int, size: int = 9) -> None:
+    """Click an intersection of the Play page's board (the plotly layer over the SVG)."""
+    box = page.locator(".js-plotly-plot").first.bounding_box()
+    span = size - 1 + 2.2
+    page.mouse.click(box["x"] + (1.1 + vertex_col) / span * box["width"],
+                     box["y"] + (1.1 + size - number) / span * box["height"])
+
+
+def test_a_click_on_the_play_page_places_a_stone_and_the_engine_answers(stack, page):
+    page.goto(stack.server.url("play"))
+    wait_for_app(page)
+    page.get_by_label("Your name").fill("Eve")
+    page.get_by_role("button", name="Start the game").click()
+    page.locator(".js-plotly-plot").first.wait_for()
+    page.wait_for_timeout(500)  # plotly attaches its click handlers after drawing
+    click_point(page, 4, 5)  # E5
+    page.get_by_text("Move 2 ·").wait_for(timeout=30_000)
+    page.get_by_text("Your move").wait_for()
+    screenshot(page, "play")
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:  # the recorder stores the web game from the bus
+        games = [g for g in stack.store.list_games().games if g.black == "Eve"]
+        if games and games[0].move_count == 2:
+            break
+        time.sleep(0.1)
+    detail = stack.store.get_game(games[0].id)
+    assert detail.game.mode == "vs_engine" and [(m.color, m.vertex) for m in detail.moves][0] == ("B", "E5")
+    assert detail.moves[1].color == "W"
+
+
+def test_a_replay_shows_the_analysis_and_the_graph(stack, page):
+    game_id = stack.store.import_sgf(SGF.replace("PB[Ana]", "PB[Cleo]"))[0]  # not the round trip's game
+    page.goto(stack.server.url(f"replay?game={game_id}"))
+    wait_for_app(page)
+    board_at(page, 0, 20_000)
+    page.get_by_role("button", name="Analyse the game").click()
+    page.get_by_text("Analysed 10 position(s)").wait_for(timeout=60_000)
+    assert len(stack.store.analyses_for_game(game_id)) == 10
+    board_at(page, 0).locator("g.rec").first.wait_for()
+    page.locator(".js-plotly-plot").first.wait_for()  # the win-rate graph
+    page.keyboard.press("ArrowRight")
+    board_at(page, 1)
+    page.keyboard.press("End")
+    board_at(page, 9)
+    page.keyboard.press("Home")
+    board_at(page, 0)
+    page.keyboard.press("ArrowRight")
+    board_at(page, 1)
+    page.keyboard.press("ArrowRight")  # (presses within the same instant count once: Streamlit coalesces them)
+    board_at(page, 2).locator("g.rec").first.wait_for()
+    screenshot(page, "replay")
+
+
+def test_an_sgf_file_goes_round_trip(stack, page, tmp_path: Path):
+    source = tmp_path / "round_trip.sgf"
+    source.write_text(SGF)
+    page.goto(stack.server.url("games"))
+    wait_for_app(page)
+    page.get_by_text("Import SGF files").click()
+    page.locator('input[type="file"]').set_input_files(str(source))
+    page.get_by_role("button", name="Import", exact=True).click()
+    page.get_by_text("round_trip.sgf: 1 game imported.").wait_for()
+    page.get_by_role("heading", name="Round trip").wait_for()
+    screenshot(page, "games")
+    with page.expect_download() as download_info:
+        page.get_by_role("button", name="Download SGF").click()
+    download = download_info.value
+    assert download.suggested_filename.endswith(".sgf")
+    back = parse_sgf(Path(download.path()).read_bytes())[0]
+    original = parse_sgf(SGF)[0]
+    assert [(c, to_gtp(p, 9)) for c, p in back.moves()] == [(c, to_gtp(p, 9)) for c, p in original.moves()]
+    assert (back.info.black, back.info.white, back.info.komi, back.info.game_name) == ("Ana", "Ben", 7.0, "Round trip")
+
+
+def test_the_system_page_shows_who_is_online(stack, page):
+    page.goto(stack.server.url("system"))
+    wait_for_app(page)
+    page.get_by_text("Engine workers online").wait_for()
+    page.get_by_text("stand-in tromp-taylor").wait_for()
+    screenshot(page, "system")

@@ -1,0 +1,144 @@
+"""A person at the board, as the reconciler sees it: classified boards in simulated time.
+
+``ScriptedBoard`` holds the physical board (classes per point) and feeds a ``Reconciler``
+25 sightings a second. Steps are short strings, several joined by ``;``:
+
+| step                 | meaning                                                        |
+|----------------------|----------------------------------------------------------------|
+| ``X D4 E5``          | put black stones (``O`` white, ``#`` a stone of unknown colour) |
+| ``- D4``             | take stones off                                                |
+| ``pass`` / ``undo``  | press the button                                               |
+| ``wait 1.5``         | let time pass (seconds)                                        |
+| ``engine D4``        | the engine answers D4 (or ``pass``) for the current position   |
+| ``hint D4``          | a hint for the current position                                |
+| ``hand D4 D5 0.8``   | a hand makes D4 and D5 read uncertain for 0.8 s                |
+| ``hand O E5 / D5 2`` | ... while E5 reads as a white stone (a shadow's phantom)       |
+| ``flash O E5 0.2``   | E5 reads as a white stone for 0.2 s, clearly, then empty again |
+
+After the last action of a step the board is held still for ``settle`` seconds, and
+the events of the whole step come back described as short strings (``describe``).
+"""
+
+from __future__ import annotations
+
+from edge.classify import STONE, Sighting
+from edge.game import Game, GameEnded, GameSettings, MovePlayed, Passed, Undone
+from edge.problems import ProblemCleared, ProblemRaised
+from edge.reconcile import LedPattern, ReconcileConfig, Reconciler
+from gobuddy.go.coords import BLACK, EMPTY, WHITE, from_gtp, pass_move
+
+CLASSES = {"X": BLACK, "O": WHITE, "#": STONE, ".": EMPTY}
+
+
+def describe(events: list, leds: bool = False) -> list[str]:
+    """Events as short strings: ``move B D4 x D5``, ``pass W``, ``undo W C3``,
+    ``problem two_stones E5 F5``, ``cleared two_stones``, ``led blink D5``, ``end B+R``."""
+    out = []
+    for e in events:
+        if isinstance(e, MovePlayed):
+            out.append(f"move {e.color} {e.vertex}" + (f" x {' '.join(e.captures)}" if e.captures else ""))
+        elif isinstance(e, Passed):
+            out.append(f"pass {e.color}")
+        elif isinstance(e, Undone):
+            out.append(f"undo {e.color} {e.vertex}")
+        elif isinstance(e, GameEnded):
+            out.append(f"end {e.result}")
+        elif isinstance(e, ProblemRaised):
+            out.append(f"problem {e.kind} {' '.join(e.points)}".strip())
+        elif isinstance(e, ProblemCleared):
+            out.append(f"cleared {e.kind}")
+        elif isinstance(e, LedPattern):
+            if leds:
+                out.append(f"led {e.mode} {' '.join(e.points)}".strip())
+        else:
+            raise AssertionError(f"unexpected event {e!r}")
+    return out
+
+
+def board_from_ascii(text: str) -> list[int]:
+    """Rows of ``X``/``O``/``#``/``.``, top row first, spaces ignored."""
+    rows = ["".join(line.split()) for line in text.strip().splitlines() if line.strip()]
+    return [CLASSES[ch] for row in rows for ch in row]
+
+
+class ScriptedBoard:
+    """A game (``moves`` already played, GTP, colours alternating) and a person at its
+    board. The physical board starts as the game's position, or ``physical`` (ASCII)."""
+
+    RATE = 25.0
+
+    def __init__(self, moves: str = "", settings: GameSettings = GameSettings(),
+                 config: ReconcileConfig = ReconcileConfig(), physical: str | None = None,
+                 occupancy: bool = False, settle: float = 0.6) -> None:
+        self.game = Game(settings)
+        size = self.game.size
+        for vertex in moves.split():
+            point = from_gtp(vertex, size)
+            if point == pass_move(size):
+                self.game.pass_move()
+            else:
+                self.game.play(point)
+        self.rec = Reconciler(self.game, config=config)
+        self.occupancy = occupancy
+        self.board = board_from_ascii(physical) if physical else [self._class(v) for v in self.game.position.board]
+        self.t = 0.0
+        self.settle = settle
+        self.first = self._hold(1.0)  # the events of the first second (usually none)
+
+    def _class(self, color: int) -> int:
+        return STONE if self.occupancy and color != EMPTY else color
+
+    def _frame(self, board: list[int], uncertain: tuple[int, ...] = ()) -> list:
+        self.t += 1.0 / self.RATE
+        return self.rec.observe(Sighting(self.t, tuple(board), tuple(sorted(uncertain))))
+
+    def _hold(self, seconds: float, board: list[int] | None = None, uncertain: tuple[int, ...] = ()) -> list:
+        events: list = []
+        for _ in range(max(1, round(seconds * self.RATE))):
+            events += self._frame(self.board if board is None else board, uncertain)
+        return events
+
+    def _points(self, words: list[str]) -> list[int]:
+        return [from_gtp(w, self.game.size) for w in words]
+
+    def step(self, script: str, leds: bool = False) -> list[str]:
+        """Run ``script`` (see the module docstring); the step's events, described."""
+        events: list = []
+        for action in (a.strip() for a in script.split(";")):
+            words = action.split()
+            head, rest = words[0], words[1:]
+            if head in CLASSES:
+                for p in self._points(rest):
+                    self.board[p] = self._class(CLASSES[head])
+                events += self._frame(self.board)
+            elif head == "-":
+                for p in self._points(rest):
+                    self.board[p] = EMPTY
+                events += self._frame(self.board)
+            elif head in ("pass", "undo"):
+                events += self.rec.press(head, self.t)
+            elif head == "wait":
+                events += self._hold(float(rest[0]))
+            elif head == "engine":
+                events += self.rec.expect_engine_move(from_gtp(rest[0], self.game.size), self.game.move_number)
+            elif head == "hint":
+                events += self.rec.show_hint(from_gtp(rest[0], self.game.size), self.game.move_number)
+            elif head in ("hand", "flash"):
+                events += self._hand(head, rest)
+            else:
+                raise ValueError(f"unknown step {action!r}")
+        events += self._hold(self.settle)
+        return describe(events, leds)
+
+    def _hand(self, head: str, words: list[str]) -> list:
+        seconds = float(words[-1])
+        words = words[:-1]
+        seen = list(self.board)
+        if words and words[0] in CLASSES:
+            cls = self._class(CLASSES[words[0]])
+            phantom, _, shaded = " ".join(words[1:]).partition("/")
+            for p in self._points(phantom.split()):
+                seen[p] = cls
+            words = shaded.split()
+        uncertain = tuple(self._points(words)) if head == "hand" else ()
+        return self._hold(seconds, seen, uncertain)
