@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -57,6 +58,12 @@ def request(n: int, moves: tuple, visits: int, deadline_s: float) -> EngineReque
     return EngineRequest(id=f"bench-{n}", board_id=None, purpose="analysis", max_visits=visits,
                          deadline_ms=now_ms() + int(deadline_s * 1000),
                          position=WirePosition(size=9, komi=7.0, rules="chinese", moves=moves))
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -140,7 +147,13 @@ def run(requests: int, model: Path | None, quick: bool) -> str:
         client.start()
         try:
             workers.start(1)
+            load_before = os.getloadavg()[0]
+            pids = {"requester": os.getpid(), "broker": broker.process.pid, "worker": workers.processes[0].pid}
+            cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
             rtt, search = round_trips(client, positions[:requests + warmup], warmup)
+            cpu = {name: (cpu_seconds(pid) - cpu_before[name]) * 1000 / (requests + warmup)
+                   for name, pid in pids.items()}
+            load_after = os.getloadavg()[0]
             overhead = [r - s for r, s in zip(rtt, search)]
             spare = positions[requests + warmup:]
             load = {1: 200, 100: 40} if quick else {1: 1000, 100: 100}
@@ -170,6 +183,10 @@ def run(requests: int, model: Path | None, quick: bool) -> str:
         f"{percentile(search, 0.99):.1f} ms | {max(search):.1f} ms |",
         f"| the rest: broker, validation, queueing (round trip - search) | {statistics.median(overhead):.1f} ms | "
         f"{percentile(overhead, 0.99):.1f} ms | {max(overhead):.1f} ms |",
+        "",
+        f"CPU time per round trip: requester {cpu['requester']:.1f} ms, broker {cpu['broker']:.2f} ms, "
+        f"worker {cpu['worker']:.1f} ms (a floor for the round trip on an idle machine). Load average "
+        f"{load_before:.1f} -> {load_after:.1f} on {os.cpu_count()} cores while measuring.",
         "",
         "| answers per second, all requests sent at once | 1 worker | 2 workers |",
         "|---|---|---|",

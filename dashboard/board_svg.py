@@ -254,14 +254,18 @@ def winrate_bar_svg(winrate_black: float, *, width: int = 480, height: int = 26)
     split = width * b
     font = height * 0.55
     room = font * 4.5  # about the width of "B 50.0%"
-    black_text = "#fff" if split >= room else "#111"
-    white_text = "#111" if width - split >= room else "#fff"
     y = _f(height / 2 + font * 0.35)
+    style = f'font-family="sans-serif" font-size="{_f(font)}"'
+    if split >= room:  # black's label inside its part, else just right of it
+        black = f'<text x="6" y="{y}" {style} fill="#fff">B {100 * b:.1f}%</text>'
+    else:
+        black = f'<text x="{_f(split + 6)}" y="{y}" {style} fill="#111">B {100 * b:.1f}%</text>'
+    if width - split >= room:
+        white = f'<text x="{width - 6}" y="{y}" {style} fill="#111" text-anchor="end">W {100 * (1 - b):.1f}%</text>'
+    else:
+        white = (f'<text x="{_f(split - 6)}" y="{y}" {style} fill="#fff" text-anchor="end">'
+                 f'W {100 * (1 - b):.1f}%</text>')
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="winrate-bar" data-winrate-black="{b:.3f}" '
             f'width="{width}" height="{height}" viewBox="0 0 {width} {height}" style="max-width:100%;height:auto">'
             f'<rect x="0" y="0" width="{width}" height="{height}" fill="#f4f4f4" stroke="#888"/>'
-            f'<rect x="0" y="0" width="{_f(split)}" height="{height}" fill="#111"/>'
-            f'<text x="6" y="{y}" font-family="sans-serif" font-size="{_f(font)}" fill="{black_text}">'
-            f'B {100 * b:.1f}%</text>'
-            f'<text x="{width - 6}" y="{y}" font-family="sans-serif" font-size="{_f(font)}" fill="{white_text}" '
-            f'text-anchor="end">W {100 * (1 - b):.1f}%</text></svg>')
+            f'<rect x="0" y="0" width="{_f(split)}" height="{height}" fill="#111"/>{black}{white}</svg>')

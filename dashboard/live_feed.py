@@ -99,6 +99,7 @@ class LiveFeed:
         self._watched: dict[str, float] = {}
         self._pending: dict[str, tuple[tuple[Any, ...], float, str]] = {}
         self._slots: dict[str, tuple[str, float]] = {}
+        self._generation = 0
         self.analysis_visits = analysis_visits
         self.analysis_timeout_s = analysis_timeout_s
         self._clock = clock
@@ -150,6 +151,17 @@ class LiveFeed:
     def timings(self) -> list[EngineTiming]:
         with self._lock:
             return list(self._timings)
+
+    @property
+    def generation(self) -> int:
+        """A counter that grows with every change the feed takes in (any board, presence,
+        answer, error): a page compares it with the one it last drew."""
+        return self._generation
+
+    def _bump(self) -> None:
+        """Called with the lock held after a change: count it and wake the waiters."""
+        self._generation += 1
+        self._changed.notify_all()
 
     def wait_for(self, predicate: Callable[["LiveFeed"], bool], timeout_s: float) -> bool:
         """Block until ``predicate(self)`` holds after some change (tests, benches)."""
@@ -227,7 +239,7 @@ class LiveFeed:
                 answer = future.result()
                 if answer.position_key.hash == key[2] and answer.position_key.move_count == key[1]:
                     self._answers[board_id] = (key, answer)
-            self._changed.notify_all()
+            self._bump()
         self._maybe_analyse(board_id)
 
     # ---- engine requests (any thread) ------------------------------------------------------
@@ -305,7 +317,7 @@ class LiveFeed:
             if not received.retain:  # a retained state may be old: its age is no delay
                 self._delays.append(("board_state", arrived - state.ts))
             changed = self._tracker(state.board_id).apply_state(state, arrived)
-            self._changed.notify_all()
+            self._bump()
         if changed:
             self._maybe_analyse(state.board_id)
 
@@ -315,7 +327,7 @@ class LiveFeed:
         with self._changed:
             self._delays.append(("game_event", arrived - event.ts))
             changed = self._tracker(event.board_id).apply_event(event, arrived)
-            self._changed.notify_all()
+            self._bump()
         if changed:
             self._maybe_analyse(event.board_id)
 
@@ -324,7 +336,7 @@ class LiveFeed:
         if answer.board_id is not None and not answer.is_during_search:
             with self._changed:
                 self._hints[answer.board_id] = answer
-                self._changed.notify_all()
+                self._bump()
 
     def _on_status(self, received: Received) -> None:
         status: Status = received.message  # type: ignore[assignment]
@@ -334,12 +346,12 @@ class LiveFeed:
             old = self._presence.get((status.role, status.client_id))
             if old is None or status.ts >= old.ts:
                 self._presence[(status.role, status.client_id)] = presence
-            self._changed.notify_all()
+            self._bump()
 
     def _on_error(self, received: Received) -> None:
         with self._changed:
             self._errors.append(received.message)  # type: ignore[arg-type]
-            self._changed.notify_all()
+            self._bump()
 
 
 def _key(board: LiveBoard) -> tuple[Any, ...]:

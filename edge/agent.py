@@ -337,9 +337,9 @@ class EdgeAgent:
                 self._send_led(led_command(event, rec.problem.kind if rec.problem else None))
                 continue
             wire = record.wire(event)
-            self._enqueue_event(wire)
             if wire.TYPE == "move":
                 self.triggers.append((record.game_id, wire.move_number, frame.seq if frame else None))
+            self._enqueue_event(wire)
             if wire.TYPE == "pass" and record.game.both_passed() and not record.game.ended:
                 todo.extend(rec.end())
 

@@ -15,9 +15,9 @@ The light model (the simulator's version of it is ``edge.sensor_model``):
   classifier's margins.
 - Some hardware cannot tell the two stone levels apart (or nobody measured them): the
   board then senses occupancy only, and a stone's colour follows the turn order.
-  Calibration decides which: colour sensing needs both levels measured and a gap
-  between them of at least ``min_gap`` and of ``separation`` times the spread of the
-  reference stones.
+  Calibration decides which: colour sensing needs both levels measured, and the
+  darkest white reference stone reading at least ``min_gap`` (of the baseline) above
+  the brightest black one.
 
 ``Calibrator`` builds a ``Calibration`` from frames of the empty board and, where colour
 sensing is wanted, frames with reference stones on some points; ``CalibrationStore``
@@ -129,10 +129,9 @@ class Calibrator:
     Reference frames are read against the baseline at ``finish`` time, so their order
     does not matter. Not checked: that the lighting stayed the same meanwhile."""
 
-    def __init__(self, size: int = 9, *, min_gap: float = 0.15, separation: float = 6.0) -> None:
+    def __init__(self, size: int = 9, *, min_gap: float = 0.15) -> None:
         self.size = check_size(size)
         self.min_gap = min_gap
-        self.separation = separation
         self._empty: list[list[int]] = []
         self._stones: list[tuple[int, list[int], list[int]]] = []  # (colour, points, readings)
 
@@ -182,8 +181,8 @@ class Calibrator:
         spreads = [statistics.pstdev(r) for r in ratios.values() if len(r) >= 2]
         spread = max(spreads) if spreads else 0.0
         black, white = levels[BLACK], levels[WHITE]
-        colour = (black is not None and white is not None and white - black >= self.min_gap
-                  and white - black >= self.separation * spread)
+        colour = (black is not None and white is not None
+                  and min(ratios[WHITE]) - max(ratios[BLACK]) >= self.min_gap)
         measured = [v for v in (black, white) if v is not None]
         stone_level = max(measured) if len(measured) == 2 else max(measured + [DEFAULT_STONE_LEVEL])
         return Calibration(size=self.size, baseline=tuple(baseline), black_level=black,

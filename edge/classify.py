@@ -9,7 +9,7 @@ presses arrive as ``ButtonPress``. Anything that yields those in time order is a
 ``WHITE`` (colour sensing) or ``STONE`` (occupancy sensing: a stone of unknown colour),
 plus the points whose reading lies too close to a threshold to be sure (*uncertain*).
 It works on ``reading / baseline / ambient`` where ``ambient`` tracks the light level
-relative to calibration: the median of that ratio over the points it last saw empty.
+relative to calibration, mainly from the points it last saw empty (which read 1).
 Each point keeps its class until its ratio crosses the threshold by the hysteresis
 margin; the same margin either side of a threshold is the uncertain band, and a point
 reading noticeably darker than its own settled level (shaded by a hand) is uncertain
@@ -97,7 +97,9 @@ class ClassifierConfig:
     """``hysteresis``: margin either side of the empty/stone threshold, as a fraction
     of the gap between the two levels; ``colour_hysteresis`` the same for the
     black/white threshold (narrower: stones set off-centre read lighter, and shaded
-    white stones are caught by the shade test below).
+    white stones are caught by the shade test below). In the black/white band only a
+    new stone, or a settled one read on the other colour's side, is uncertain: a
+    settled black stone set off-centre may sit near the threshold for good.
 
     Shade: a point reading darker than its own settled level by more than ``shade`` of
     that level, and at least ``shade_min``, is *shaded* (a hand is over it) and
@@ -111,10 +113,13 @@ class ClassifierConfig:
     at ``shaded_fall_rate`` while shaded, so a hand held still is noticed for seconds
     but a level learned from a bad moment cannot stay wrong for ever.
 
-    ``ambient_rate``: weight of each frame in the ambient estimate (0.1 at 25 Hz follows
-    a change in about half a second), the median ratio of the points that were empty
-    and certain in the previous frame; below ``min_empty`` such points it uses the 90th
-    percentile of all ratios."""
+    Ambient light: the first frame's 90th percentile ratio, then, per frame with weight
+    ``ambient_rate`` (0.1 at 25 Hz follows a change in about half a second), the median
+    ratio of the points empty and certain in the previous frame (empty reads 1 by
+    definition); with fewer than ``min_empty`` of those (a hand over the few empty
+    points late in a game, or the light changed so much that all read dim), the median
+    of reading over settled level of all settled points (``min_steady`` at least: a
+    hand shades some of them, a change of light all); else the estimate stays."""
 
     hysteresis: float = 0.12
     colour_hysteresis: float = 0.08
@@ -127,6 +132,7 @@ class ClassifierConfig:
     shaded_fall_rate: float = 0.01
     ambient_rate: float = 0.1
     min_empty: int = 4
+    min_steady: int = 10
 
 
 class Classifier:
@@ -157,6 +163,7 @@ class Classifier:
         """Forget the past (after a recalibration or a long interruption)."""
         self._state: np.ndarray | None = None
         self._clear = np.zeros(self._base.shape, dtype=bool)  # empty and certain last frame
+        self._steady = np.zeros(self._base.shape, dtype=bool)  # settled in their class last frame
         self._reference = np.ones_like(self._base)
         self._smooth: np.ndarray | None = None
         self._age = np.zeros(self._base.shape, dtype=np.int32)
@@ -174,9 +181,12 @@ class Classifier:
         r0 = raw / self._base
         state = self._state
         cfg = self.config
-        if state is not None:
-            clear = self._clear
-            level = float(np.median(r0[clear])) if clear.sum() >= cfg.min_empty else float(np.quantile(r0, 0.9))
+        if state is None:
+            self.ambient = float(np.quantile(r0, 0.9))
+        elif self._clear.sum() >= cfg.min_empty:
+            self.ambient += cfg.ambient_rate * (float(np.median(r0[self._clear])) - self.ambient)
+        elif self._steady.sum() >= cfg.min_steady:
+            level = float(np.median(r0[self._steady] / self._reference[self._steady]))
             self.ambient += cfg.ambient_rate * (level - self.ambient)
         r = r0 / self.ambient
         t_occ, h_occ = self._t_occ, self._h_occ
@@ -193,17 +203,24 @@ class Classifier:
                 black = r < np.where(state == WHITE, t_col - h_col,
                                      np.where(state == BLACK, t_col + h_col, t_col))
             new = np.where(occupied, np.where(black, BLACK, WHITE), EMPTY).astype(np.int8)
-            uncertain |= occupied & (np.abs(r - t_col) < h_col)
+            shaded, settled = self._shaded(r, new)
+            # The colour is in doubt for a new stone reading near the threshold, or for a
+            # settled one whose reading has crossed to the other colour's side.
+            crossed = np.where(new == BLACK, r > t_col, r < t_col)
+            uncertain |= occupied & (np.abs(r - t_col) < h_col) & (~settled | crossed)
         else:
             new = np.where(occupied, STONE, EMPTY).astype(np.int8)
-        uncertain |= self._shaded(r, new)
+            shaded, settled = self._shaded(r, new)
+        uncertain |= shaded
         self._state = new
         self._clear = (new == EMPTY) & ~uncertain
+        self._steady = settled
         return Sighting(frame.t, tuple(new.tolist()), tuple(np.flatnonzero(uncertain).tolist()), frame.seq)
 
-    def _shaded(self, r: np.ndarray, new: np.ndarray) -> np.ndarray:
-        """Points darker than their settled level (or, for young empty points, than the
-        ambient); updates the settled levels."""
+    def _shaded(self, r: np.ndarray, new: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(shaded, settled): points darker than their settled level (or, for young empty
+        points, than the ambient), and points settled in their class; updates the
+        settled levels."""
         cfg = self.config
         same = new == self._state if self._state is not None else np.zeros(new.shape, dtype=bool)
         smooth = r if self._smooth is None else self._smooth + cfg.smoothing * (r - self._smooth)
@@ -216,7 +233,7 @@ class Classifier:
         rate = np.where(smooth > ref, cfg.rise_rate, np.where(shaded, cfg.shaded_fall_rate, cfg.fall_rate))
         self._reference = np.where(settled, ref + rate * (smooth - ref), smooth)
         self._smooth, self._age = smooth, age
-        return shaded
+        return shaded, settled
 
 
 @dataclass(frozen=True)

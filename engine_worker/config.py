@@ -34,9 +34,11 @@ class WorkerConfig:
 
     visit_cap: a request asking for more visits is searched with this many (the schema
     makes ``max_visits`` required, so this is a cap, not a default).
-    deadline_margin_ms: the search stops this long before the request's deadline, to
-    leave time for the answer to travel; a request with less time left is refused with
-    an ``engine_error`` on ``deadline_ms``.
+    deadline_margin_ms / deadline_margin_fraction: the search stops this long before the
+    request's deadline (the larger of the fixed margin and the fraction of the time left
+    when the search starts), to leave time for the answer to be made and to travel on a
+    busy machine; a request with less time left is refused with an ``engine_error`` on
+    ``deadline_ms``.
     cache_size: answers kept (LRU), 0 disables the cache.
     max_queue: requests waiting beyond this are refused at once (``engine_error``).
     status_interval_s: how often the retained status (queue depth, evals/s) is refreshed.
@@ -49,6 +51,7 @@ class WorkerConfig:
     share_group: str = ENGINE_GROUP
     batch_size: int = 8
     deadline_margin_ms: int = 30
+    deadline_margin_fraction: float = 0.1
     cache_size: int = 4096
     max_queue: int = 1000
     status_interval_s: float = 5.0
@@ -64,6 +67,8 @@ class WorkerConfig:
             raise ValueError(f"batch_size: {self.batch_size} is outside 1..256")
         if self.deadline_margin_ms < 0 or self.cache_size < 0 or self.max_queue < 1:
             raise ValueError("deadline_margin_ms and cache_size must be >= 0, max_queue >= 1")
+        if not 0 <= self.deadline_margin_fraction < 1:
+            raise ValueError(f"deadline_margin_fraction: {self.deadline_margin_fraction} is outside [0, 1)")
         if not 0.1 <= self.status_interval_s <= 3600:
             raise ValueError(f"status_interval_s: {self.status_interval_s} is outside 0.1..3600")
         shared(self.share_group, "x")  # raises TopicError for a bad group name

@@ -15,7 +15,8 @@ How a request goes (see ``schemas/README.md`` for the protocol):
 3. The search thread takes jobs in order. A superseded job is dropped without an
    answer, a job whose deadline is too close is refused (``deadline_ms``). An answer in
    the ``AnswerCache`` is sent at once. Otherwise it searches up to
-   ``min(max_visits, visit cap)`` visits, ``max_time_ms`` and the deadline less a margin,
+   ``min(max_visits, visit cap)`` visits, ``max_time_ms`` and the deadline less a margin
+   (the larger of ``deadline_margin_ms`` and a tenth of the time left),
    sends partial answers if asked, then the final answer on the Response Topic with the
    request's Correlation Data, and for a board's own ``hint`` also on its ``led`` topic.
    An answer that would arrive after the deadline is not sent.
@@ -111,8 +112,8 @@ class EngineWorker:
         while not (self._stopping.is_set() or (stop is not None and stop.is_set())):
             client = BusClient(self.config.bus, logger=logging.getLogger(f"gobuddy.bus.{self.worker_id}"))
             client.subscribe(topics.engine_requests_filter(self.config.share_group), self._on_request)
-            client.set_status(host=socket.gethostname()[:255], model=str(self.config.model), model_name=self.evaluator.name,
-                              queue_depth=0, evals_per_s=0.0)
+            client.set_status(host=socket.gethostname()[:255], model=str(self.config.model),
+                              model_name=self.evaluator.name, queue_depth=0, evals_per_s=0.0)
             try:
                 client.start(wait=True)
             except TimeoutError as exc:
@@ -208,7 +209,8 @@ class EngineWorker:
         if self.jobs.superseded(job):
             self._drop_superseded(job)
             return
-        remaining_ms = request.deadline_ms - now_ms() - self.config.deadline_margin_ms
+        left_ms = request.deadline_ms - now_ms()
+        remaining_ms = left_ms - max(self.config.deadline_margin_ms, self.config.deadline_margin_fraction * left_ms)
         if remaining_ms < MIN_SEARCH_MS:
             self._refuse(received, "deadline_ms", "the deadline passed while the request waited for a worker")
             return
@@ -221,14 +223,16 @@ class EngineWorker:
         seconds = remaining_ms / 1000
         if request.max_time_ms is not None:
             seconds = min(seconds, request.max_time_ms / 1000)
-        partial = None
-        if request.report_every_ms is not None and received.response_topic is not None:
-            partial = lambda analysis: self._respond(received, self._answer(analysis))  # noqa: E731
+
+        def partial(analysis: Analysis) -> None:
+            self._respond(received, self._answer(analysis))
+
+        wants_partial = request.report_every_ms is not None and received.response_topic is not None
         analysis = analyse(
             self._search_for(request.position.komi, job.prepared.position.superko), job.prepared.position,
             job.prepared.history, visits=job.visits, seconds=seconds, top_k=request.top_k, id=request.id,
             board_id=request.board_id, worker=self.worker_id, ownership=request.include_ownership, stop=job.stop,
-            on_partial=partial, partial_every=(request.report_every_ms or 1000) / 1000)
+            on_partial=partial if wants_partial else None, partial_every=(request.report_every_ms or 1000) / 1000)
         if self._stopping.is_set():
             self._refuse(received, None, f"worker {self.worker_id} is shutting down; ask again")
             return

@@ -16,10 +16,11 @@ it fails, 2 when the match cannot be played (a missing model, bad counts).
 The match folder is tied to the two model files by their SHA-256: a re-run with
 different files under the same names is refused instead of mixing their games.
 
-Caveat, measured rather than hidden: our search is deterministic for a given model,
-position and visit count, so unless ``--engine-args`` gives the engines some
-randomness, games with the same colours repeat; ``distinct_games`` in the verdict
-counts the different move sequences actually played.
+Our search is deterministic for a given model, position and visit count, so games
+with the same colours would repeat: each pair of games starts from a random opening
+of ``--opening`` moves (default 2), played twice with colours swapped (see
+``training.match``). ``distinct_games`` in the verdict counts the different move
+sequences actually played.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from typing import Any
 
 from training.engine_spec import Toolbox, parse_engine
 from training.gtp_game import GameRules
-from training.match import MatchConfig, run_match
+from training.match import DEFAULT_OPENING, MatchConfig, parse_opening, run_match
 
 __all__ = ["GateConfig", "GateResult", "decide", "gate", "main"]
 
@@ -62,6 +63,7 @@ class GateConfig:
     engine_args: str = ""
     toolbox: Toolbox = Toolbox()
     progress: bool = True
+    opening: tuple[int, int] = DEFAULT_OPENING  # random opening moves per pair of games
 
 
 @dataclass(frozen=True)
@@ -158,7 +160,7 @@ def gate(config: GateConfig) -> GateResult:
     while True:
         target = min(config.games, target + max(config.step, config.parallel))
         summary = run_match(MatchConfig(candidate, current, config.out, target, config.rules, config.parallel,
-                                        config.seed, progress=config.progress))
+                                        config.seed, progress=config.progress, opening=config.opening))
         score = summary["a_wins"] + 0.5 * summary["jigo"]
         decided = summary["a_wins"] + summary["a_losses"] + summary["jigo"]
         verdict = decide(score, decided, config.games - summary["games"], config.threshold)
@@ -190,15 +192,22 @@ def parse_args(argv: list[str] | None = None) -> tuple[GateConfig, Path | None]:
     p.add_argument("--komi", type=float, default=7.0)
     p.add_argument("--size", type=int, default=9)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--opening", default="2", help="random opening moves before each pair of games, N or "
+                                                  "LOW-HIGH; 0 for none (default %(default)s)")
     p.add_argument("--engine-args", default="", help="extra engine_worker.gtp arguments for both engines")
     p.add_argument("--promote", type=Path, help="copy the candidate here when it passes")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     out = args.out or Path("runs/gating") / f"{args.candidate.stem}-vs-{args.current.stem}"
+    try:
+        opening = parse_opening(args.opening)
+    except ValueError as exc:
+        p.error(str(exc))
     rules = GameRules(size=args.size, komi=args.komi, max_moves=args.max_moves, move_timeout=args.move_timeout,
                       score_timeout=args.move_timeout)
     config = GateConfig(args.candidate, args.current, out, args.games, args.visits, args.threshold, args.step,
-                        rules, args.parallel, args.seed, args.engine_args, progress=not args.no_progress)
+                        rules, args.parallel, args.seed, args.engine_args, progress=not args.no_progress,
+                        opening=opening)
     return config, args.promote
 
 

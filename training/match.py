@@ -11,9 +11,22 @@ B in odd ones. Every game is refereed by ``training.gtp_game`` (our legality che
 area scoring with the engines' dead stones, move cap, per-move timeout) and written to
 the output folder as ``game-NNNN.sgf`` plus one line of ``games.jsonl``; after each game
 ``summary.json`` and ``summary.md`` are rewritten (wins, Wilson 95% interval, time per
-move per engine). Ctrl-C stops cleanly: finished games are kept, games in play are
-dropped, engines are closed. Re-running into the same folder with the same engines
-plays only the games still missing (raise ``--games`` to extend a match).
+move per engine, distinct games). Ctrl-C stops cleanly: finished games are kept, games
+in play are dropped, engines are closed. Re-running into the same folder with the same
+engines and opening setting plays only the games still missing (raise ``--games`` to
+extend a match).
+
+Openings (``--opening N`` or ``LOW-HIGH``, default 2): engines that are deterministic
+for a given position (ours at fixed visits, GNU Go) would replay the same two games
+over and over. So before each pair of games (2k and 2k+1) a random opening is drawn:
+a count from the range, then that many random legal moves off the first line that
+capture nothing (``training.engine_games.random_opening``), seeded by ``--seed`` and
+the pair. Both games of the pair start with it, colours swapped, so neither engine
+gains from a lucky opening. Opening moves are played by neither engine: they are in
+the SGF (and named in its game comment) and in the ``opening`` fields of
+``games.jsonl`` and ``summary.json``, never in the time per move. ``--opening 0``
+plays from the empty board. ``distinct_games`` in the summary counts the different
+move sequences actually played.
 """
 
 from __future__ import annotations
@@ -21,6 +34,8 @@ from __future__ import annotations
 import argparse
 import concurrent.futures as cf
 import json
+import random
+import re
 import sys
 import threading
 from dataclasses import dataclass
@@ -33,12 +48,16 @@ from gobuddy.go.coords import BLACK, WHITE, from_gtp, to_sgf
 from gobuddy.go.position import Position
 from gobuddy.go.record import GameRecord
 from gobuddy.go.sgf import dump_sgf
+from training.engine_games import random_opening
 from training.engine_spec import EngineSpec, Toolbox, parse_engine
 from training.gtp_client import EngineFailure
 from training.gtp_game import GameResult, GameRules, play_game
 from training.match_report import markdown, summarize
 
-__all__ = ["MatchConfig", "run_match", "main"]
+__all__ = ["MatchConfig", "main", "pair_opening", "parse_opening", "report", "run_match"]
+
+DEFAULT_OPENING = (2, 2)
+_SGF_MOVE = re.compile(r";\s*([BW])\[([a-z]{0,2})\]")
 
 
 @dataclass(frozen=True)
@@ -54,12 +73,43 @@ class MatchConfig:
     seed: int = 0
     engine_logs: bool = False
     progress: bool = True
+    opening: tuple[int, int] = DEFAULT_OPENING  # random opening moves per pair: (low, high)
 
     def identity(self) -> dict[str, Any]:
         """What must match for a re-run to append to an existing match folder."""
         return {"engine_a": self.engine_a.name, "argv_a": list(self.engine_a.argv()),
                 "engine_b": self.engine_b.name, "argv_b": list(self.engine_b.argv()),
-                "size": self.rules.size, "komi": self.rules.komi, "superko": self.rules.superko}
+                "size": self.rules.size, "komi": self.rules.komi, "superko": self.rules.superko,
+                "opening": list(self.opening), "seed": self.seed}
+
+
+def parse_opening(text: str) -> tuple[int, int]:
+    """``"2"`` -> ``(2, 2)``, ``"2-4"`` -> ``(2, 4)``; ``ValueError`` naming the text
+    unless ``0 <= LOW <= HIGH``."""
+    low, _, high = text.strip().partition("-")
+    try:
+        pair = int(low), int(high or low)
+    except ValueError:
+        raise ValueError(f"opening {text!r} is not N or LOW-HIGH") from None
+    if not 0 <= pair[0] <= pair[1]:
+        raise ValueError(f"opening {text!r}: need 0 <= LOW <= HIGH")
+    return pair
+
+
+def pair_opening(size: int, opening: tuple[int, int], seed: int, pair: int, superko: bool = True) -> list[str]:
+    """The opening of games ``2 * pair`` and ``2 * pair + 1``: GTP moves alternating from
+    black, a count drawn from ``opening``, random legal moves off the first line that
+    capture nothing (drawn again until none does). The same for the same arguments."""
+    low, high = opening
+    if high == 0:
+        return []
+    rng = random.Random(f"match-opening/{seed}/{pair}")
+    for _ in range(1000):
+        moves = random_opening(size, rng.randint(low, high), rng, superko)
+        board = Position(size, superko=superko)
+        if not any(board.play(from_gtp(vertex, size)) for vertex in moves):
+            return moves
+    raise ValueError(f"no opening of {low}-{high} moves without a capture found on {size}x{size}")
 
 
 def _sgf_text(game: GameResult, black: str, white: str, rules: GameRules) -> str:
@@ -67,6 +117,9 @@ def _sgf_text(game: GameResult, black: str, white: str, rules: GameRules) -> str
     record = GameRecord.from_moves(rules.size, rules.komi, moves, black=black, white=white,
                                    result=game.result, rules="chinese")
     notes = [f"ended by {game.reason}"] + game.notes
+    if game.opening:
+        notes.insert(0, f"moves 1-{game.opening} are a random opening played by neither engine: "
+                        + " ".join(game.moves[:game.opening]))
     if game.dead:
         notes.append("dead: " + " ".join(game.dead))
     escaped = "\n".join(notes).replace("\\", "\\\\").replace("]", "\\]")
@@ -85,6 +138,10 @@ def _sgf_text(game: GameResult, black: str, white: str, rules: GameRules) -> str
     return dump_sgf(record)
 
 
+def _opening(config: MatchConfig, index: int) -> list[str]:
+    return pair_opening(config.rules.size, config.opening, config.seed, index // 2, config.rules.superko)
+
+
 def _play_one(config: MatchConfig, index: int, stop: threading.Event) -> tuple[int, GameResult]:
     a_black = index % 2 == 0
     black, white = (config.engine_a, config.engine_b) if a_black else (config.engine_b, config.engine_a)
@@ -101,7 +158,7 @@ def _play_one(config: MatchConfig, index: int, stop: threading.Event) -> tuple[i
                 winner = "W" if side == "B" else "B"
                 return index, GameResult(moves=[], result=f"{winner}+F", reason="forfeit",
                                          winner=winner, notes=[str(exc)])
-        return index, play_game(clients[0], clients[1], config.rules, stop=stop)
+        return index, play_game(clients[0], clients[1], config.rules, opening=_opening(config, index), stop=stop)
     finally:
         for client in clients:
             client.close()
@@ -115,7 +172,7 @@ def _entry(config: MatchConfig, index: int, game: GameResult) -> dict[str, Any]:
             "moves": len(game.moves), "engine_scores": game.engine_scores, "dead": game.dead,
             "dead_source": game.dead_source, "notes": game.notes,
             "seconds": {black: game.move_seconds["B"], white: game.move_seconds["W"]},
-            "sgf": f"game-{index:04d}.sgf"}
+            "opening": game.moves[:game.opening], "sgf": f"game-{index:04d}.sgf"}
 
 
 def _load(config: MatchConfig) -> list[dict[str, Any]]:
@@ -133,15 +190,37 @@ def _load(config: MatchConfig) -> list[dict[str, Any]]:
     return entries
 
 
-def _write_summary(config: MatchConfig, entries: list[dict[str, Any]]) -> dict[str, Any]:
+def _sequence(sgf_text: str) -> tuple[tuple[str, str], ...]:
+    return tuple(_SGF_MOVE.findall(sgf_text))
+
+
+def _write_summary(config: MatchConfig, entries: list[dict[str, Any]],
+                   sequences: dict[int, tuple[tuple[str, str], ...]]) -> dict[str, Any]:
+    low, high = config.opening
     settings = {"games": config.games, "size": config.rules.size, "komi": config.rules.komi,
                 "max_moves": config.rules.move_cap, "move_timeout_s": config.rules.move_timeout,
+                "opening": str(low) if low == high else f"{low}-{high}",
                 "argv_a": " ".join(config.engine_a.argv()), "argv_b": " ".join(config.engine_b.argv())}
     ordered = sorted(entries, key=lambda e: e["index"])
     summary = summarize(ordered, config.engine_a.name, config.engine_b.name, settings)
+    pairs = sorted({e["index"] // 2 for e in ordered})
+    summary["opening"] = {"moves": [low, high], "pairs": {str(k): _opening(config, 2 * k) for k in pairs}}
+    summary["distinct_games"] = len({sequences[e["index"]] for e in ordered if e["index"] in sequences})
     (config.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    (config.out / "summary.md").write_text(markdown(summary))
+    (config.out / "summary.md").write_text(report(summary))
     return summary
+
+
+def report(summary: dict[str, Any]) -> str:
+    """``match_report.markdown`` plus the openings and distinct games of a match summary."""
+    text = markdown(summary)
+    opening = summary.get("opening")
+    if opening is not None:
+        low, high = opening["moves"]
+        count = "no" if high == 0 else (str(low) if low == high else f"{low}-{high}")
+        text += (f"\nOpenings: {count} random moves per pair of games (colours swapped), played by neither "
+                 f"engine; {summary['distinct_games']} distinct games of {summary['games']}.\n")
+    return text
 
 
 def run_match(config: MatchConfig) -> dict[str, Any]:
@@ -154,6 +233,11 @@ def run_match(config: MatchConfig) -> dict[str, Any]:
     config.out.mkdir(parents=True, exist_ok=True)
     entries = _load(config)
     (config.out / "match.json").write_text(json.dumps(config.identity()) + "\n")
+    sequences = {}
+    for e in entries:
+        sgf = config.out / e["sgf"]
+        if sgf.exists():
+            sequences[e["index"]] = _sequence(sgf.read_text())
     done = {e["index"] for e in entries}
     todo = [i for i in range(config.games) if i not in done]
     stop = threading.Event()
@@ -176,13 +260,14 @@ def run_match(config: MatchConfig) -> dict[str, Any]:
                 index, game = future.result()
                 if game.reason == "stopped":
                     continue
-                (config.out / f"game-{index:04d}.sgf").write_text(
-                    _sgf_text(game, *_names(config, index), config.rules))
+                sgf = _sgf_text(game, *_names(config, index), config.rules)
+                (config.out / f"game-{index:04d}.sgf").write_text(sgf)
+                sequences[index] = _sequence(sgf)
                 entry = _entry(config, index, game)
                 log.write(json.dumps(entry) + "\n")
                 log.flush()
                 entries.append(entry)
-                _write_summary(config, entries)
+                _write_summary(config, entries, sequences)
                 bar.update(1)
                 show()
     except KeyboardInterrupt:
@@ -191,11 +276,11 @@ def run_match(config: MatchConfig) -> dict[str, Any]:
             future.cancel()
         pool.shutdown(wait=True)
         bar.close()
-        _write_summary(config, entries)
+        _write_summary(config, entries, sequences)
         raise
     pool.shutdown(wait=True)
     bar.close()
-    return _write_summary(config, entries)
+    return _write_summary(config, entries, sequences)
 
 
 def _names(config: MatchConfig, index: int) -> tuple[str, str]:
@@ -221,7 +306,10 @@ def parse_args(argv: list[str] | None = None) -> MatchConfig:
     p.add_argument("--move-timeout", type=float, default=60.0,
                    help="seconds an engine may take for one answer before it loses (default 60)")
     p.add_argument("--parallel", type=int, default=1, help="games played at once (default 1)")
-    p.add_argument("--seed", type=int, default=0, help="base of the per-game seeds given to presets")
+    p.add_argument("--seed", type=int, default=0, help="base of the per-game seeds given to presets "
+                                                       "and of the openings (default 0)")
+    p.add_argument("--opening", default="2", help="random opening moves before each pair of games, N or "
+                                                  "LOW-HIGH; 0 for none (default %(default)s)")
     p.add_argument("--engine-logs", action="store_true", help="keep each engine's stderr in OUT/logs/")
     p.add_argument("--pachi-dir", type=Path, default=Toolbox().pachi_dir)
     p.add_argument("--gnugo", default=Toolbox().gnugo, help="the GNU Go program (default %(default)s)")
@@ -229,6 +317,10 @@ def parse_args(argv: list[str] | None = None) -> MatchConfig:
     args = p.parse_args(argv)
     if args.games < 1 or args.parallel < 1:
         p.error("--games and --parallel must be at least 1")
+    try:
+        opening = parse_opening(args.opening)
+    except ValueError as exc:
+        p.error(str(exc))
     toolbox = Toolbox(gnugo=args.gnugo, pachi_dir=args.pachi_dir)
     try:
         a = parse_engine(args.engine_a, toolbox, name=args.name_a)
@@ -242,7 +334,7 @@ def parse_args(argv: list[str] | None = None) -> MatchConfig:
                       max_moves=args.max_moves, move_timeout=args.move_timeout,
                       score_timeout=args.move_timeout)
     return MatchConfig(a, b, args.out, args.games, rules, args.parallel, args.seed,
-                       args.engine_logs, not args.no_progress)
+                       args.engine_logs, not args.no_progress, opening)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -252,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"\nstopped; finished games kept in {config.out}", file=sys.stderr)
         return 130
-    print(markdown(summary))
+    print(report(summary))
     return 0
 
 

@@ -35,7 +35,7 @@ def candidates_table(answer: Mapping[str, Any], top: int = TOP) -> list[dict[str
                                "visits": int(m["visits"])}
         if m.get("score_lead") is not None:
             row["score lead"] = f"{m['score_lead']:+.1f}"
-        row["line"] = " ".join(m["pv"][:6])
+        row["line"] = " ".join(m["pv"][:4])
         rows.append(row)
     return rows
 

@@ -47,6 +47,12 @@ def import_files(store: Store, files: list[Any]) -> None:
         st.session_state["games_selected"] = ids[0]
 
 
+def game_label(g: GameSummary) -> str:
+    """One line naming a game: date, title, players (when the title is a name), moves."""
+    players = f"{g.black or '?'}–{g.white or '?'}, " if g.name else ""
+    return f"{g.started_at:%Y-%m-%d %H:%M} · {g.title} ({players}{g.move_count} moves)"
+
+
 def games_rows(games: list[GameSummary]) -> list[dict[str, Any]]:
     return [{"started": g.started_at.strftime("%Y-%m-%d %H:%M"), "game": g.title, "black": g.black or "",
              "white": g.white or "", "result": g.result or "", "moves": g.move_count, "board": g.board_id or "",
@@ -126,8 +132,7 @@ def render() -> None:
     by_id = {g.id: g for g in page.games}
     if st.session_state.get("games_selected") not in by_id:
         st.session_state["games_selected"] = page.games[0].id
-    chosen = st.selectbox("Game", list(by_id), key="games_selected",
-                          format_func=lambda i: f"{by_id[i].started_at:%Y-%m-%d %H:%M} · {by_id[i].title}")
+    chosen = st.selectbox("Game", list(by_id), key="games_selected", format_func=lambda i: game_label(by_id[i]))
     selected_game(store, by_id[chosen])
 
 

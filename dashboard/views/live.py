@@ -5,11 +5,14 @@ default) and draws, from the live feed's memory (never the database): the positi
 a real board with the engine's top five (rank and win rate on the points), the
 win-rate bar, captures, whose turn it is, the board's problem in plain words with its
 points ringed in red, and whether the board and the engine workers are online. Only
-the fragment refreshes, so a new move shows within one interval of reaching the feed.
+the fragment refreshes. Each of its runs first waits (up to a second) for the feed to
+change, so a new move is drawn the moment it arrives rather than at the next tick;
+clicks on the page interrupt the wait.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import streamlit as st
@@ -21,6 +24,10 @@ from dashboard.views.game_board import (candidates_table, last_vertex, passes_re
 from dashboard.views.page_context import current, vertices_in_words
 from gobuddy.bus.message import now_ms
 from gobuddy.bus.messages import Problem
+
+FOLLOW_S = 30.0  # how long one timer run of the live fragment keeps following the feed
+MAX_WAIT_S = 1.0  # it redraws at least this often (ages, presence)
+WAIT_SLICE_S = 0.05  # how often it looks for a pending click meanwhile
 
 PROBLEM_WORDS = {
     "two_stones": "{n} new stones at {where}: take away all but the one you meant to play.",
@@ -84,8 +91,57 @@ def choose_board(feed: LiveFeed) -> str | None:
                         format_func=lambda i: f"{i} (web game)" if i.startswith("web-") else i)
 
 
+def interaction_pending() -> bool:
+    """True when the browser asked for a run that must interrupt this one (a click,
+    leaving the page). Reads Streamlit 1.67's pending script request; on any other
+    shape of its internals it answers False (the fragment then ends after ``FOLLOW_S``)."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        requests = get_script_run_ctx().script_requests  # type: ignore[union-attr]
+        state = requests._state  # noqa: SLF001 - no public way to peek
+        if state == ScriptRequestType.STOP:
+            return True
+        if state == ScriptRequestType.RERUN:
+            data = requests._rerun_data  # noqa: SLF001
+            return not data.fragment_id_queue or data.is_fragment_scoped_rerun
+    except Exception:
+        return False
+    return False
+
+
+def wait_for_news(feed: LiveFeed, seen: int, max_wait_s: float) -> None:
+    """Block until the feed changed since generation ``seen``, a click is pending, or
+    ``max_wait_s`` passed."""
+    deadline = time.monotonic() + max_wait_s
+    while (left := deadline - time.monotonic()) > 0 and not interaction_pending():
+        if feed.wait_for(lambda f: f.generation != seen, min(WAIT_SLICE_S, left)):
+            return
+
+
 def render_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: bool) -> None:
-    """One refresh of the live part of the page (the body of the fragment)."""
+    """The body of the live fragment. In a full run of the page it draws once. In the
+    fragment's own (timer) runs it keeps following the feed for ``FOLLOW_S``: it redraws
+    the moment the feed changes (at least every second), so a new move is drawn as soon
+    as it arrives, not at the next tick; a click on the page ends it at once."""
+    full = st.session_state.pop("live_full_run", False)
+    area = st.empty()
+    ends = time.monotonic() + (0.0 if full else FOLLOW_S)
+    while True:
+        seen = feed.generation
+        with area.container():
+            draw_live(feed, board_id, show_ownership, show_recs)
+        left = ends - time.monotonic()
+        if left <= 0:
+            return
+        wait_for_news(feed, seen, min(MAX_WAIT_S, left))
+        if interaction_pending():
+            return
+
+
+def draw_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: bool) -> None:
+    """Everything the live part shows, once."""
     board = feed.board(board_id)
     engines = [p for p in feed.presence("engine") if p.online]
     online = _board_online(board_id, feed)
@@ -103,7 +159,7 @@ def render_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: 
     feed.watch(board_id)
     answer_msg = feed.answer_for(board) or feed.hint_for(board)
     answer: dict[str, Any] | None = answer_msg.to_dict() if answer_msg is not None else None
-    left, right = st.columns([3, 2], gap="large")
+    left, right = st.columns([5, 4], gap="medium")
     with left:
         show_board(board.size, board.stones, last_move=last_vertex(board.moves), answer=answer,
                    ownership=show_ownership, highlights=board.problem.points if board.problem else (),
@@ -156,6 +212,11 @@ def render() -> None:
     c1, c2 = st.columns(2)
     show_recs = c1.toggle("Show the engine's top five", value=True, key="live_recs")
     show_ownership = c2.toggle("Show territory (ownership)", value=False, key="live_ownership")
+    # The live fragment runs for long stretches (see render_live): hide the toolbar's
+    # "running" indicator and its Stop button on this page, which would otherwise show
+    # all the time.
+    st.html("<style>[data-testid='stStatusWidget']{visibility:hidden}</style>")
+    st.session_state["live_full_run"] = True
     st.fragment(run_every=services.config.live_interval_s)(render_live)(feed, board_id, show_ownership, show_recs)
 
 

@@ -95,7 +95,7 @@ class Node:
     """A position in the tree. Child statistics exist once the node is expanded."""
 
     __slots__ = ("parent", "index", "position", "_board", "legal", "moves", "prior", "prior_raw",
-                 "N", "W", "S", "nsum", "children", "visits", "value_sum", "score_sum", "net_value",
+                 "N", "W", "S", "stats", "nsum", "children", "visits", "value_sum", "score_sum", "net_value",
                  "net_score", "ownership", "terminal", "pending")
 
     def __init__(self, position: Position, parent: "Node | None" = None, index: int = -1) -> None:
@@ -106,6 +106,7 @@ class Node:
         self.legal: np.ndarray | None = None
         self.moves: np.ndarray | None = None
         self.prior = self.prior_raw = self.N = self.W = self.S = None
+        self.stats: memoryview | None = None  # N, W, S as rows of one buffer: fast scalar updates
         self.nsum = 0.0  # sum of N, virtual losses included
         self.children: list[Node | None] = []
         self.visits = 0
@@ -270,8 +271,9 @@ class Search:
                 continue
             if leaf.pending:
                 for node, i in path:
-                    node.N[i] -= vl
-                    node.W[i] += vl
+                    nws = node.stats
+                    nws[0, i] -= vl
+                    nws[1, i] += vl
                     node.nsum -= vl
                 stats.collisions += 1
                 break
@@ -286,8 +288,9 @@ class Search:
         vl = self.config.virtual_loss
         while node.terminal is None and node.expanded:
             i = self._select(node)
-            node.N[i] += vl
-            node.W[i] -= vl
+            nws = node.stats
+            nws[0, i] += vl
+            nws[1, i] -= vl
             node.nsum += vl
             path.append((node, i))
             child = node.children[i]
@@ -300,11 +303,12 @@ class Search:
         cfg = self.config
         n = node.N
         visited = n > 0
+        mass = float(np.dot(node.prior, visited))
         score = node.prior * (cfg.c_puct * math.sqrt(max(node.nsum, 1.0)))
-        if not visited.any():  # Q is the first-play urgency everywhere and 1 + N is 1
-            score += node.net_value - cfg.fpu_reduction * math.sqrt(0.0)
+        fpu = node.net_value - cfg.fpu_reduction * math.sqrt(mass)
+        if mass == 0.0 and not visited.any():  # Q is the first-play urgency everywhere, 1 + N is 1
+            score += fpu
             return int(score.argmax())
-        fpu = node.net_value - cfg.fpu_reduction * math.sqrt(float(np.dot(node.prior, visited)))
         score /= n + 1.0
         q = np.empty(len(n))
         q.fill(fpu)
@@ -362,10 +366,15 @@ class Search:
         moves = np.flatnonzero(node.legal)
         prior = np.asarray(ev.policy, dtype=np.float64)[moves]
         total = prior.sum()
-        prior = prior / total if total > 0 else np.full(len(moves), 1.0 / len(moves))
+        if total > 0:
+            prior /= total
+        else:
+            prior = np.full(len(moves), 1.0 / len(moves))
         node.moves = moves
         node.prior = node.prior_raw = prior
-        node.N, node.W, node.S = np.zeros((3, len(moves)))
+        stats = np.zeros((3, len(moves)))
+        node.N, node.W, node.S = stats
+        node.stats = memoryview(stats)
         node.children = [None] * len(moves)
         node.net_value = float(ev.value)
         node.net_score = ev.score_lead
@@ -379,10 +388,11 @@ class Search:
         leaf.score_sum += score
         for node, i in reversed(path):
             value, score = -value, -score
-            node.N[i] += 1.0 - vl
-            node.W[i] += value + vl
+            nws = node.stats  # float(): a numpy scalar adds as float64 here, as it did in the arrays
+            nws[0, i] += 1.0 - vl
+            nws[1, i] += float(value + vl)
             node.nsum += 1.0 - vl
-            node.S[i] += score
+            nws[2, i] += float(score)
             node.visits += 1
             node.value_sum += value
             node.score_sum += score

@@ -53,7 +53,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 
 @pytest.fixture
 def page(stack: Stack) -> Iterator[Any]:
-    context = stack.browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    # tall: Streamlit scrolls inside its own container, so a screenshot shows one viewport
+    context = stack.browser.new_context(viewport={"width": 1400, "height": 1800}, accept_downloads=True)
     page = context.new_page()
     page.set_default_timeout(30_000)
     yield page

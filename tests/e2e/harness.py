@@ -128,6 +128,13 @@ def wait_for_app(page: object, timeout_ms: int = 30_000) -> None:
     page.wait_for_selector("h1", timeout=timeout_ms)  # type: ignore[attr-defined]
 
 
+def wait_idle(page: object, timeout_ms: int = 30_000) -> None:
+    """Wait until the app's current script run has finished (not for pages whose live
+    fragment keeps running)."""
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',  # type: ignore[attr-defined]
+                           timeout=timeout_ms)
+
+
 def screenshot(page: object, name: str) -> Path:
     """Save a full-page screenshot under ``artifacts/screenshots/`` (gitignored)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

@@ -83,7 +83,7 @@ class ScriptedBoard:
         self.board = board_from_ascii(physical) if physical else [self._class(v) for v in self.game.position.board]
         self.t = 0.0
         self.settle = settle
-        self.first = self._hold(1.0)  # the events of the first second (usually none)
+        self.first = describe(self._hold(1.0))  # the first second's events (usually none)
 
     def _class(self, color: int) -> int:
         return STONE if self.occupancy and color != EMPTY else color

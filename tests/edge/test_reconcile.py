@@ -12,7 +12,7 @@ import pytest
 
 from edge.game import GameSettings, Mode
 from edge.reconcile import ReconcileConfig
-from gobuddy.go.coords import WHITE
+from gobuddy.go.coords import WHITE, from_gtp
 from tests.edge.scripted_board import ScriptedBoard
 
 # B C5, W D5, B E5, W A1, B D6, W B1: black D4 will capture the white stone at D5.
@@ -83,7 +83,7 @@ SCENARIOS = [
         ("X E5; - D5", ["move B E5 x D5"]),
         ("O D5", ["problem ko D5"]),
         ("- D5", ["cleared ko"]),
-        ("O A1", ["move W A1"]),
+        ("O A3", ["move W A3"]),
         ("X A2", ["move B A2"]),
         ("O D5; - E5", ["move W D5 x E5"]),
     ]),
@@ -99,7 +99,7 @@ SCENARIOS = [
         ("X D4; - D5", ["move B D4 x D5"]),
         ("- D4", ["problem stone_lifted D4"]),
         ("O D5", ["cleared stone_lifted", "undo B D4"]),
-        ("X D4", ["move B D4"]),
+        ("X D4; - D5", ["move B D4 x D5"]),
     ]),
     ("undo button: the board must follow", "E5 C3", [
         ("undo", ["undo W C3", "problem board_mismatch C3"]),
@@ -121,18 +121,20 @@ SCENARIOS = [
         ("O C3", ["move W C3"]),
     ]),
     ("a reading that stays unclear is named, then clears", "E5", [
-        ("hand O C3 / C4 4.0", ["problem unclear_reading C4"]),
-        ("wait 0.1", ["cleared unclear_reading"]),
+        ("hand O C3 / C4 4.0", ["problem unclear_reading C4", "cleared unclear_reading"]),
+        ("O C3", ["move W C3"]),
     ]),
     ("a stone on a corner point counts only after a wait", "E5", [
         ("O A1", []),
         ("wait 1", ["move W A1"]),
     ]),
     ("a corner stone followed quickly by the next move", "E5", [
-        ("O A1; wait 0.5; X C3", ["move W A1", "move B C3"]),
+        ("O A1; wait 0.5; X C3", []),
+        ("wait 0.5", ["move W A1", "move B C3"]),
     ]),
     ("a pass pressed while a corner stone waits", "E5", [
-        ("O J9; wait 0.4; pass", ["move W J9", "pass B"]),
+        ("O J9; wait 0.4; pass", []),
+        ("wait 0.5", ["move W J9", "pass B"]),
     ]),
 ]
 
@@ -148,7 +150,7 @@ def test_scenario(title: str, moves: str, steps: list[tuple[str, list[str]]]) ->
 def test_captures_blink_until_taken_off() -> None:
     board = ScriptedBoard(CAPTURE)
     assert board.step("X D4", leds=True) == ["move B D4 x D5", "led blink D5"]
-    assert board.rec.pending == (board.game.size * 3 + 3,)  # D5: row 3 from the top, column D
+    assert board.rec.pending == (from_gtp("D5", 9),)
     assert board.step("- D5", leds=True) == ["led off"]
 
 
@@ -159,7 +161,7 @@ def test_problem_points_blink_and_go_dark_when_cleared() -> None:
 
 
 @pytest.mark.parametrize("moves,script,message", [
-    (CAPTURE + " D4", "O G3", "remove the captured white stone at D5"),
+    (CAPTURE, "X D4; wait 1; O G3", "remove the captured white stone at D5"),
     ("", "O E5", "a white stone was placed at E5, but it is black's turn"),
     ("", "X E5 F5", "2 stones appeared at once, at E5, F5: take back those that were not played, one move at a time"),
     ("", "X E5; O C3", "two stones appeared at once: take the white stone at C3 off until the black stone at E5 is recorded"),
@@ -179,8 +181,7 @@ def test_messages(moves: str, script: str, message: str) -> None:
     assert board.rec.problem.message == message
 
 
-def test_three_captured_stones_message() -> None:
-    # White D4 D5 E5 in atari; black E4 captures all three; white then plays elsewhere.
+def test_new_game_on_a_board_still_holding_stones() -> None:
     board = ScriptedBoard(physical="""
         . . . . . . . . .
         . . . . . . . . .
@@ -193,10 +194,16 @@ def test_three_captured_stones_message() -> None:
         . . . . . . . . .
     """)
     assert board.first == ["problem board_mismatch D6 E6 C5 D5 E5 F5 C4 D4 E4 D3"]
+    assert board.rec.problem.message == (
+        "set up the board for the new game: take off the 7 black stones at D6, E6, C5, F5, C4, E4, D3 "
+        "and the 3 white stones at D5, E5, D4")
+    board.step("- D6 E6 C5 D5 E5 F5 C4 D4 E4 D3")
+    assert board.rec.problem is None
+    assert board.step("X E5") == ["move B E5"]
 
 
 def test_captures_not_removed_names_all_stones() -> None:
-    board = ScriptedBoard("D6 D5 E6 E5 C5 D4 F5 A1 C4 B1 D3")  # W D5 E5 D4 in atari at E4
+    board = ScriptedBoard("D6 D5 E6 E5 C5 D4 F5 A1 C4 B1 D3 A2")  # W D5 E5 D4 in atari at E4
     assert board.step("X E4") == ["move B E4 x D5 E5 D4"]
     board.step("O G3")
     assert board.rec.problem.message == "remove the 3 captured white stones at D5, E5, D4"
@@ -264,6 +271,7 @@ def test_no_corner_wait_when_configured_off() -> None:
 
 def test_game_end_stops_reading() -> None:
     board = ScriptedBoard("E5 pass")
-    assert board.step("pass") == ["pass W"]
-    assert [str(e.result) for e in board.rec.end()[:1]] == ["B+75"]
+    assert board.step("pass") == ["pass B"]
+    assert board.game.both_passed()
+    assert [e.result for e in board.rec.end()[:1]] == ["B+74"]
     assert board.step("X D4") == []

@@ -20,11 +20,12 @@ from tests.edge_service.rig import AgentRig, wait_until
 from tests.mqtt_broker import Inbox
 
 
-def answer(request_id: str, key: tuple[int, str], best: str, to_play: str = "B") -> EngineAnswer:
+def answer(request_id: str, key: tuple[int, str], best: str, to_play: str = "B",
+           board_id: str = "board-t1") -> EngineAnswer:
     root = RootInfo(visits=10, winrate=0.5, winrate_black=0.5, score_lead=None, value=0.0)
     move = MoveInfo(move=best, order=0, visits=10, winrate=0.5, winrate_black=0.5, score_lead=None, prior=0.5,
                     pv=(best,))
-    return EngineAnswer(id=request_id, board_id="board-t1", position_key=PositionKey(*key), to_play=to_play,
+    return EngineAnswer(id=request_id, board_id=board_id, position_key=PositionKey(*key), to_play=to_play,
                         root=root, moves=(move,), model="stand-in", worker="engine-test", elapsed_ms=1.0)
 
 
@@ -72,18 +73,19 @@ def test_advice_button_asks_the_engine_and_lights_its_answer(broker, observer, t
     engine.start()
     try:
         with AgentRig(broker, tmp_path, settings=GameSettings(handicap=2)) as rig:
-            rig.board.setup({20: BLACK, 60: BLACK}).result(5)  # the handicap stones, G7 and C3
+            handicap = [from_gtp("G7", 9), from_gtp("C3", 9)]
+            rig.board.setup({p: BLACK for p in handicap}).result(5)  # the handicap stones are on the board
             rig.press("START")
             rig.pos = Position(9, to_play=WHITE)
-            rig.pos.place(20, BLACK)
-            rig.pos.place(60, BLACK)
+            for p in handicap:
+                rig.pos.place(p, BLACK)
             rig.play("E5 pass")
             observer.wait_moves(2)
             assert rig.board.leds().mode == "OFF"
             rig.press("ADVICE")
             request = requests.wait_for(1)[0]
-            assert (request.purpose, request.position.setup, request.position.moves) == \
-                ("hint", (("B", "G7"), ("B", "C3")), (("W", "E5"), ("B", "pass")))
+            assert (request.purpose, set(request.position.setup), request.position.moves) == \
+                ("hint", {("B", "G7"), ("B", "C3")}, (("W", "E5"), ("B", "pass")))
             wait_until(lambda: rig.board.leds().points == ("D6",), 5, "the engine's hint on the LEDs")
     finally:
         engine.stop()

@@ -119,7 +119,12 @@ class Presence:
                 return False
             return all(_at_least(status.details.get(key), value) for key, value in details.items())
 
-        return self.inbox.wait_for(1, timeout_s=timeout_s, where=match)[0].message
+        try:
+            return self.inbox.wait_for(1, timeout_s=timeout_s, where=match)[0].message
+        except AssertionError:
+            seen = [r.message for r in self.inbox.items if r.message.client_id == client_id][-5:]
+            raise AssertionError(f"no {state} status of {client_id} since {since_ms} with {details}; "
+                                 f"its last ones: {seen}") from None
 
     def close(self) -> None:
         self.client.stop()

@@ -23,7 +23,7 @@ WORKER = "engine-solo"
 
 @pytest.fixture(scope="module")
 def worker(broker, presence, tiny_model) -> Iterator[Service]:
-    service = spawn_worker(broker, tiny_model, WORKER, "--cache-size", "64")
+    service = spawn_worker(broker, tiny_model, WORKER, "--cache-size", "64", "--visits", "1000000")
     try:
         yield start_service(service, presence)
     finally:
