@@ -1,8 +1,8 @@
 """The Go Learning Buddy dashboard: the one entry file, router and frame of every page.
 
     streamlit run dashboard/app.py --server.headless true -- \\
-        --db-url sqlite:///data/gobuddy.db --broker-host 127.0.0.1 --broker-port 1883 \\
-        --broker-user dashboard --broker-password-file var/broker/dashboard.password
+        --db sqlite:///var/gobuddy.db --broker-host 127.0.0.1 --broker-port 1883 \\
+        --username dashboard --credentials var/broker/credentials.json
 
 Arguments after ``--`` build the ``DashboardConfig`` (``dashboard.config``; ``--help``
 lists them). Each run: read the config, take the process-wide services (store and live
@@ -41,9 +41,9 @@ def sidebar(services: Services) -> None:
     feed = services.feed
     with st.sidebar:
         if not feed.has_bus:
-            st.caption("Bus: not configured (no --broker-host)")
+            st.caption("Bus: none (--no-bus)")
             return
-        broker = f"{services.config.broker_host}:{services.config.broker_port}"
+        broker = services.config.broker_address
         st.caption(f"Bus: {'connected' if feed.connected() else 'connecting…'} ({broker})")
         boards = sum(p.online for p in feed.presence("board"))
         engines = sum(p.online for p in feed.presence("engine"))
@@ -57,7 +57,11 @@ def main(argv: list[str]) -> None:
     except ConfigError as exc:
         st.error(f"The dashboard cannot start: {exc}")
         st.stop()
-    services = services_for(config)
+    try:
+        services = services_for(config)
+    except Exception as exc:  # a database that cannot be opened or migrated: say which and why
+        st.error(f"The dashboard cannot open its database {config.db_url}: {type(exc).__name__}: {exc}")
+        st.stop()
     set_current(services)
     pages = [st.Page(path, title=title, icon=icon, url_path=title.lower(), default=index == 0)
              for index, (path, title, icon) in enumerate(PAGES)]

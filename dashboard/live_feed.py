@@ -247,7 +247,7 @@ class LiveFeed:
         """Send ``request``; the future gives the final ``EngineAnswer`` (or raises
         ``EngineRequestFailed``). Nothing times it out: callers wait with a timeout."""
         if self.client is None:
-            raise ConnectionError("the dashboard runs without a broker (--broker-host)")
+            raise ConnectionError("the dashboard runs without a broker (--no-bus)")
         started = time.perf_counter()
         future = self.client.request_async(request)
         future.add_done_callback(lambda f: self._timed(request.purpose, started, f))
@@ -277,7 +277,7 @@ class LiveFeed:
     def publish(self, topic: str, message: Message, *, wait: bool = True) -> Delivery:
         """Publish through the bus client (validated); waits for the broker's PUBACK."""
         if self.client is None:
-            raise ConnectionError("the dashboard runs without a broker (--broker-host)")
+            raise ConnectionError("the dashboard runs without a broker (--no-bus)")
         return self.client.publish(topic, message, wait=wait)
 
     def claim_web_slot(self, owner: str) -> str:

@@ -94,13 +94,13 @@ def main(argv: list[str] | None = None) -> None:
         board = PtyBoard(BoardSimulator(SensorModel(seed=args.seed), seed=args.seed),
                          link=config.data_dir / "sim-board.pty").start()
         port = board.path
-        if args.auto_play:
-            from edge.autoplay import AutoPlayConfig, AutoPlayer
-
-            engine = config.settings.engine_color
-            player = AutoPlayer(board, AutoPlayConfig(seed=args.seed, players=args.auto_play_players,
-                                                      engine_color=engine)).start()
     agent = EdgeAgent(config, BusClient(bus_config), SerialLink(port)).start()
+    if board is not None and args.auto_play:
+        from edge.autoplay import AutoPlayConfig, AutoPlayer
+
+        player = AutoPlayer(board, AutoPlayConfig(seed=args.seed, players=args.auto_play_players,
+                                                  engine_color=config.settings.engine_color),
+                            recorded=lambda: list(agent.record.game.moves) if agent.record else []).start()
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())

@@ -42,22 +42,21 @@ from pathlib import Path
 from typing import Any
 
 from edge.advice import Advisor, answer_key, position_key
+from edge.board_view import FrameView, led_command
 from edge.calibration import Calibration, CalibrationError, CalibrationStore, Calibrator
-from edge.classify import STONE, Classifier, Frame, Sighting
+from edge.classify import Classifier, Frame, Sighting
 from edge.game import Game, GameSettings, Mode
 from edge.game_journal import GameLog, adopted_note, new_game_id, restore
 from edge.offline_queue import OfflineQueue, QueueSender
-from edge.problems import CAPTURES_NOT_REMOVED
 from edge.reconcile import LedPattern, ReconcileConfig, Reconciler
 from edge.serial_link import ButtonChange, CalData, LinkEvent, SerialLink
 from gobuddy.bus import BusClient, topics
 from gobuddy.bus.inbox import Received
 from gobuddy.bus.message import Message, now_ms
-from gobuddy.bus.messages import BoardFrame, BoardState, ButtonEvent, EngineAnswer, GameEvent
-from gobuddy.go.coords import BLACK, EMPTY, from_gtp, pass_move
+from gobuddy.bus.messages import BoardState, ButtonEvent, EngineAnswer, GameEvent
+from gobuddy.go.coords import from_gtp, pass_move
 
 BUTTONS = {"START": "new_game", "END": "end_game", "ADVICE": "hint", "PASS": "pass", "UNDO": "undo"}
-LED_BLINK_MAX = 16
 
 
 @dataclass(frozen=True)
@@ -77,25 +76,8 @@ class AgentConfig:
     calibration_scans: int = 32
     long_press_s: float = 2.0
     status_every_s: float = 5.0
-    retained_wait_s: float = 5.0
+    retained_wait_s: float = 2.0
     fsync: bool = False
-
-
-def led_command(pattern: LedPattern, problem_kind: str | None) -> str:
-    """The firmware command for an LED pattern (a problem other than captures still on
-    the board blinks all LEDs)."""
-    if pattern.mode == "steady" and pattern.points:
-        return f"LED POINT {pattern.points[0]}"
-    if pattern.mode == "all_blink" or (pattern.mode == "blink" and problem_kind not in (None, CAPTURES_NOT_REMOVED)):
-        return "LED PROBLEM"
-    if pattern.mode == "blink" and pattern.points:
-        text = "LED BLINK"
-        for point in pattern.points[:LED_BLINK_MAX]:
-            if len(text) + 1 + len(point) + 5 > 64:
-                break
-            text += f" {point}"
-        return text
-    return "LED OFF"
 
 
 class EdgeAgent:
@@ -136,9 +118,8 @@ class EdgeAgent:
         self._button_seq = 0
         self._status: dict[str, Any] = {}
         self._retry_at = 0.0
-        self._frame_seq = now_ms()
-        self._rows: tuple[tuple[str, ...], float] = ((), 0.0)
-        self._last_frame_pub = (0.0, (), False)
+        self.view = FrameView(config.board_id, config.frames_per_s, config.reconcile.stability.settle_s)
+        self._state_ready = threading.Event()  # the retained state was read: ours may overwrite it
         self._last_sighting: Sighting | None = None
         self._status_at = 0.0
         record = restore(self.queue.entries(), topics.board_event(config.board_id), config.settings)
@@ -232,43 +213,14 @@ class EdgeAgent:
             return
         sighting = self.classifier.classify(frame)
         self._last_sighting = sighting
-        self._publish_frame(frame, sighting)
+        view = self.view.update(frame, sighting, self.record.game.position.board if self.record else None)
+        if view is not None and self.bus.is_connected():
+            try:
+                self.bus.publish(topics.board_frame(self.config.board_id), view)
+            except Exception as exc:  # a live-view frame is never worth stopping for
+                self.log.debug("frame not published: %s", exc)
         if self.reconciler is not None:
             self._apply(self.reconciler.observe(sighting), frame)
-
-    def _publish_frame(self, frame: Frame, sighting: Sighting) -> None:
-        rows = self._frame_rows(sighting)
-        if rows != self._rows[0]:
-            self._rows = (rows, frame.t)
-        stable = not sighting.uncertain and frame.t - self._rows[1] >= self.config.reconcile.stability.settle_s
-        now = time.monotonic()
-        last, last_rows, last_stable = self._last_frame_pub
-        rate = self.config.frames_per_s
-        due = now - last >= 1.0 / rate if rate > 0 else False
-        changed = (rows, stable) != (last_rows, last_stable) and now - last >= 0.1
-        if not (due or changed) or not self.bus.is_connected():
-            return
-        self._last_frame_pub = (now, rows, stable)
-        self._frame_seq += 1
-        size = self.classifier.calibration.size if self.classifier else 9
-        try:
-            self.bus.publish(topics.board_frame(self.config.board_id), BoardFrame(
-                board_id=self.config.board_id, seq=self._frame_seq, size=size, rows=rows, stable=stable,
-                raw=tuple(int(v) for v in frame.readings)))
-        except Exception as exc:  # a live-view frame is never worth stopping for
-            self.log.debug("frame not published: %s", exc)
-
-    def _frame_rows(self, sighting: Sighting) -> tuple[str, ...]:
-        size = sighting.size
-        board = self.record.game.position.board if self.record else [EMPTY] * (size * size)
-        chars = []
-        for p, seen in enumerate(sighting.board):
-            if seen == STONE:
-                seen = board[p] if board[p] != EMPTY else None
-            chars.append({EMPTY: ".", BLACK: "X", None: "?"}.get(seen, "O"))
-        for p in sighting.uncertain:
-            chars[p] = "?"
-        return tuple("".join(chars[r * size:(r + 1) * size]) for r in range(size))
 
     # ---- buttons ------------------------------------------------------------------------------
 
@@ -361,7 +313,7 @@ class EdgeAgent:
     def _publish_state(self) -> None:
         """Publish the retained state if it changed (the queue sender calls this when idle)."""
         with self._lock:
-            if not self._state_dirty:
+            if not self._state_dirty or not self._state_ready.is_set():
                 return
             self._state_dirty = False
             state = self.record.state() if self.record else BoardState(board_id=self.config.board_id)
@@ -462,13 +414,12 @@ class EdgeAgent:
     # ---- restart --------------------------------------------------------------------------------
 
     def _fetch_retained_state(self) -> None:
-        """Once connected, read the board's retained state; adopt its game if this agent
-        has none (a new data directory) or an older point of the same game."""
+        """Once connected, read the board's retained state (``_adopt`` decides about it);
+        until then this agent publishes no state of its own."""
         while not self.bus.wait_connected(0.2):
             if self._stop.is_set():
                 return
-        topic = topics.board_state(self.config.board_id)
-        got = threading.Event()
+        topic, got = topics.board_state(self.config.board_id), threading.Event()
 
         def on_state(received: Received) -> None:
             if received.retain and not got.is_set():
@@ -482,8 +433,11 @@ class EdgeAgent:
         self.bus.subscribe(topic, on_state)
         got.wait(self.config.retained_wait_s)
         self.bus.unsubscribe(topic)
+        self._state_ready.set()
 
     def _adopt(self, state: BoardState) -> None:
+        """Take over the game of a retained state if this agent has none (a new data
+        directory) or only an older point of the same game."""
         with self._lock:
             if state.game_id is None or state.status != "playing":
                 return

@@ -6,7 +6,8 @@ stone (and takes captured stones off, at once or a little later), a hint asked f
 and then (ADVICE), a thinking pause between moves, PASS twice at the end (or after
 ``max_moves``), a look at the result, and a hand clearing the board before the next
 START. Against the engine (``engine_color``) it places the engine's stone where the
-board's LEDs point. Moves come from GNU Go (``gnugo``, level 1, when installed) or the
+board's LEDs point (and learns of the engine's passes from ``recorded``, the agent's
+move list, when given). Moves come from GNU Go (``gnugo``, level 1, when installed) or the
 project's random legal player.
 
 It plays from what it believes the position is; it does not read the agent's events.
@@ -22,6 +23,7 @@ import shutil
 import subprocess
 import threading
 from dataclasses import dataclass
+from typing import Callable
 
 from edge.pty_board import PtyBoard
 from gobuddy.go.coords import BLACK, WHITE, color_to_str, from_gtp, to_gtp
@@ -82,8 +84,10 @@ class AutoPlayer:
     """Plays on ``board`` in a thread until ``stop``."""
 
     def __init__(self, board: PtyBoard, config: AutoPlayConfig = AutoPlayConfig(),
+                 recorded: Callable[[], list[tuple[int, int]]] | None = None,
                  logger: logging.Logger | None = None) -> None:
         self.board, self.config = board, config
+        self._recorded = recorded
         self.size = board.size
         self.rng = random.Random(config.seed)
         self.log = logger or logging.getLogger("edge.autoplay")
@@ -136,7 +140,7 @@ class AutoPlayer:
         while passes < 2 and not self._stop.is_set():
             color = pos.to_play
             if color == cfg.engine_color:
-                move = self._engine_move()
+                move = self._engine_move(pos)
                 if move is None:
                     return
             else:
@@ -169,13 +173,17 @@ class AutoPlayer:
             return pos.pass_point if answer in ("pass", "resign") else from_gtp(answer, self.size)
         return random_move(pos, self.rng, color, avoid_self_atari=True)
 
-    def _engine_move(self) -> int | None:
-        """Wait for the LEDs to point at the engine's move; None if they never do."""
+    def _engine_move(self, pos: Position) -> int | None:
+        """Wait for the LEDs to point at the engine's move (or for the record to show that
+        the engine passed); None if neither happens."""
         waited = 0.0
         while waited < self.config.engine_wait_s and not self._stop.is_set():
             leds = self.board.leds()
             if leds.mode == "POINT" and leds.points:
                 return from_gtp(leds.points[0], self.size)
+            moves = self._recorded() if self._recorded is not None else []
+            if len(moves) > pos.move_count and moves[pos.move_count][1] == pos.pass_point:
+                return pos.pass_point
             self._wait(self.board.idle(0.5))
             waited += 0.5
         self.log.warning("the engine's move never lit up; ending this game")

@@ -43,7 +43,7 @@ from gobuddy.go.coords import BLACK, WHITE, check_size, color_to_str, to_gtp
 FORMAT = 1
 FULL_SCALE = 1023
 MIN_BASELINE = 40  # an empty point reading less than this is covered or broken
-DEFAULT_STONE_LEVEL = 0.45  # assumed stone level for occupancy sensing when unmeasured
+DEFAULT_STONE_LEVEL = 0.55  # assumed (lightest) stone level when none was measured
 MAX_STONE_LEVEL = 0.85  # a reference stone reading more than this is not on its point
 
 _BOARD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")

@@ -109,9 +109,10 @@ class ClassifierConfig:
     The shade test reads a smoothed ratio (weight ``smoothing`` per frame) so that the
     small drop of a shaded black stone stands out of the noise. A point's level is
     the reading itself until the point has kept its class ``settle_frames`` frames;
-    from then on it is checked, and follows the reading up quickly (``rise_rate`` per frame), down at ``fall_rate``, and down only
-    at ``shaded_fall_rate`` while shaded, so a hand held still is noticed for seconds
-    but a level learned from a bad moment cannot stay wrong for ever.
+    from then on it is checked, and follows the reading up quickly (``rise_rate`` per
+    frame), down at ``fall_rate``, and down only at ``shaded_fall_rate`` while shaded,
+    so a hand held still is noticed for seconds but a level learned from a bad moment
+    cannot stay wrong for ever.
 
     Ambient light: the first frame's 90th percentile ratio, then, per frame with weight
     ``ambient_rate`` (0.1 at 25 Hz follows a change in about half a second), the median

@@ -37,12 +37,11 @@ from pathlib import Path
 from typing import Callable, Sequence, Union
 
 from edge.classify import Frame
-from edge.serial_link import crc16
+from edge.board_protocol import MAX_COMMAND, crc16
 from edge.simulator import BoardSimulator
 
 FIRMWARE = "sim-1.0.0"
 BUTTONS = ("START", "END", "DONE", "ADVICE", "PASS", "UNDO")
-MAX_COMMAND = 64
 _COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 
 

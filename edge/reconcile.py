@@ -40,8 +40,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Union
 
-from edge.classify import (STONE, BoardInput, ButtonPress, Classifier, Frame, Sighting,
-                           StabilityConfig, Stabiliser, StableBoard)
+from edge.classify import (STONE, BoardInput, ButtonPress, Classifier, Sighting, StabilityConfig,
+                           Stabiliser, StableBoard)
 from edge.game import Game, GameEnded, MovePlayed, Passed, Undone
 from edge.problems import (BoardDiff, Context, Problem, ProblemCleared, ProblemRaised, board_diff,
                            captures_not_removed, diagnose, engine_misplaced, illegal, raised, unclear,
@@ -375,4 +375,4 @@ def _same(board: tuple[int, ...], stones: tuple[int, ...]) -> bool:
     return True
 
 
-__all__ = ["Reconciler", "ReconcileConfig", "LedPattern", "LED_OFF", "Event", "Frame"]
+__all__ = ["Reconciler", "ReconcileConfig", "LedPattern", "LED_OFF", "Event"]

@@ -20,9 +20,9 @@ Time: ``t`` (seconds) is the board's own clock (the ``ms`` field), shifted per
 connection so that it never runs backwards across reconnects and reboots (a one-second
 gap marks each new connection, which restarts any stability count downstream).
 
-Every line is checked before use: ``*`` and 4 uppercase hex digits, the CRC-16/CCITT
-of the body, printable ASCII, at most 288 bytes, and the fields of its type (a FRAME
-carries exactly ``3 * sensors`` hex digits). A rejected line is dropped and counted
+Every line is checked before use (``edge.board_protocol``: ``*`` and 4 uppercase hex
+digits, the CRC-16/CCITT of the body, printable ASCII, at most 288 bytes) and so are the
+fields of its type (a FRAME carries exactly ``3 * sensors`` hex digits). A rejected line is dropped and counted
 (``stats``: ``crc_errors``, ``framing_errors``); unknown line types are counted and
 ignored (forward compatibility); FRAME and BUTTON sequence gaps are counted as lost.
 When the port fails the link closes it and reopens it with capped exponential backoff.
@@ -35,7 +35,6 @@ pattern to show (``edge.agent``).
 
 from __future__ import annotations
 
-import binascii
 import collections
 import logging
 import queue
@@ -47,24 +46,14 @@ from typing import Any, Callable, Union
 
 import serial
 
+from edge.board_protocol import (PROTO, Hello, LineError, decode_line, encode_command, parse_hello, parse_readings,
+                                 uint)
 from edge.classify import Frame
 
-PROTO = 1
-MAX_BODY = 288  # bytes of a line body from the board
-MAX_COMMAND = 64  # bytes of a host line before its newline, checksum included
 MAX_OUTSTANDING = 4
 MAX_LINE = 1024  # bytes without a newline before the buffer is thrown away as garbage
 HELLO_AFTER_S = 0.5  # ask for HELLO when a freshly opened board has not sent one by then
-_HEX = frozenset(b"0123456789ABCDEF")
 _REPLIES = {"PONG": "PING", "STATUS": "STATUS", "HELLO": "HELLO"}
-
-
-class LineError(ValueError):
-    """A line from the board that cannot be used; ``kind`` is ``crc`` or ``framing``."""
-
-    def __init__(self, kind: str, reason: str) -> None:
-        super().__init__(reason)
-        self.kind = kind
 
 
 class CommandError(RuntimeError):
@@ -74,18 +63,6 @@ class CommandError(RuntimeError):
         super().__init__(f"board refused {command!r}: {reply}")
         self.command = command
         self.reply = reply
-
-
-@dataclass(frozen=True)
-class Hello:
-    """The board's HELLO: protocol version, firmware, geometry, frame rate, buttons."""
-
-    proto: int
-    firmware: str
-    size: int
-    sensors: int
-    rate: int
-    buttons: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -115,75 +92,6 @@ class LinkEvent:
 
 
 LinkItem = Union[Frame, ButtonChange, CalData, LinkEvent]
-
-
-def crc16(data: bytes) -> str:
-    """CRC-16/CCITT-FALSE as 4 uppercase hex digits (``crc16(b"123456789") == "29B1"``)."""
-    return f"{binascii.crc_hqx(data, 0xFFFF):04X}"
-
-
-def encode_command(text: str) -> bytes:
-    """A host line with its checksum: ``"LED POINT D4"`` -> ``b"LED POINT D4*XXXX\\n"``.
-
-    Raises ``ValueError`` for an empty command, a ``*`` or non-printable character, or
-    a line longer than the board accepts (64 bytes with the checksum)."""
-    body = " ".join(text.split())
-    if not body:
-        raise ValueError("empty command")
-    if "*" in body or any(not 0x20 <= ord(ch) <= 0x7E for ch in body):
-        raise ValueError(f"command {body!r} must be printable ASCII without '*'")
-    line = f"{body}*{crc16(body.encode('ascii'))}"
-    if len(line) > MAX_COMMAND:
-        raise ValueError(f"command {body!r} is {len(line)} bytes with its checksum; the board takes {MAX_COMMAND}")
-    return line.encode("ascii") + b"\n"
-
-
-def decode_line(raw: bytes) -> list[str]:
-    """The fields of one line from the board (without its ``\\n``); ``LineError`` if the
-    framing or the checksum is wrong."""
-    if raw.endswith(b"\r"):
-        raw = raw[:-1]
-    body, star, crc = raw.rpartition(b"*")
-    if not star:
-        raise LineError("framing", "no '*' before a checksum")
-    if len(crc) != 4 or not set(crc) <= _HEX:
-        raise LineError("framing", f"checksum {crc[:8]!r} is not 4 uppercase hex digits")
-    if len(body) > MAX_BODY:
-        raise LineError("framing", f"body of {len(body)} bytes exceeds {MAX_BODY}")
-    if any(b < 0x20 or b > 0x7E or b == 0x2A for b in body):
-        raise LineError("framing", "body holds a non-printable character or '*'")
-    if crc16(body) != crc.decode("ascii"):
-        raise LineError("crc", f"checksum {crc.decode('ascii')} does not match the body")
-    fields = body.decode("ascii").split(" ")
-    if not fields[0] or "" in fields:
-        raise LineError("framing", "empty field")
-    return fields
-
-
-def parse_readings(data: str, sensors: int) -> tuple[int, ...]:
-    """``3 * sensors`` uppercase hex digits -> readings; ``LineError`` otherwise."""
-    if len(data) != 3 * sensors or not set(data.encode("ascii")) <= _HEX:
-        raise LineError("framing", f"sensor data is not {3 * sensors} uppercase hex digits")
-    return tuple(int(data[i:i + 3], 16) for i in range(0, len(data), 3))
-
-
-def parse_hello(fields: list[str]) -> Hello:
-    """A HELLO line's fields -> ``Hello``; ``LineError`` when a needed key is bad."""
-    if len(fields) < 2 or fields[1] != "GOBUDDY":
-        raise LineError("framing", "HELLO without GOBUDDY")
-    keys = dict(f.split("=", 1) for f in fields[2:] if "=" in f)
-    try:
-        return Hello(proto=int(keys["proto"]), firmware=keys.get("fw", "?"), size=int(keys["size"]),
-                     sensors=int(keys["sensors"]), rate=int(keys.get("rate", "0")),
-                     buttons=tuple(b for b in keys.get("buttons", "").split(",") if b))
-    except (KeyError, ValueError) as exc:
-        raise LineError("framing", f"HELLO field missing or bad: {exc}") from None
-
-
-def _uint(text: str, what: str) -> int:
-    if not text.isdigit():
-        raise LineError("framing", f"{what} {text[:12]!r} is not a decimal number")
-    return int(text)
 
 
 @dataclass
@@ -392,7 +300,7 @@ class SerialLink:
         elif kind == "CALDATA":
             if len(fields) < 3:
                 raise LineError("framing", "CALDATA needs n and data")
-            self._emit(CalData(_uint(fields[1], "CALDATA n"), parse_readings(fields[2], session.hello.sensors)))
+            self._emit(CalData(uint(fields[1], "CALDATA n"), parse_readings(fields[2], session.hello.sensors)))
         elif kind in ("OK", "ERR", "PONG", "STATUS"):
             self._on_reply(kind, " ".join(fields), session)
         else:
@@ -447,7 +355,7 @@ class SerialLink:
         assert session.hello is not None
         if len(fields) < 4:
             raise LineError("framing", "FRAME needs seq, ms and data")
-        seq, ms = _uint(fields[1], "FRAME seq"), _uint(fields[2], "FRAME ms")
+        seq, ms = uint(fields[1], "FRAME seq"), uint(fields[2], "FRAME ms")
         readings = parse_readings(fields[3], session.hello.sensors)
         if session.frame_seq is not None:
             self.stats["frames_lost"] += (seq - session.frame_seq - 1) % 2**32
@@ -462,7 +370,7 @@ class SerialLink:
     def _on_button(self, fields: list[str], session: _Session) -> None:
         if len(fields) < 5 or fields[3] not in ("DOWN", "UP"):
             raise LineError("framing", "BUTTON needs seq, name, DOWN|UP and ms")
-        seq, ms = _uint(fields[1], "BUTTON seq"), _uint(fields[4], "BUTTON ms")
+        seq, ms = uint(fields[1], "BUTTON seq"), uint(fields[4], "BUTTON ms")
         if session.button_seq is not None:
             self.stats["buttons_lost"] += (seq - session.button_seq - 1) % 2**32
         session.button_seq = seq

@@ -15,8 +15,9 @@ hand at once), idle hands passing over the board, passes as button presses. Game
 from ``random_game`` (``gobuddy.go.playout.random_move``), ``gnugo_game`` (GNU Go over
 GTP, optional), or any list of moves. ``calibrate`` runs the calibration procedure on a
 simulated board, and ``SimulatedBoard`` is a ``FrameSource`` that can pace the inputs
-in real time for a service. Not done yet: speaking the firmware's serial protocol over
-a pseudo-terminal (``firmware/PROTOCOL.md``), and players that react to the LEDs.
+in real time for a service. The same simulator behind the firmware's serial protocol
+on a pseudo-terminal is ``edge.pty_board``. Not here: players that react to the LEDs
+(``game_inputs`` plays a fixed game whatever the board reports).
 """
 
 from __future__ import annotations
@@ -79,7 +80,8 @@ class BoardSimulator:
     def board(self) -> tuple[int, ...]:
         return tuple(self.colors)
 
-    def _span(self, span: Span) -> float:
+    def draw(self, span: Span) -> float:
+        """A duration drawn uniformly from ``span`` (the simulator's own random stream)."""
         return self.rng.uniform(*span)
 
     # ------------------------------------------------------------------ actions
@@ -106,7 +108,7 @@ class BoardSimulator:
     def hover(self, point: int | None = None, seconds: float | None = None, side: int | None = None) -> list[Frame]:
         """A hand comes over ``point`` (random when ``None``), holds still, goes away."""
         point = self.rng.randrange(self.model.n) if point is None else point
-        hold = self._span(self.timing.hover_s) if seconds is None else seconds
+        hold = self.draw(self.timing.hover_s) if seconds is None else seconds
         side = self.rng.choice((BLACK, WHITE)) if side is None else side
         return self.trip(side, [(point, _NOTHING, EMPTY)], hold=hold)
 
@@ -118,7 +120,7 @@ class BoardSimulator:
             return self.trip(color, [(point, _PLACE, color)] + [(p, _LIFT, EMPTY) for p in captured])
         frames = self.place(point, color)
         if captured:
-            frames += self.idle(self._span(tm.capture_delay_s))
+            frames += self.idle(self.draw(tm.capture_delay_s))
             frames += self.lift(captured, color)
         return frames
 
@@ -127,7 +129,7 @@ class BoardSimulator:
         tm, size = self.timing, self.size
         toward = 1.0 if side == BLACK else -1.0  # the palm sits behind the fingers
         edge_y = size - 1 + 2.5 if side == BLACK else -2.5
-        radius, depth = self._span(tm.hand_radius), self._span(tm.hand_depth)
+        radius, depth = self.draw(tm.hand_radius), self.draw(tm.hand_depth)
         first_col = stops[0][0] % size
         start = (first_col + self.rng.uniform(-1.5, 1.5), edge_y)
         waypoints: list[tuple[float, float, tuple[float, float], tuple[float, float]]] = []
@@ -136,15 +138,15 @@ class BoardSimulator:
         for i, (point, action, color) in enumerate(stops):
             r, c = divmod(point, size)
             palm = (c + self.rng.uniform(-0.3, 0.3), r + toward * 0.8 + self.rng.uniform(-0.2, 0.2))
-            move = self._span(tm.reach_s if i == 0 else tm.step_s)
+            move = self.draw(tm.reach_s if i == 0 else tm.step_s)
             waypoints.append((t, t + move, here, palm))
             t += move
-            still = self._span(tm.hold_s) if hold is None else hold
+            still = self.draw(tm.hold_s) if hold is None else hold
             waypoints.append((t, t + still, palm, palm))
             actions.append((t + still / 2, action, point, color))
             t += still
             here = palm
-        leave = self._span(tm.leave_s)
+        leave = self.draw(tm.leave_s)
         end = (here[0] + self.rng.uniform(-1.5, 1.5), edge_y)
         waypoints.append((t, t + leave, here, end))
         last = len(waypoints) - 1
@@ -277,7 +279,7 @@ def game_inputs(sim: BoardSimulator, moves: Iterable[int], start: Position | Non
             yield from sim.play(move, color, captured)
         if hovers and sim.rng.random() < tm.hover_chance:
             yield from sim.hover()
-        yield from sim.idle(sim._span(tm.think_s))
+        yield from sim.idle(sim.draw(tm.think_s))
     yield from sim.idle(1.0)
 
 

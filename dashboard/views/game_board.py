@@ -12,6 +12,7 @@ from typing import Any, Mapping, Sequence
 import streamlit as st
 
 from dashboard.board_svg import Recommendation, board_svg, winrate_bar_svg
+from dashboard.views.play_game import ILLEGAL_WORDS
 from gobuddy.go.coords import from_gtp, pass_move
 from gobuddy.go.position import Position
 
@@ -88,6 +89,4 @@ def legal_reason(pos: Position, vertex: str) -> str | None:
     if point == pass_move(pos.size):
         return None
     why = pos.illegal_reason(point)
-    words = {"occupied": "that point is occupied", "ko": "it would retake the ko at once",
-             "suicide": "it would be suicide", "superko": "it would repeat an earlier position (superko)"}
-    return None if why is None else words.get(why, why)
+    return None if why is None else ILLEGAL_WORDS.get(why, why)

@@ -201,7 +201,7 @@ def render() -> None:
     feed = services.feed
     st.title("Live")
     if not feed.has_bus:
-        st.info("No broker is configured (start the dashboard with --broker-host), so there is nothing live to "
+        st.info("No broker is configured (the dashboard runs with --no-bus), so there is nothing live to "
                 "show. Games and Replay work from the database.")
         return
     board_id = choose_board(feed)

@@ -40,8 +40,7 @@ def services_for(config: DashboardConfig) -> Services:
     """The process-wide services for ``config``: the store (migrated to the newest
     schema) and the live feed (its bus client starts connecting in the background)."""
     store = Store.open(config.db_url)
-    bus = config.bus_config() if config.has_broker else None
-    feed = LiveFeed(bus, analysis_visits=config.analysis_visits, analysis_timeout_s=config.analysis_timeout_s)
+    feed = LiveFeed(config.bus, analysis_visits=config.analysis_visits, analysis_timeout_s=config.analysis_timeout_s)
     if feed.client is not None:
         feed.client.wait_connected(2.0)  # so that the first page does not say "connecting" for nothing
     return Services(config, store, feed)

@@ -178,8 +178,8 @@ def render() -> None:
     services = current()
     st.title("Play against the engine")
     if not services.feed.has_bus:
-        st.info("Playing needs the engine workers, which the dashboard reaches over the broker: start the "
-                "dashboard with --broker-host.")
+        st.info("Playing needs the engine workers, which the dashboard reaches over the broker; this "
+                "dashboard runs without one (--no-bus).")
         return
     game: PlayGame | None = st.session_state.get(GAME)
     if game is None:

@@ -290,7 +290,7 @@ def render() -> None:
         if services.feed.has_bus:
             try_another(services, detail, pos, n, answer)
         else:
-            st.caption("Needs the engine workers (start the dashboard with --broker-host).")
+            st.caption("Needs the engine workers (the dashboard runs with --no-bus).")
 
 
 if __name__ == "__main__":

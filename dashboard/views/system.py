@@ -68,7 +68,7 @@ def render_status(feed: LiveFeed, store: Store, broker: str) -> None:
     if feed.has_bus:
         st.markdown(f"Broker {broker}: " + (":green[connected]" if feed.connected() else ":red[not connected]"))
     else:
-        st.markdown("Broker: not configured (no --broker-host)")
+        st.markdown("Broker: none (the dashboard runs with --no-bus)")
     everyone = feed.presence()
     online = {role: sum(p.online for p in everyone if p.role == role) for role in ("board", "engine", "recorder")}
     c = st.columns(4)
@@ -101,7 +101,7 @@ def render_status(feed: LiveFeed, store: Store, broker: str) -> None:
 def render() -> None:
     services = current()
     st.title("System")
-    broker = f"{services.config.broker_host}:{services.config.broker_port}"
+    broker = services.config.broker_address
     st.fragment(run_every=2.0)(render_status)(services.feed, services.store, broker)
 
 

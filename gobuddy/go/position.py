@@ -305,7 +305,8 @@ class Position:
         return self.illegal_reason(point, color) is None
 
     def legal_mask(self, color: int | None = None) -> np.ndarray:
-        """Boolean vector of length ``size*size + 1``: legal points, then pass (True)."""
+        """Boolean vector of length ``size*size + 1``: legal points, then pass (True).
+        A new array each call (the caller may change it)."""
         n = self.n
         bits = self.legal_bits(color) | (1 << n)
         packed = np.frombuffer(bits.to_bytes((n + 8) // 8, "little"), dtype=np.uint8)
@@ -329,8 +330,8 @@ class Position:
         board, stones, size = self.board, self._stones, self.size
         empty = self._empty
         _, full, not_first, not_last = _bit_masks(size)
-        open_ = (((empty << 1) & not_first) | ((empty >> 1) & not_last)
-                 | ((empty << size) & full) | (empty >> size))
+        next_to_empty = (((empty << 1) & not_first) | ((empty >> 1) & not_last)
+                         | ((empty << size) & full) | (empty >> size))
         own_safe = ataris = 0
         last_libs: list[tuple[int, int]] = []  # (lone liberty, chain) of opponent chains in atari
         for cid, libs in self._libs.items():
@@ -340,7 +341,7 @@ class Position:
             elif libs and not libs & (libs - 1):
                 ataris |= libs
                 last_libs.append((libs, cid))
-        legal = empty & (open_ | own_safe | ataris)
+        legal = empty & (next_to_empty | own_safe | ataris)
         if self.ko is not None and color == to_play:
             legal &= ~self._bits[self.ko]
         if not self.superko or not legal:

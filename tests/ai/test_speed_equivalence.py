@@ -111,7 +111,7 @@ def test_legality_equals_the_rules_in_random_games(superko):
     rng = random.Random(11 if superko else 12)
     reasons: dict[str, int] = {}
     positions = 0
-    for size, games in ((4, 14), (5, 8), (7, 2), (9, 1)):
+    for size, games in ((2, 6), (3, 8), (4, 14), (5, 8), (7, 2), (9, 1)):
         for _ in range(games):
             pos = Position(size, superko=superko)
             while pos.passes < 2 and pos.move_count < 3 * pos.n:

@@ -8,7 +8,7 @@ import pytest
 
 from dashboard.live_board import BoardTracker, LiveBoard
 from dashboard.views.live import problem_in_words
-from gobuddy.bus.messages import BoardState, GameStarted, MovePlayed, Passed, Problem, ProblemRaised, Undone
+from gobuddy.bus.messages import BoardState, GameStarted, MovePlayed, Passed, Problem, Undone
 from tests.e2e.fixtures import (_migrated_sqlite, app_broker, app_db_url, boards, no_exceptions,  # noqa: F401
                                 open_app, services, stand_in_worker)
 from tests.e2e.stand_ins import ScriptedBoard

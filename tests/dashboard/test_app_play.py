@@ -11,7 +11,6 @@ import pytest
 from dashboard.views.play_game import IllegalMove, PlayGame, dead_stones
 from gobuddy.bus.messages import BoardState, GameEvent
 from gobuddy.go.handicap import HandicapError
-from gobuddy.go.position import Position
 from tests.e2e.fixtures import (_migrated_sqlite, app_broker, app_db_url, app_store, no_exceptions,  # noqa: F401
                                 open_app, services, stand_in_recorder, stand_in_worker)
 

@@ -3,6 +3,9 @@ depths, recent latencies; the dashboard's arguments and their errors."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+
 import pytest
 
 from dashboard.config import ConfigError, DashboardConfig, from_args
@@ -23,37 +26,44 @@ def test_summary_of_no_samples():
     assert summary([]) == {"samples": 0, "p50 ms": None, "p95 ms": None, "max ms": None}
 
 
-@pytest.mark.parametrize("argv, field, value", [
-    ([], "db_url", "sqlite:///data/gobuddy.db"),
-    (["--broker-host", "pi.local", "--broker-port", "8883"], "broker_port", 8883),
-    (["--live-interval", "0.05"], "live_interval_s", 0.05),
+@pytest.mark.parametrize("argv, expected", [
+    ([], {"db_url": "sqlite:///data/gobuddy.db", "broker_address": "127.0.0.1:1883", "has_broker": True}),
+    (["--no-bus", "--db", "sqlite:///x.db"], {"db_url": "sqlite:///x.db", "has_broker": False}),
+    (["--db-url", "postgresql+psycopg://u@h/db"], {"db_url": "postgresql+psycopg://u@h/db"}),
+    (["--broker-host", "pi.local", "--broker-port", "8883"], {"broker_address": "pi.local:8883"}),
+    (["--live-interval", "0.05"], {"live_interval_s": 0.05}),
 ])
-def test_arguments(argv, field, value):
-    assert getattr(from_args(argv), field) == value
+def test_arguments(argv, expected):
+    config = from_args(argv)
+    assert {name: getattr(config, name) for name in expected} == expected
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["--db-url", "nonsense"], "--db-url"),
-    (["--broker-port", "0"], "--broker-port"),
+    (["--db", "nonsense"], "--db"),
+    (["--broker-port", "0"], "port"),
     (["--live-interval", "0"], "--live-interval"),
-    (["--broker-password", "x", "--broker-password-file", "/nonexistent"], "not both"),
-    (["--broker-password-file", "/nonexistent/pw"], "--broker-password-file"),
+    (["--live-interval", "soon"], "--live-interval"),
+    (["--credentials", "/nonexistent/credentials.json"], "--credentials"),
+    (["--client-id", "no spaces"], "client id"),
 ])
 def test_argument_errors_name_the_argument(argv, words):
     with pytest.raises(ConfigError, match=words):
         from_args(argv)
 
 
-def test_password_file_and_client_ids(tmp_path):
-    secret = tmp_path / "pw"
-    secret.write_text("s3cret\n")
-    config = from_args(["--broker-host", "h", "--broker-password-file", str(secret)])
-    assert config.broker_password == "s3cret"
-    first, second = config.bus_config(), config.bus_config()
-    assert first.role == "dashboard" and first.username == "dashboard" and first.password == "s3cret"
-    assert first.client_id != second.client_id and first.client_id.startswith("dashboard-")
-    with pytest.raises(ConfigError, match="no broker"):
-        DashboardConfig().bus_config()
+def test_the_launchers_arguments(tmp_path):
+    """As launcher/__main__.py and docker-compose.yml start the dashboard."""
+    credentials = tmp_path / "credentials.json"
+    credentials.write_text(json.dumps({"dashboard": "s3cret", "engine": "other"}))
+    argv = ["--broker-host", "127.0.0.1", "--broker-port", "1884", "--credentials", str(credentials),
+            "--username", "dashboard", "--db", "sqlite:///var/gobuddy.db"]
+    config = from_args(argv)
+    assert (config.bus.username, config.bus.password, config.bus.role) == ("dashboard", "s3cret", "dashboard")
+    assert config.bus.client_id.startswith("dashboard-")
+    assert from_args(list(argv)) is config  # one client id for the life of the process
+    assert from_args(argv + ["--client-id", "dash-2"]).bus.client_id == "dash-2"
+    with pytest.raises(ConfigError, match="role 'dashboard'"):
+        DashboardConfig(bus=replace(config.bus, role="engine"))
 
 
 def test_a_bad_argument_is_shown_on_the_page(open_app):

@@ -1,10 +1,12 @@
 """The browser tests' stack, started once per module: Mosquitto, a SQLite history, an
-engine worker and a recorder (the stand-ins of ``stand_ins``: TODO(e2e) use
-``python -m engine_worker`` and ``python -m dashboard.recorder`` once they exist), the
-dashboard served by ``streamlit run`` on loopback, and headless Chromium."""
+engine worker and the recorder (the real ``python -m engine_worker`` with a small
+random-weight model, and ``python -m dashboard.recorder``, when they exist; the
+``stand_ins`` otherwise), the dashboard served by ``streamlit run`` on loopback, and
+headless Chromium."""
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -13,7 +15,8 @@ import pytest
 
 from dashboard.store import Store
 from tests.e2e.fixtures import dashboard_args
-from tests.e2e.harness import StreamlitServer, browser_missing, chromium
+from tests.e2e.harness import (ServiceProcess, StreamlitServer, browser_missing, chromium, real_services_available,
+                               wait_online)
 from tests.e2e.stand_ins import StandInRecorder, StandInWorker
 from tests.mqtt_broker import MosquittoBroker, find_mosquitto
 
@@ -24,9 +27,30 @@ class Stack:
     store: Store
     server: StreamlitServer
     browser: Any
-    worker: StandInWorker
-    recorder: StandInRecorder
-    log: Path
+    tmp: Path
+
+
+def broker_args(broker: MosquittoBroker, user: str) -> list[str]:
+    return ["--broker-host", broker.host, "--broker-port", str(broker.port), "--username", user,
+            "--password", broker.credentials[user]]
+
+
+def engine_worker(broker: MosquittoBroker, tmp: Path) -> Any:
+    if not real_services_available()["engine_worker"]:
+        return StandInWorker(broker.config("engine"))
+    from gobuddy.ai.tiny_model import build_tiny_model
+
+    model = build_tiny_model(size=9, blocks=1, channels=8, seed=5, name="e2e-tiny").save(tmp / "tiny.onnx")
+    return ServiceProcess("engine_worker", [*broker_args(broker, "engine"), "--model", str(model), "--visits", "32",
+                                            "--worker-id", "engine-e2e-1", "--status-interval", "1"],
+                          tmp / "engine_worker.log")
+
+
+def recorder(broker: MosquittoBroker, store: Store, url: str, tmp: Path) -> Any:
+    if not real_services_available()["recorder"]:
+        return StandInRecorder(broker.config("recorder"), store)
+    return ServiceProcess("dashboard.recorder", [*broker_args(broker, "recorder"), "--db", url,
+                                                 "--client-id", "recorder-e2e"], tmp / "recorder.log")
 
 
 @pytest.fixture(scope="module")
@@ -37,17 +61,18 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     tmp = tmp_path_factory.mktemp("e2e")
     url = f"sqlite:///{tmp / 'gobuddy.db'}"
     store = Store.open(url)
-    log = tmp / "streamlit.log"
-    with MosquittoBroker(boards=("board-1", "board-2")) as broker, \
-            StandInWorker(broker.config("engine")) as worker, \
-            StandInRecorder(broker.config("recorder"), store) as recorder, \
-            StreamlitServer(dashboard_args(url, broker), log_path=log) as server, \
-            chromium() as browser:
+    with contextlib.ExitStack() as stack:
+        broker = stack.enter_context(MosquittoBroker(boards=("board-1", "board-2")))
+        stack.enter_context(engine_worker(broker, tmp))
+        stack.enter_context(recorder(broker, store, url, tmp))
+        server = stack.enter_context(StreamlitServer(dashboard_args(url, broker), log_path=tmp / "streamlit.log"))
+        wait_online(broker.config("observer"), {"engine": 1, "recorder": 1, "dashboard": 0})
+        browser = stack.enter_context(chromium())
         warm = browser.new_page()  # the first load imports everything: do it once, untimed
         warm.goto(server.url(""))
         warm.wait_for_selector("h1", timeout=60_000)
         warm.close()
-        yield Stack(broker, store, server, browser, worker, recorder, log)
+        yield Stack(broker, store, server, browser, tmp)
     store.close()
 
 

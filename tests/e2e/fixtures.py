@@ -73,11 +73,11 @@ def stand_in_recorder(app_broker: MosquittoBroker, app_store: Store) -> Iterator
 
 def dashboard_args(db_url: str, broker: MosquittoBroker | None = None, *extra: str) -> list[str]:
     """The arguments after ``--`` for a dashboard on ``db_url`` (and ``broker``)."""
-    args = ["--db-url", db_url]
-    if broker is not None:
-        args += ["--broker-host", broker.host, "--broker-port", str(broker.port), "--broker-user", "dashboard",
-                 "--broker-password", broker.credentials["dashboard"]]
-    return args + list(extra)
+    args = ["--db", db_url]
+    if broker is None:
+        return args + ["--no-bus", *extra]
+    return args + ["--broker-host", broker.host, "--broker-port", str(broker.port), "--username", "dashboard",
+                   "--password", broker.credentials["dashboard"], *extra]
 
 
 @pytest.fixture

@@ -49,11 +49,62 @@ def browser_missing() -> str | None:
 
 
 def real_services_available() -> dict[str, bool]:
-    """Whether the real engine worker and recorder commands exist yet (else the tests
-    use ``stand_ins``)."""
+    """Whether the real engine worker and recorder commands exist (else ``stand_ins``)."""
     return {"engine_worker": (REPO / "engine_worker" / "__main__.py").exists(),
-            "recorder": (REPO / "dashboard" / "recorder.py").exists()
-            or (REPO / "dashboard" / "recorder" / "__main__.py").exists()}
+            "recorder": (REPO / "dashboard" / "recorder.py").exists()}
+
+
+class ServiceProcess:
+    """A service run as ``python -m <module> <args>`` from the repository, stopped with
+    SIGTERM (its clean stop publishes its offline status). Output goes to ``log_path``."""
+
+    def __init__(self, module: str, args: list[str], log_path: Path) -> None:
+        self.command = [sys.executable, "-m", module, *args]
+        self.log_path = log_path
+        self.process: subprocess.Popen | None = None
+
+    def __enter__(self) -> "ServiceProcess":
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(self.command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+                                            start_new_session=True)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+    def check_alive(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            tail = self.log_path.read_text(errors="replace")[-2000:] if self.log_path.exists() else ""
+            raise RuntimeError(f"{' '.join(self.command[:3])} exited early:\n{tail}")
+
+
+def wait_online(config: object, roles: dict[str, int], timeout_s: float = 60.0) -> None:
+    """Wait until the broker holds an online status for at least ``roles[role]`` clients
+    of each role (read with ``config``, a ``BusConfig`` of a reading account)."""
+    from gobuddy.bus import topics
+    from gobuddy.bus.client import BusClient
+
+    online: dict[tuple[str, str], bool] = {}
+    client = BusClient(config)  # type: ignore[arg-type]
+    client.subscribe(topics.status_filter(), lambda r: online.__setitem__(
+        (r.message.role, r.message.client_id), r.message.state == "online"))
+    client.start()
+    try:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            counts = {role: sum(v for (r, _), v in online.items() if r == role) for role in roles}
+            if all(counts[role] >= n for role, n in roles.items()):
+                return
+            time.sleep(0.05)
+        raise TimeoutError(f"not online within {timeout_s:.0f} s: wanted {roles}, saw {online}")
+    finally:
+        client.stop()
 
 
 class StreamlitServer:

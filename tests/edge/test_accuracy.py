@@ -15,16 +15,21 @@ import pytest
 from edge.classify import Classifier, Frame
 from edge.game import Game, GameSettings, MovePlayed, Undone
 from edge.problems import ProblemRaised
-from edge.reconcile import Reconciler
-from edge.sensor_model import Hand, SensorModel
-from edge.simulator import BoardSimulator, calibrate, game_inputs, random_game
+from edge.reconcile import LedPattern, Reconciler
+from edge.sensor_model import Hand, SensorModel, SensorModelConfig
+from edge.simulator import BoardSimulator, Timing, calibrate, game_inputs, random_game
 from gobuddy.go.coords import BLACK, WHITE, from_gtp
 from tests.edge.scripted_board import board_from_ascii
 
 
-def play_simulated_game(seed: int, colour: bool = True) -> tuple[list[int], Reconciler, list]:
-    model = SensorModel(seed=seed)
-    cal = calibrate(model, colour=colour)
+# Occupancy-only hardware: both stone colours take about the same light.
+OCCUPANCY_HARDWARE = SensorModelConfig(black=0.30, white=0.36)
+
+
+def play_simulated_game(seed: int, config: SensorModelConfig, references: bool,
+                        colour: bool) -> tuple[list[int], Reconciler, list]:
+    model = SensorModel(config, seed=seed)
+    cal = calibrate(model, colour=references)
     assert cal.colour_sensing == colour
     moves = random_game(seed=seed, min_moves=60, max_moves=90)
     rec = Reconciler(Game(), Classifier(cal))
@@ -32,8 +37,9 @@ def play_simulated_game(seed: int, colour: bool = True) -> tuple[list[int], Reco
     return moves, rec, events
 
 
-def check_game(seed: int, colour: bool) -> None:
-    moves, rec, events = play_simulated_game(seed, colour)
+def check_game(seed: int, config: SensorModelConfig = SensorModelConfig(), references: bool = True,
+               colour: bool = True) -> None:
+    moves, rec, events = play_simulated_game(seed, config, references, colour)
     recorded = [point for _, point in rec.game.moves]
     assert recorded == moves, f"seed {seed}: the record differs from the game"
     stones = sum(1 for m in moves if m != 81)
@@ -45,12 +51,17 @@ def check_game(seed: int, colour: bool) -> None:
 @pytest.mark.parametrize("block", range(5))
 def test_fifty_games_with_colour_sensing(block: int) -> None:
     for seed in range(1000 + 10 * block, 1010 + 10 * block):
-        check_game(seed, colour=True)
+        check_game(seed)
 
 
-def test_ten_games_on_occupancy_only_hardware() -> None:
-    for seed in range(2000, 2010):
-        check_game(seed, colour=False)
+def test_games_on_occupancy_only_hardware() -> None:
+    for seed in range(2000, 2006):
+        check_game(seed, OCCUPANCY_HARDWARE, colour=False)
+
+
+def test_games_calibrated_without_reference_stones() -> None:
+    for seed in range(3000, 3004):
+        check_game(seed, references=False, colour=False)
 
 
 STILL_HANDS_BOARD = """
@@ -109,6 +120,6 @@ def test_a_stone_placed_under_a_wide_hand_is_one_move() -> None:
     sim = BoardSimulator(model, seed=9)
     rec = Reconciler(Game(), Classifier(cal))
     rec.run(sim.idle(1.0))
-    sim.timing = sim.timing.__class__(hand_radius=(2.5, 2.5), hand_depth=(0.7, 0.7))
+    sim.timing = Timing(hand_radius=(2.5, 2.5), hand_depth=(0.7, 0.7))
     events = rec.run(sim.place(from_gtp("E5", 9), BLACK) + sim.idle(1.0))
-    assert [e for e in events if not hasattr(e, "mode")] == [MovePlayed(1, "B", "E5", ())]
+    assert [e for e in events if not isinstance(e, LedPattern)] == [MovePlayed(1, "B", "E5", ())]

@@ -35,7 +35,7 @@ def test_stones_of_nearly_one_level_mean_occupancy_sensing() -> None:
 def test_no_reference_stones_means_occupancy_sensing() -> None:
     cal = calibrate(SensorModel(seed=3), colour=False)
     assert not cal.colour_sensing and cal.black_level is None and cal.white_level is None
-    assert cal.stone_level == 0.45
+    assert cal.stone_level == 0.55
 
 
 def test_a_dark_empty_point_is_named() -> None:

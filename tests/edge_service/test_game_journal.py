@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from edge import game as g
 from edge import problems as pr
-from edge.agent import led_command
+from edge.board_view import led_command
 from edge.game import Game, GameSettings, Mode
 from edge.game_journal import GameLog, restore, wire_kind
 from edge.offline_queue import Entry

@@ -7,7 +7,7 @@ import serial
 
 from edge.pty_board import PtyBoard
 from edge.sensor_model import SensorModel
-from edge.serial_link import crc16, decode_line
+from edge.board_protocol import crc16, decode_line
 from edge.simulator import BoardSimulator
 
 CASES = [  # (host line, reply body)

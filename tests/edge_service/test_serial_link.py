@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from edge.serial_link import LineError, crc16, decode_line, encode_command, parse_hello, parse_readings
+from edge.board_protocol import LineError, crc16, decode_line, encode_command, parse_hello, parse_readings
 from tests.edge_service.rig import AgentRig, wait_until
 
 FRAME_E5 = ("FRAME 3 121 " + "258" * 40 + "078" + "258" * 40).encode()
