@@ -88,7 +88,9 @@ def test_a_replay_shows_the_analysis_and_the_graph(stack, page):
     wait_for_app(page)
     board_at(page, 0, 20_000)
     page.get_by_role("button", name="Analyse the game").click()
-    page.get_by_text("Analysed 10 position(s)").wait_for(timeout=60_000)
+    outcome = page.get_by_text("Analysed ")
+    outcome.wait_for(timeout=60_000)
+    assert outcome.inner_text().startswith("Analysed 10 position(s)"), outcome.inner_text()
     assert len(stack.store.analyses_for_game(game_id)) == 10
     board_at(page, 0).locator("g.rec").first.wait_for()
     page.locator(".js-plotly-plot").first.wait_for()  # the win-rate graph
