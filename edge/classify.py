@@ -94,8 +94,11 @@ class Sighting:
 
 @dataclass(frozen=True)
 class ClassifierConfig:
-    """``hysteresis``: margin either side of the empty/stone threshold, as a fraction
-    of the gap between the two levels; ``colour_hysteresis`` the same for the
+    """``threshold_at``: where a threshold sits between the darker level and the lighter
+    one (0.5 would be midway): light leaking past a stone set off-centre only ever
+    raises its reading, so stone readings spread upwards and the threshold sits above
+    the middle. ``hysteresis``: margin either side of the empty/stone threshold, as a
+    fraction of the gap between the two levels; ``colour_hysteresis`` the same for the
     black/white threshold (narrower: stones set off-centre read lighter, and shaded
     white stones are caught by the shade test below). In the black/white band only a
     new stone, or a settled one read on the other colour's side, is uncertain: a
@@ -122,6 +125,7 @@ class ClassifierConfig:
     of reading over settled level of all settled points (``min_steady`` at least: a
     hand shades some of them, a change of light all); else the estimate stays."""
 
+    threshold_at: float = 0.6
     hysteresis: float = 0.12
     colour_hysteresis: float = 0.08
     shade: float = 0.07
@@ -139,24 +143,24 @@ class ClassifierConfig:
 class Classifier:
     """Stateful reader of one board's frames (hysteresis and ambient need the past).
 
-    Thresholds sit midway between levels: empty (1.0) and white, white and black in
-    colour sensing; empty and ``stone_level`` in occupancy sensing. Not checked: that
-    the calibration belongs to this board."""
+    Thresholds sit between levels (see ``threshold_at``): empty (1.0) and white, white
+    and black in colour sensing; empty and ``stone_level`` in occupancy sensing. Not
+    checked: that the calibration belongs to this board."""
 
     def __init__(self, calibration: Calibration, config: ClassifierConfig = ClassifierConfig()) -> None:
         self.calibration = calibration
         self.config = config
         self.colour_sensing = calibration.colour_sensing
         self._base = np.asarray(calibration.baseline, dtype=float)
-        hf = config.hysteresis
+        hf, at = config.hysteresis, config.threshold_at
         if self.colour_sensing:
             b, w = calibration.black_level, calibration.white_level
             assert b is not None and w is not None
-            self._t_occ, self._h_occ = (1.0 + w) / 2, hf * (1.0 - w)
-            self._t_col, self._h_col = (b + w) / 2, config.colour_hysteresis * (w - b)
+            self._t_occ, self._h_occ = w + at * (1.0 - w), hf * (1.0 - w)
+            self._t_col, self._h_col = b + at * (w - b), config.colour_hysteresis * (w - b)
         else:
             s = calibration.stone_level
-            self._t_occ, self._h_occ = (1.0 + s) / 2, hf * (1.0 - s)
+            self._t_occ, self._h_occ = s + at * (1.0 - s), hf * (1.0 - s)
             self._t_col = self._h_col = 0.0
         self.reset()
 

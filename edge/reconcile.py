@@ -237,7 +237,8 @@ class Reconciler:
         if len(diff.added) == 1 and not diff.recoloured and self._only_own_captures_gone(diff):
             return self._new_stone(diff, board)
         corner = self._corner
-        if corner is not None and corner[:2] in diff.added and not diff.removed and not diff.recoloured:
+        if (corner is not None and corner[:2] in diff.added and not diff.recoloured
+                and all(p in self._captured_by(corner[0]) for p, _ in diff.removed)):
             # The waiting corner stone came first: once it has stayed, play it, then the rest.
             if self._now - corner[2] < self.config.corner_wait_s:
                 return []
@@ -263,12 +264,19 @@ class Reconciler:
         the players took the captures off before the board settled)."""
         if not diff.removed:
             return True
-        pos = self.game.position
         point, seen = diff.added[0]
-        if seen not in (pos.to_play, STONE) or pos.illegal_reason(point) is not None:
+        if seen not in (self.game.to_play, STONE):
             return False
-        captured = set(pos.copy().play(point))
+        captured = self._captured_by(point)
         return all(p in captured for p, _ in diff.removed)
+
+    def _captured_by(self, point: int) -> set[int]:
+        """The stones a move of the side to move at ``point`` would capture (none if it
+        is illegal)."""
+        pos = self.game.position
+        if pos.illegal_reason(point) is not None:
+            return set()
+        return set(pos.copy().play(point))
 
     def _new_stone(self, diff: BoardDiff, board: tuple[int, ...]) -> list[Event]:
         game, size = self.game, self.game.size

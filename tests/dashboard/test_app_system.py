@@ -87,7 +87,7 @@ def test_who_is_online_and_how_fast(open_app, app_broker, stand_in_worker):
         presence = at.dataframe[0].value
         assert set(presence["role"]) >= {"board", "engine", "dashboard"}
         engine = presence[presence["role"] == "engine"].iloc[0]
-        assert engine["model"] == "stand-in tromp-taylor" and engine["state"] == "online"
+        assert engine["state"] == "online" and engine["queue"] == 0
         latencies = at.dataframe[1].value
         events = latencies[latencies["what"] == "game_event → dashboard"].iloc[0]
         assert events["samples"] >= 3

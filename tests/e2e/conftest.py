@@ -15,9 +15,8 @@ import pytest
 
 from dashboard.store import Store
 from tests.e2e.fixtures import dashboard_args
-from tests.e2e.harness import (ServiceProcess, StreamlitServer, browser_missing, chromium, real_services_available,
+from tests.e2e.harness import (ServiceProcess, StreamlitServer, browser_missing, chromium, engine_worker, recorder,
                                wait_online)
-from tests.e2e.stand_ins import StandInRecorder, StandInWorker
 from tests.mqtt_broker import MosquittoBroker, find_mosquitto
 
 
@@ -30,29 +29,6 @@ class Stack:
     tmp: Path
 
 
-def broker_args(broker: MosquittoBroker, user: str) -> list[str]:
-    return ["--broker-host", broker.host, "--broker-port", str(broker.port), "--username", user,
-            "--password", broker.credentials[user]]
-
-
-def engine_worker(broker: MosquittoBroker, tmp: Path) -> Any:
-    if not real_services_available()["engine_worker"]:
-        return StandInWorker(broker.config("engine"))
-    from gobuddy.ai.tiny_model import build_tiny_model
-
-    model = build_tiny_model(size=9, blocks=1, channels=8, seed=5, name="e2e-tiny").save(tmp / "tiny.onnx")
-    return ServiceProcess("engine_worker", [*broker_args(broker, "engine"), "--model", str(model), "--visits", "32",
-                                            "--worker-id", "engine-e2e-1", "--status-interval", "1"],
-                          tmp / "engine_worker.log")
-
-
-def recorder(broker: MosquittoBroker, store: Store, url: str, tmp: Path) -> Any:
-    if not real_services_available()["recorder"]:
-        return StandInRecorder(broker.config("recorder"), store)
-    return ServiceProcess("dashboard.recorder", [*broker_args(broker, "recorder"), "--db", url,
-                                                 "--client-id", "recorder-e2e"], tmp / "recorder.log")
-
-
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     reason = browser_missing() or (None if find_mosquitto() else "mosquitto is not installed")
@@ -63,10 +39,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     store = Store.open(url)
     with contextlib.ExitStack() as stack:
         broker = stack.enter_context(MosquittoBroker(boards=("board-1", "board-2")))
-        stack.enter_context(engine_worker(broker, tmp))
-        stack.enter_context(recorder(broker, store, url, tmp))
+        services = [stack.enter_context(engine_worker(broker, tmp)),
+                    stack.enter_context(recorder(broker, store, url, tmp))]
         server = stack.enter_context(StreamlitServer(dashboard_args(url, broker), log_path=tmp / "streamlit.log"))
-        wait_online(broker.config("observer"), {"engine": 1, "recorder": 1, "dashboard": 0})
+        wait_online(broker.config("observer"), {"engine": 1, "recorder": 1},
+                    [s for s in services if isinstance(s, ServiceProcess)])
         browser = stack.enter_context(chromium())
         warm = browser.new_page()  # the first load imports everything: do it once, untimed
         warm.goto(server.url(""))

@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.store import Store
 from dashboard.store.migrate import upgrade_to_head
-from tests.e2e.stand_ins import StandInRecorder, StandInWorker
+from tests.e2e.stand_ins import StandInRecorder, engine_for_tests
 from tests.mqtt_broker import MosquittoBroker, find_mosquitto
 
 REPO = Path(__file__).resolve().parents[2]
@@ -60,8 +60,9 @@ def app_store(app_db_url: str) -> Iterator[Store]:
 
 
 @pytest.fixture
-def stand_in_worker(app_broker: MosquittoBroker) -> Iterator[StandInWorker]:
-    with StandInWorker(app_broker.config("engine")) as worker:
+def stand_in_worker(app_broker: MosquittoBroker) -> Iterator[Any]:
+    """An engine worker on the test's broker: the real one in process when it exists."""
+    with engine_for_tests(app_broker.config("engine")) as worker:
         yield worker
 
 
@@ -77,7 +78,7 @@ def dashboard_args(db_url: str, broker: MosquittoBroker | None = None, *extra: s
     if broker is None:
         return args + ["--no-bus", *extra]
     return args + ["--broker-host", broker.host, "--broker-port", str(broker.port), "--username", "dashboard",
-                   "--password", broker.credentials["dashboard"], *extra]
+                   f"--password={broker.credentials['dashboard']}", *extra]  # it may start with "-"
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 REPO = Path(__file__).resolve().parents[2]
 APP = REPO / "dashboard" / "app.py"
@@ -84,9 +84,43 @@ class ServiceProcess:
             raise RuntimeError(f"{' '.join(self.command[:3])} exited early:\n{tail}")
 
 
-def wait_online(config: object, roles: dict[str, int], timeout_s: float = 60.0) -> None:
+def broker_args(broker: Any, user: str) -> list[str]:
+    """The shared broker options (``gobuddy.bus.cli``) for ``user`` of a test broker."""
+    # --password=... : a random password may start with "-", which argparse would take for an option
+    return ["--broker-host", broker.host, "--broker-port", str(broker.port), "--username", user,
+            f"--password={broker.credentials[user]}"]
+
+
+def engine_worker(broker: Any, tmp: Path) -> Any:
+    """The real engine worker (a small random-weight model, 32 visits at most) when
+    ``python -m engine_worker`` exists, else the stand-in; a context manager."""
+    from tests.e2e.stand_ins import StandInWorker
+
+    if not real_services_available()["engine_worker"]:
+        return StandInWorker(broker.config("engine"))
+    from gobuddy.ai.tiny_model import build_tiny_model
+
+    model = build_tiny_model(size=9, blocks=1, channels=8, seed=5, name="e2e-tiny").save(tmp / "tiny.onnx")
+    return ServiceProcess("engine_worker", [*broker_args(broker, "engine"), "--model", str(model), "--visits", "32",
+                                            "--worker-id", "engine-e2e-1", "--status-interval", "1"],
+                          tmp / "engine_worker.log")
+
+
+def recorder(broker: Any, store: Any, url: str, tmp: Path) -> Any:
+    """The real recorder on ``url`` when it exists, else the stand-in writing to ``store``."""
+    from tests.e2e.stand_ins import StandInRecorder
+
+    if not real_services_available()["recorder"]:
+        return StandInRecorder(broker.config("recorder"), store)
+    return ServiceProcess("dashboard.recorder", [*broker_args(broker, "recorder"), "--db", url,
+                                                 "--client-id", "recorder-e2e"], tmp / "recorder.log")
+
+
+def wait_online(config: object, roles: dict[str, int], processes: list[ServiceProcess] = (),  # type: ignore[assignment]
+                timeout_s: float = 60.0) -> None:
     """Wait until the broker holds an online status for at least ``roles[role]`` clients
-    of each role (read with ``config``, a ``BusConfig`` of a reading account)."""
+    of each role (read with ``config``, a ``BusConfig`` of a reading account); fail at
+    once, with its output, when one of ``processes`` exits meanwhile."""
     from gobuddy.bus import topics
     from gobuddy.bus.client import BusClient
 
@@ -101,6 +135,8 @@ def wait_online(config: object, roles: dict[str, int], timeout_s: float = 60.0) 
             counts = {role: sum(v for (r, _), v in online.items() if r == role) for role in roles}
             if all(counts[role] >= n for role, n in roles.items()):
                 return
+            for process in processes:
+                process.check_alive()
             time.sleep(0.05)
         raise TimeoutError(f"not online within {timeout_s:.0f} s: wanted {roles}, saw {online}")
     finally:

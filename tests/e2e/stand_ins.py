@@ -9,9 +9,11 @@ tests and benches until (or where) the real services are not used:
 - ``ScriptedBoard``: publishes a game's events and retained state as a board's edge
   agent does (moves given as GTP strings; captures computed by the rules).
 
-Each is a context manager over one ``BusClient``. TODO(e2e): switch the e2e harness to
-``python -m engine_worker`` and ``python -m dashboard.recorder`` once they exist (see
-``harness.real_services_available``).
+Each is a context manager over one ``BusClient``. Where the real services exist the
+tests use them instead (``InProcessWorker`` wraps the real worker for AppTests; the
+browser tests start ``python -m engine_worker`` and ``python -m dashboard.recorder``,
+see ``harness.real_services_available``); the stand-ins keep the tests meaningful in a
+checkout without them.
 """
 
 from __future__ import annotations
@@ -102,6 +104,34 @@ class StandInWorker:
         self.client.respond(received, reply)
         with self._lock:
             self.answered += 1
+
+
+class InProcessWorker:
+    """The real ``engine_worker.worker.EngineWorker`` run in this process with
+    ``ShapeEvaluator`` (no model file), when the package exists; a context manager."""
+
+    def __init__(self, config: BusConfig, max_visits: int = 24) -> None:
+        from engine_worker.config import WorkerConfig
+        from engine_worker.worker import EngineWorker
+
+        self.worker = EngineWorker(WorkerConfig(bus=config, visit_cap=max_visits, status_interval_s=1.0),
+                                   evaluator=ShapeEvaluator(7.0))
+
+    def __enter__(self) -> "InProcessWorker":
+        self.worker.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.worker.stop()
+
+
+def engine_for_tests(config: BusConfig, max_visits: int = 24) -> Any:
+    """The real worker in process (``InProcessWorker``) if ``engine_worker`` exists,
+    else ``StandInWorker``."""
+    try:
+        return InProcessWorker(config, max_visits)
+    except ImportError:
+        return StandInWorker(config, max_visits)
 
 
 class StandInRecorder:

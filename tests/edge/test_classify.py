@@ -29,8 +29,9 @@ def frame(t: float, ratios: dict[int, float], ambient: float = 1.0) -> Frame:
     (0.64, WHITE, False),   # a white stone set off-centre
     (0.20, BLACK, False),
     (0.31, BLACK, False),   # a black stone set off-centre
-    (0.775, EMPTY, True),   # on the empty/white threshold
-    (0.375, WHITE, True),   # on the white/black threshold
+    (0.36, BLACK, False),   # ... far off-centre
+    (0.82, EMPTY, True),    # on the empty/white threshold (60% of the way from white to empty)
+    (0.41, WHITE, True),    # on the white/black threshold (60% of the way from black to white)
 ])
 def test_levels_to_classes(ratio: float, expected: int, uncertain: bool) -> None:
     s = Classifier(COLOUR).classify(frame(0.0, {D4: ratio}))
@@ -40,12 +41,12 @@ def test_levels_to_classes(ratio: float, expected: int, uncertain: bool) -> None
 
 
 @pytest.mark.parametrize("first,then,expected", [
-    (1.00, 0.76, EMPTY),   # inside the band below the threshold: stays empty
-    (1.00, 0.70, WHITE),   # past the band: a stone
-    (0.55, 0.79, WHITE),   # inside the band above the threshold: stays white
-    (0.55, 0.85, EMPTY),
-    (0.55, 0.36, WHITE),   # white/black band: stays white
-    (0.20, 0.39, BLACK),   # ... and black stays black
+    (1.00, 0.80, EMPTY),   # inside the band below the threshold: stays empty
+    (1.00, 0.74, WHITE),   # past the band: a stone
+    (0.55, 0.85, WHITE),   # inside the band above the threshold: stays white
+    (0.55, 0.90, EMPTY),
+    (0.55, 0.39, WHITE),   # white/black band: stays white
+    (0.20, 0.43, BLACK),   # ... and black stays black
 ])
 def test_hysteresis_keeps_the_class_inside_the_band(first: float, then: float, expected: int) -> None:
     c = Classifier(COLOUR)
