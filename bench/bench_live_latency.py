@@ -6,8 +6,9 @@ then the retained board state) to a real Mosquitto; the dashboard runs under
 MutationObserver records ``Date.now()`` the first time the board's SVG shows each move
 count (``data-move-count``, set only when the stone is drawn); the bench takes
 ``time.time()`` just before publishing the move. Both clocks are this machine's wall
-clock. ``--worker`` adds the stand-in engine worker, so the dashboard's analysis
-requests and answers cross the broker as they do in production.
+clock. ``--worker`` adds an engine worker (``python -m engine_worker`` with a small
+random-weight model), so the dashboard's analysis requests and answers cross the broker
+and load the machine as they do in production.
 
     python -m bench.bench_live_latency [--moves 60] [--gap 0.3] [--interval 0.1] [--worker]
 
@@ -26,8 +27,8 @@ from pathlib import Path
 from gobuddy.go.coords import to_gtp
 from gobuddy.go.position import Position
 from tests.e2e.fixtures import dashboard_args
-from tests.e2e.harness import StreamlitServer, chromium
-from tests.e2e.stand_ins import ScriptedBoard, StandInWorker
+from tests.e2e.harness import StreamlitServer, chromium, engine_worker, wait_online
+from tests.e2e.stand_ins import ScriptedBoard
 from tests.mqtt_broker import MosquittoBroker
 
 OBSERVER = """() => {
@@ -69,9 +70,10 @@ def measure(moves: int, gap_s: float, interval_s: float, with_worker: bool) -> t
     vertices = game_moves(moves)
     with tempfile.TemporaryDirectory() as tmp, MosquittoBroker() as broker:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
-        worker = StandInWorker(broker.config("engine")) if with_worker else None
+        worker = engine_worker(broker, Path(tmp)) if with_worker else None
         if worker:
             worker.__enter__()
+            wait_online(broker.config("observer"), {"engine": 1})
         try:
             args = dashboard_args(url, broker, "--live-interval", str(interval_s))
             with StreamlitServer(args) as server, chromium() as browser, \
@@ -101,7 +103,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--moves", type=int, default=60)
     parser.add_argument("--gap", type=float, default=0.3, help="seconds between moves")
     parser.add_argument("--interval", type=float, default=0.1, help="the Live page's refresh interval (s)")
-    parser.add_argument("--worker", action="store_true", help="run the stand-in engine worker too")
+    parser.add_argument("--worker", action="store_true", help="run an engine worker too")
     args = parser.parse_args(argv)
     latencies, missed = measure(args.moves, args.gap, args.interval, args.worker)
     print("## Live page latency (broker -> stone in the browser)\n")
