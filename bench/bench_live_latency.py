@@ -6,11 +6,11 @@ then the retained board state) to a real Mosquitto; the dashboard runs under
 MutationObserver records ``Date.now()`` the first time the board's SVG shows each move
 count (``data-move-count``, set only when the stone is drawn); the bench takes
 ``time.time()`` just before publishing the move. Both clocks are this machine's wall
-clock. ``--worker`` adds an engine worker (``python -m engine_worker`` with a small
-random-weight model), so the dashboard's analysis requests and answers cross the broker
-and load the machine as they do in production.
+clock. An engine worker runs too (``python -m engine_worker`` with a small random-weight
+model; ``--no-worker`` leaves it out), so the page's analysis requests and answers cross
+the broker and load the machine as they do in production.
 
-    python -m bench.bench_live_latency [--moves 60] [--gap 0.3] [--interval 0.1] [--worker]
+    python -m bench.bench_live_latency [--moves 60] [--gap 0.3] [--interval 0.1] [--no-worker]
 
 Prints a markdown section (p50/p90/p99/max over the moves).
 """
@@ -103,7 +103,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--moves", type=int, default=60)
     parser.add_argument("--gap", type=float, default=0.3, help="seconds between moves")
     parser.add_argument("--interval", type=float, default=0.1, help="the Live page's refresh interval (s)")
-    parser.add_argument("--worker", action="store_true", help="run an engine worker too")
+    parser.add_argument("--no-worker", dest="worker", action="store_false",
+                        help="run without an engine worker (by default one answers the page's analysis requests)")
     args = parser.parse_args(argv)
     latencies, missed = measure(args.moves, args.gap, args.interval, args.worker)
     print("## Live page latency (broker -> stone in the browser)\n")

@@ -94,15 +94,19 @@ class Sighting:
 
 @dataclass(frozen=True)
 class ClassifierConfig:
-    """``threshold_at``: where a threshold sits between the darker level and the lighter
-    one (0.5 would be midway): light leaking past a stone set off-centre only ever
-    raises its reading, so stone readings spread upwards and the threshold sits above
-    the middle. ``hysteresis``: margin either side of the empty/stone threshold, as a
-    fraction of the gap between the two levels; ``colour_hysteresis`` the same for the
+    """``colour_threshold_at``: where the black/white threshold sits between the two
+    levels (0.5 would be midway): light leaking past a stone set off-centre only ever
+    raises its reading, which spreads dark black readings up towards white, so the
+    threshold sits above the middle. The empty/stone threshold is midway: shadows
+    darken empty points, and a lower threshold keeps them out of the stone classes.
+    ``hysteresis``: margin either side of the empty/stone threshold, as a fraction of
+    the gap between the two levels; ``colour_hysteresis`` the same for the
     black/white threshold (narrower: stones set off-centre read lighter, and shaded
     white stones are caught by the shade test below). In the black/white band only a
     new stone, or a settled one read on the other colour's side, is uncertain: a
-    settled black stone set off-centre may sit near the threshold for good.
+    settled black stone set off-centre may sit near the threshold for good. A settled
+    stone that turns colour without the point reading empty in between stays uncertain
+    until it settles in its new colour (a hand's shadow turns white stones black).
 
     Shade: a point reading darker than its own settled level by more than ``shade`` of
     that level, and at least ``shade_min``, is *shaded* (a hand is over it) and
@@ -123,9 +127,12 @@ class ClassifierConfig:
     definition); with fewer than ``min_empty`` of those (a hand over the few empty
     points late in a game, or the light changed so much that all read dim), the median
     of reading over settled level of all settled points (``min_steady`` at least: a
-    hand shades some of them, a change of light all); else the estimate stays."""
+    hand shades some of them, a change of light all); else the estimate stays. When
+    both medians agree on a change of more than ``jump`` at once (a lamp switched),
+    the estimate takes it in one step: otherwise every empty point would cross into a
+    "stone" before the estimate caught up, and lose the settled level it is judged by."""
 
-    threshold_at: float = 0.6
+    colour_threshold_at: float = 0.6
     hysteresis: float = 0.12
     colour_hysteresis: float = 0.08
     shade: float = 0.07
@@ -136,6 +143,7 @@ class ClassifierConfig:
     fall_rate: float = 0.05
     shaded_fall_rate: float = 0.01
     ambient_rate: float = 0.1
+    jump: float = 0.1
     min_empty: int = 4
     min_steady: int = 10
 
@@ -143,24 +151,25 @@ class ClassifierConfig:
 class Classifier:
     """Stateful reader of one board's frames (hysteresis and ambient need the past).
 
-    Thresholds sit between levels (see ``threshold_at``): empty (1.0) and white, white
-    and black in colour sensing; empty and ``stone_level`` in occupancy sensing. Not
-    checked: that the calibration belongs to this board."""
+    Thresholds sit between levels: empty (1.0) and white, white and black (see
+    ``colour_threshold_at``) in colour sensing; empty and ``stone_level`` in occupancy
+    sensing. Not checked: that the calibration belongs to this board."""
 
     def __init__(self, calibration: Calibration, config: ClassifierConfig = ClassifierConfig()) -> None:
         self.calibration = calibration
         self.config = config
         self.colour_sensing = calibration.colour_sensing
         self._base = np.asarray(calibration.baseline, dtype=float)
-        hf, at = config.hysteresis, config.threshold_at
+        hf = config.hysteresis
         if self.colour_sensing:
             b, w = calibration.black_level, calibration.white_level
             assert b is not None and w is not None
-            self._t_occ, self._h_occ = w + at * (1.0 - w), hf * (1.0 - w)
-            self._t_col, self._h_col = b + at * (w - b), config.colour_hysteresis * (w - b)
+            self._t_occ, self._h_occ = (1.0 + w) / 2, hf * (1.0 - w)
+            self._t_col = b + config.colour_threshold_at * (w - b)
+            self._h_col = config.colour_hysteresis * (w - b)
         else:
             s = calibration.stone_level
-            self._t_occ, self._h_occ = s + at * (1.0 - s), hf * (1.0 - s)
+            self._t_occ, self._h_occ = (1.0 + s) / 2, hf * (1.0 - s)
             self._t_col = self._h_col = 0.0
         self.reset()
 
@@ -169,10 +178,25 @@ class Classifier:
         self._state: np.ndarray | None = None
         self._clear = np.zeros(self._base.shape, dtype=bool)  # empty and certain last frame
         self._steady = np.zeros(self._base.shape, dtype=bool)  # settled in their class last frame
+        self._turned = np.zeros(self._base.shape, dtype=bool)  # went black<->white directly
         self._reference = np.ones_like(self._base)
         self._smooth: np.ndarray | None = None
         self._age = np.zeros(self._base.shape, dtype=np.int32)
         self.ambient = 1.0
+
+    def _track_ambient(self, r0: np.ndarray) -> None:
+        cfg, a = self.config, self.ambient
+        clear, steady = self._clear, self._steady
+        empties = float(np.median(r0[clear])) if clear.sum() >= cfg.min_empty else None
+        settled = (float(np.median(r0[steady] / self._reference[steady]))
+                   if steady.sum() >= cfg.min_steady else None)
+        if (empties is not None and settled is not None and abs(empties / a - 1) > cfg.jump
+                and abs(settled / empties - 1) < cfg.jump / 2):
+            self.ambient = empties  # the light changed at once, everywhere: follow at once
+        elif empties is not None:
+            self.ambient = a + cfg.ambient_rate * (empties - a)
+        elif settled is not None:
+            self.ambient = a + cfg.ambient_rate * (settled - a)
 
     def ratios(self, readings: Sequence[int]) -> np.ndarray:
         """Readings relative to the baseline and the current ambient estimate."""
@@ -188,11 +212,8 @@ class Classifier:
         cfg = self.config
         if state is None:
             self.ambient = float(np.quantile(r0, 0.9))
-        elif self._clear.sum() >= cfg.min_empty:
-            self.ambient += cfg.ambient_rate * (float(np.median(r0[self._clear])) - self.ambient)
-        elif self._steady.sum() >= cfg.min_steady:
-            level = float(np.median(r0[self._steady] / self._reference[self._steady]))
-            self.ambient += cfg.ambient_rate * (level - self.ambient)
+        else:
+            self._track_ambient(r0)
         r = r0 / self.ambient
         t_occ, h_occ = self._t_occ, self._h_occ
         if state is None:
@@ -202,6 +223,7 @@ class Classifier:
         uncertain = np.abs(r - t_occ) < h_occ
         if self.colour_sensing:
             t_col, h_col = self._t_col, self._h_col
+            was_settled = self._age >= cfg.settle_frames
             if state is None:
                 black = r < t_col
             else:
@@ -210,9 +232,15 @@ class Classifier:
             new = np.where(occupied, np.where(black, BLACK, WHITE), EMPTY).astype(np.int8)
             shaded, settled = self._shaded(r, new)
             # The colour is in doubt for a new stone reading near the threshold, or for a
-            # settled one whose reading has crossed to the other colour's side.
+            # settled one whose reading has crossed to the other colour's side; and for a
+            # settled stone that turned colour without the point reading empty in between
+            # (a shadow, or a stone pushed off its point: a swap shows the empty point).
             crossed = np.where(new == BLACK, r > t_col, r < t_col)
             uncertain |= occupied & (np.abs(r - t_col) < h_col) & (~settled | crossed)
+            if state is not None:
+                turned = was_settled & (state != EMPTY) & (new != EMPTY) & (state != new)
+                self._turned = np.where(new != state, turned, self._turned)
+            uncertain |= self._turned & ~settled
         else:
             new = np.where(occupied, STONE, EMPTY).astype(np.int8)
             shaded, settled = self._shaded(r, new)

@@ -161,6 +161,8 @@ def controls(services: Services, game: PlayGame) -> None:
                 st.session_state["play_hint"] = (len(game.moves), answer.to_dict())
         st.rerun()
     if c5.button("New game", key="play_new_game"):
+        if not game.over and game.moves:
+            publish(services.feed, game, game.abandon())  # stored as unfinished: result "?"
         st.session_state.pop(GAME, None)
         st.rerun()
 

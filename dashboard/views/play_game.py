@@ -142,6 +142,10 @@ class PlayGame:
         """``color`` resigns: the other side wins by resignation."""
         return self._end(f"{other(color)}+R", "resignation")
 
+    def abandon(self) -> list[GameEvent]:
+        """Leave an unfinished game (a new one starts): result ``?``, reason abandoned."""
+        return self._end("?", "abandoned")
+
     def end_by_score(self, dead: Sequence[str] = ()) -> list[GameEvent]:
         """End with an area count (``dead``: GTP vertices of stones counted as dead)."""
         pos = self.position()

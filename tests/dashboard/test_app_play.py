@@ -45,6 +45,13 @@ def test_events_of_a_game():
         event.validate()  # every message is valid on the wire
 
 
+def test_an_abandoned_game_ends_unknown():
+    game = PlayGame.new("web-3")
+    game.play("E5")
+    assert kinds(game.abandon()) == [("game_ended", 2, 1, None, None, "?")]
+    assert game.reason == "abandoned" and game.state().status == "ended"
+
+
 def test_illegal_moves_are_refused_in_plain_words():
     game = PlayGame.new("web-1")
     game.play("E5")

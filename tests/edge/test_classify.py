@@ -30,8 +30,8 @@ def frame(t: float, ratios: dict[int, float], ambient: float = 1.0) -> Frame:
     (0.20, BLACK, False),
     (0.31, BLACK, False),   # a black stone set off-centre
     (0.36, BLACK, False),   # ... far off-centre
-    (0.82, EMPTY, True),    # on the empty/white threshold (60% of the way from white to empty)
-    (0.41, WHITE, True),    # on the white/black threshold (60% of the way from black to white)
+    (0.78, EMPTY, True),    # by the empty/white threshold (midway)
+    (0.415, WHITE, True),   # by the white/black threshold (60% of the way from black to white)
 ])
 def test_levels_to_classes(ratio: float, expected: int, uncertain: bool) -> None:
     s = Classifier(COLOUR).classify(frame(0.0, {D4: ratio}))
@@ -41,10 +41,10 @@ def test_levels_to_classes(ratio: float, expected: int, uncertain: bool) -> None
 
 
 @pytest.mark.parametrize("first,then,expected", [
-    (1.00, 0.80, EMPTY),   # inside the band below the threshold: stays empty
-    (1.00, 0.74, WHITE),   # past the band: a stone
-    (0.55, 0.85, WHITE),   # inside the band above the threshold: stays white
-    (0.55, 0.90, EMPTY),
+    (1.00, 0.74, EMPTY),   # inside the band below the threshold: stays empty
+    (1.00, 0.70, WHITE),   # past the band: a stone
+    (0.55, 0.81, WHITE),   # inside the band above the threshold: stays white
+    (0.55, 0.85, EMPTY),
     (0.55, 0.39, WHITE),   # white/black band: stays white
     (0.20, 0.43, BLACK),   # ... and black stays black
 ])
@@ -67,7 +67,8 @@ def test_occupancy_sensing_sees_stones_of_unknown_colour() -> None:
     [1.0] * 60 + [0.7] * 60,  # a lamp goes off
     [0.7] * 60,  # starts in a darker room than at calibration
     [1.0] * 60 + [1.25] * 60,  # a lamp goes on
-], ids=["dimming", "lamp-off", "dark-start", "lamp-on"])
+    [1.0] * 60 + [0.5] * 60,  # half the light goes at once
+], ids=["dimming", "lamp-off", "dark-start", "lamp-on", "half-off"])
 def test_ambient_light_is_tracked(levels: list[float]) -> None:
     c = Classifier(COLOUR)
     stones = {D4: 0.2, E5: 0.55}
