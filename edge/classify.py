@@ -105,8 +105,9 @@ class ClassifierConfig:
     white stones are caught by the shade test below). In the black/white band only a
     new stone, or a settled one read on the other colour's side, is uncertain: a
     settled black stone set off-centre may sit near the threshold for good. A settled
-    stone that turns colour without the point reading empty in between stays uncertain
-    until it settles in its new colour (a hand's shadow turns white stones black).
+    white stone that turns black without the point reading empty in between stays
+    uncertain until it settles as black (a hand's shadow turns white stones black; a
+    real swap of stones shows the empty point while the stone is in the hand).
 
     Shade: a point reading darker than its own settled level by more than ``shade`` of
     that level, and at least ``shade_min``, is *shaded* (a hand is over it) and
@@ -178,7 +179,7 @@ class Classifier:
         self._state: np.ndarray | None = None
         self._clear = np.zeros(self._base.shape, dtype=bool)  # empty and certain last frame
         self._steady = np.zeros(self._base.shape, dtype=bool)  # settled in their class last frame
-        self._turned = np.zeros(self._base.shape, dtype=bool)  # went black<->white directly
+        self._turned = np.zeros(self._base.shape, dtype=bool)  # went from white to black directly
         self._reference = np.ones_like(self._base)
         self._smooth: np.ndarray | None = None
         self._age = np.zeros(self._base.shape, dtype=np.int32)
@@ -233,12 +234,12 @@ class Classifier:
             shaded, settled = self._shaded(r, new)
             # The colour is in doubt for a new stone reading near the threshold, or for a
             # settled one whose reading has crossed to the other colour's side; and for a
-            # settled stone that turned colour without the point reading empty in between
-            # (a shadow, or a stone pushed off its point: a swap shows the empty point).
+            # settled white stone that turned black without the point reading empty in
+            # between (a shadow: a swap of stones shows the empty point).
             crossed = np.where(new == BLACK, r > t_col, r < t_col)
             uncertain |= occupied & (np.abs(r - t_col) < h_col) & (~settled | crossed)
             if state is not None:
-                turned = was_settled & (state != EMPTY) & (new != EMPTY) & (state != new)
+                turned = was_settled & (state == WHITE) & (new == BLACK)
                 self._turned = np.where(new != state, turned, self._turned)
             uncertain |= self._turned & ~settled
         else:
