@@ -103,8 +103,9 @@ class ClassifierConfig:
     the gap between the two levels; ``colour_hysteresis`` the same for the
     black/white threshold (narrower: stones set off-centre read lighter, and shaded
     white stones are caught by the shade test below). In the black/white band only a
-    new stone, or a settled one read on the other colour's side, is uncertain: a
-    settled black stone set off-centre may sit near the threshold for good. A settled
+    stone new for less than ``colour_settle_frames`` frames, or a settled one read on
+    the other colour's side, is uncertain: a black stone set off-centre may sit near
+    the threshold for good. A settled
     white stone that turns black without the point reading empty in between stays
     uncertain until it settles as black (a hand's shadow turns white stones black; a
     real swap of stones shows the empty point while the stone is in the hand).
@@ -133,9 +134,10 @@ class ClassifierConfig:
     the estimate takes it in one step: otherwise every empty point would cross into a
     "stone" before the estimate caught up, and lose the settled level it is judged by."""
 
-    colour_threshold_at: float = 0.6
+    colour_threshold_at: float = 0.55
     hysteresis: float = 0.12
-    colour_hysteresis: float = 0.08
+    colour_hysteresis: float = 0.06
+    colour_settle_frames: int = 15
     shade: float = 0.07
     shade_min: float = 0.03
     smoothing: float = 0.5
@@ -237,7 +239,8 @@ class Classifier:
             # settled white stone that turned black without the point reading empty in
             # between (a shadow: a swap of stones shows the empty point).
             crossed = np.where(new == BLACK, r > t_col, r < t_col)
-            uncertain |= occupied & (np.abs(r - t_col) < h_col) & (~settled | crossed)
+            young = self._age < cfg.colour_settle_frames
+            uncertain |= occupied & (np.abs(r - t_col) < h_col) & (young | (settled & crossed))
             if state is not None:
                 turned = was_settled & (state == WHITE) & (new == BLACK)
                 self._turned = np.where(new != state, turned, self._turned)

@@ -31,7 +31,7 @@ def frame(t: float, ratios: dict[int, float], ambient: float = 1.0) -> Frame:
     (0.31, BLACK, False),   # a black stone set off-centre
     (0.36, BLACK, False),   # ... far off-centre
     (0.78, EMPTY, True),    # by the empty/white threshold (midway)
-    (0.415, WHITE, True),   # by the white/black threshold (60% of the way from black to white)
+    (0.40, WHITE, True),    # by the white/black threshold (55% of the way from black to white)
 ])
 def test_levels_to_classes(ratio: float, expected: int, uncertain: bool) -> None:
     s = Classifier(COLOUR).classify(frame(0.0, {D4: ratio}))
@@ -45,8 +45,8 @@ def test_levels_to_classes(ratio: float, expected: int, uncertain: bool) -> None
     (1.00, 0.70, WHITE),   # past the band: a stone
     (0.55, 0.81, WHITE),   # inside the band above the threshold: stays white
     (0.55, 0.85, EMPTY),
-    (0.55, 0.39, WHITE),   # white/black band: stays white
-    (0.20, 0.43, BLACK),   # ... and black stays black
+    (0.55, 0.38, WHITE),   # white/black band: stays white
+    (0.20, 0.40, BLACK),   # ... and black stays black
 ])
 def test_hysteresis_keeps_the_class_inside_the_band(first: float, then: float, expected: int) -> None:
     c = Classifier(COLOUR)
