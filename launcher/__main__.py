@@ -118,7 +118,11 @@ def prepare_broker(config: LaunchConfig) -> tuple[Path, dict[str, str]]:
     subprocess.run([sys.executable, str(REPO / "broker" / "make_users.py"), "--boards", config.board_id,
                     "--password-file", str(passwd), "--credentials", str(creds)], check=True, cwd=REPO)
     run_as = "root"
-    if os.geteuid() == 0:
+    # Mosquitto started as root drops to the `mosquitto` user, which must be able to reach
+    # the broker folder; where an ancestor is closed to others (a private temp dir) it
+    # keeps root instead.
+    reachable = all(p.stat().st_mode & 0o001 for p in broker.resolve().parents)
+    if os.geteuid() == 0 and reachable:
         try:
             user = pwd.getpwnam("mosquitto")
             for path in (broker, data, passwd):
@@ -145,7 +149,12 @@ def mosquitto_binary() -> str:
     return found
 
 
+def _stop_on_sigterm(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM (systemd, timeout, docker stop) stops like Ctrl-C
+
+
 def run(config: LaunchConfig) -> None:
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
     if not config.model.exists():
         raise SystemExit(f"the model {config.model} is missing: it ships with the repository (git lfs is not used)")
     for port, what in ((config.broker_port, "broker"), (config.dashboard_port, "dashboard")):
