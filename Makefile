@@ -11,7 +11,6 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
-APT_STAMP := /var/lib/gobuddy-apt.installed
 export PATH := /usr/games:$(PATH)
 
 APT_PACKAGES := python3 python3-venv python3-dev make gcc git \
