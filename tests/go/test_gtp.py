@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from gobuddy.go.gtp import GtpError, GtpShell, parse, preprocess
+from tests.go.test_scoring import SEKI, SEKI_WITH_EYES
 
 ROOT = Path(__file__).resolve().parents[2]
 FRONT_END = [sys.executable, "-m", "engine_worker.gtp"]
@@ -190,7 +191,7 @@ def sgf_setup(board: str, komi: float) -> str:
     return f"(;FF[4]GM[1]SZ[{size}]KM[{komi}]AB{''.join(points['X'])}AW{''.join(points['O'])})"
 
 
-# Finished positions (the boards of test_scoring). DEAD_STONE: black F3 is dead in
+# Finished positions (SEKI and SEKI_WITH_EYES come from test_scoring). DEAD_STONE: black F3 is dead in
 # white's three-point area; SEKI: two shared liberties D7, D6; SEKI_WITH_EYES: eye
 # against eye (A7, G7) with the shared liberty D7.
 DEAD_STONE = """
@@ -201,24 +202,6 @@ X X X X O O O
 . X . X O X .
 X X X X O . O
 . X . X O O O
-"""
-SEKI = """
-. X O . X O .
-X X O . X O O
-. X O O X O .
-X X X X O O O
-. X . X O . O
-X X X X O O O
-. X . X O . O
-"""
-SEKI_WITH_EYES = """
-. X X . O O .
-X X X O O O O
-O O O X X X X
-. O O X X . X
-O O O X X X X
-. O O X X . X
-O O O X X X X
 """
 
 
