@@ -5,6 +5,16 @@
     python -m edge --simulate --auto-play --board-id board-sim --credentials var/broker/credentials.json \\
         --username board-sim --data-dir var/edge          # what `make run` starts
 
+Calibration: with no stored calibration (or ``--calibrate``, or TURN DONE held for two
+seconds on the empty board) the agent measures the empty board. With ``--color-sensing``
+it then asks, by blinking LEDs, for black stones on row 7 (A7 to J7), then TURN DONE,
+then white stones on row 3 (A3 to J3), then TURN DONE; it checks that the two colours
+read apart (or names the stones in the way), stores the result per board, blinks the
+stones to take off, and from then on reads stone colours: a stone of the wrong colour
+is a problem. Holding TURN DONE in those steps goes on without colour. Without
+``--color-sensing`` only the empty board is measured (occupancy sensing: colour follows
+the turn order); a colour calibration stored earlier is still used.
+
 ``--simulate`` starts a simulated board (``edge.pty_board``) on a pseudo-terminal linked
 at ``<data-dir>/sim-board.pty`` and drives the agent through it exactly as a real board
 would; ``--auto-play`` has it play games by itself (``edge.autoplay``). New games take
@@ -48,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     engine.add_argument("--request-timeout", type=float, default=8.0, help="seconds to wait for an answer")
     agent = parser.add_argument_group("agent")
     agent.add_argument("--calibrate", action="store_true", help="calibrate on start (the board must be empty)")
+    agent.add_argument("--color-sensing", action="store_true",
+                       help="calibrate with black and white reference stones and read stone colours (see above)")
     agent.add_argument("--frames-per-s", type=float, default=5.0, help="board frames published per second (0: none)")
     agent.add_argument("--fsync", action="store_true", help="fsync the journal on every event")
     agent.add_argument("--log-level", default="INFO")
@@ -69,7 +81,8 @@ def agent_config(args: argparse.Namespace) -> AgentConfig:
         raise SystemExit(f"game settings: {exc}") from None
     return AgentConfig(board_id=args.board_id, data_dir=args.data_dir, settings=settings, visits=args.visits,
                        think_ms=args.think_ms, request_timeout_s=args.request_timeout,
-                       frames_per_s=args.frames_per_s, calibrate_on_start=args.calibrate, fsync=args.fsync)
+                       frames_per_s=args.frames_per_s, calibrate_on_start=args.calibrate,
+                       colour_sensing=args.color_sensing, fsync=args.fsync)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -10,7 +10,8 @@ One ``EdgeAgent`` serves one board. Its loop takes what the ``SerialLink`` deliv
   as abandoned), END counts and ends it, ADVICE asks for a hint (against the engine,
   on the engine's turn, for its move again), PASS and UNDO go to the reconciler, DONE
   held ``long_press_s`` recalibrates (board empty). Every press but DONE is published
-  as a ``button_event``;
+  as a ``button_event``. While the board calibrates only DONE counts (short: this step
+  is done; held: go on without colour sensing);
 - game events get their ``seq`` (``edge.game_journal``) and go to the ``OfflineQueue``,
   which is also the journal: they reach the broker in order, once, whenever it is
   reachable; the retained ``board_state`` follows when the queue is empty.
@@ -22,11 +23,15 @@ board's ``led`` topic; one lights the LEDs only if its ``position_key`` (move co
 ``position_hash``) is the position on the board now. LEDs: a hint or the engine's point
 steady, captured stones still to remove blink, any other problem blinks all LEDs.
 
-Calibration: loaded per board from ``data_dir``; when there is none (or on request) the
-agent has the firmware average the empty board (``CAL``) and stores the result. A
-restart rebuilds the game from the journal (or, if the journal has none, from the
-board's retained state on the broker), then reads the board in front of it like any
-other frame. Not done here: choosing dead stones at the end (all stones count alive).
+Calibration (``edge.board_calibration``): loaded per board from ``data_dir``; when there
+is none, with ``calibrate_on_start``, or on request, the board is calibrated step by
+step (``edge.calibration_procedure``: the empty board, then with ``colour_sensing``
+black and white reference stones where the LEDs ask, each confirmed with DONE) and the
+result stored. Meanwhile no frame reaches the game, and the steps are in the status
+(``calibration``, ``calibration_message``) and the log. A restart rebuilds the game
+from the journal (or, if the journal has none, from the board's retained state on the
+broker), then reads the board in front of it like any other frame. Not done here:
+choosing dead stones at the end (all stones count alive).
 """
 
 from __future__ import annotations
@@ -37,13 +42,13 @@ import time
 from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from edge.advice import Advisor, answer_key, position_key
 from edge.board_view import FrameView, led_command
-from edge.calibration import Calibration, CalibrationError, CalibrationStore, Calibrator
+from edge.board_calibration import BoardCalibration
+from edge.calibration import Calibration
 from edge.classify import Classifier, Frame, Sighting
 from edge.game import Game, GameSettings, Mode
 from edge.game_journal import GameLog, adopted_note, new_game_id, restore
@@ -73,7 +78,9 @@ class AgentConfig:
     retry_s: float = 2.0
     frames_per_s: float = 5.0
     calibrate_on_start: bool = False
+    colour_sensing: bool = False
     calibration_scans: int = 32
+    calibration_settle_s: float = 0.5
     long_press_s: float = 2.0
     status_every_s: float = 5.0
     retained_wait_s: float = 2.0
@@ -90,30 +97,22 @@ class EdgeAgent:
         self.log = logger or logging.getLogger("edge.agent")
         self.queue = OfflineQueue(config.data_dir / "outbox", fsync=config.fsync)
         self.sender = QueueSender(self.queue, self._publish_entry, bus.is_connected, self._publish_state)
-        self.store = CalibrationStore(config.data_dir)
-        self.classifier: Classifier | None = None
-        self.calibration: Calibration | None = None
         self.record: GameLog | None = None
         self.reconciler: Reconciler | None = None
-        try:
-            cal = self.store.load(config.board_id)
-            if cal is not None:
-                self._use_calibration(cal)
-        except CalibrationError as exc:
-            self.log.error("stored calibration unusable, will calibrate again: %s", exc)
+        self._lock = threading.RLock()
+        self.cal = BoardCalibration(
+            config.board_id, config.data_dir, link.command, self._calibration_changed, self._lock, self.log,
+            colour=config.colour_sensing, forced=config.calibrate_on_start, scans=config.calibration_scans,
+            settle_s=config.calibration_settle_s, retry_s=config.retry_s)
         self.triggers: deque[tuple[str, int, int | None]] = deque(maxlen=4096)  # (game, move, frame seq)
         self.counts = dict.fromkeys(("stale_answers", "answers_used"), 0)
         self.advisor = Advisor(bus, config.board_id, visits=config.visits, think_ms=config.think_ms,
                                timeout_s=config.request_timeout_s, on_answer=self.consider,
                                on_failure=self._request_failed)
-        self._lock = threading.RLock()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._led_text = "LED OFF"
         self._state_dirty = True
-        self._calibrating = False
-        self._cal_retry_at = 0.0
-        self._cal_forced = config.calibrate_on_start
         self._done_down: float | None = None
         self._button_seq = 0
         self._status: dict[str, Any] = {}
@@ -168,19 +167,17 @@ class EdgeAgent:
         elif isinstance(item, ButtonChange):
             self._on_button(item)
         elif isinstance(item, CalData):
-            self._on_caldata(item)
+            self.cal.on_caldata(item.readings, time.monotonic())
         elif isinstance(item, LinkEvent):
             self.log.info("board link: %s %s", item.kind, item.detail)
             if item.kind in ("connected", "rebooted"):
                 self._send_led(self._led_text, force=True)
-                self._calibrating = False
+                self.cal.on_link_reset(time.monotonic())
             self._status_at = 0.0
 
     def _tick(self) -> None:
         now = time.monotonic()
-        if self.link.connected.is_set() and not self._calibrating and now >= self._cal_retry_at and (
-                self.classifier is None or self._cal_forced):
-            self._start_calibration()
+        self.cal.tick(now, self.link.connected.is_set(), self.link.hello.size if self.link.hello else 9)
         if self.record is not None and not self.record.game.ended and self.bus.is_connected() and now >= self._retry_at:
             if self.record.game.is_engine_turn():
                 self.advisor.ask(self.record, "genmove")
@@ -200,7 +197,7 @@ class EdgeAgent:
             "firmware": hello.firmware if hello else "disconnected", "serial_connected": self.link.connected.is_set(),
             "serial_rejected": self.link.rejected, "serial_crc_errors": stats["crc_errors"],
             "serial_framing_errors": stats["framing_errors"], "serial_frames_lost": stats["frames_lost"],
-            "serial_reconnects": stats["disconnects"], "calibrated": self.classifier is not None,
+            "serial_reconnects": stats["disconnects"], **self.cal.status(),
             "queue_pending": len(self.queue.pending()), "stale_answers": self.counts["stale_answers"],
             "game_id": self.record.game_id if self.record else None,
             "move_number": self.record.game.move_number if self.record else 0,
@@ -208,8 +205,19 @@ class EdgeAgent:
 
     # ---- frames -------------------------------------------------------------------------------
 
+    @property
+    def classifier(self) -> Classifier | None:
+        return self.cal.classifier
+
+    @property
+    def calibration(self) -> Calibration | None:
+        return self.cal.calibration
+
     def _on_frame(self, frame: Frame) -> None:
-        if self.classifier is None or self._calibrating:
+        if self.cal.active:
+            self.cal.on_frame(frame)
+            return
+        if self.classifier is None:
             return
         sighting = self.classifier.classify(frame)
         self._last_sighting = sighting
@@ -230,10 +238,12 @@ class EdgeAgent:
                 self._done_down = press.t
             elif self._done_down is not None:
                 held, self._done_down = press.t - self._done_down, None
-                if held >= self.config.long_press_s:
-                    self._request_calibration()
-                else:
+                if not self.cal.on_done(held >= self.config.long_press_s, time.monotonic(), self._last_sighting):
                     self.advisor.forget("genmove")  # ask the engine again if it is to move
+            return
+        if self.cal.active:
+            if press.down:
+                self.log.info("%s ignored: the board is calibrating", press.name)
             return
         action = BUTTONS.get(press.name)
         if action is None or not press.down:
@@ -275,7 +285,7 @@ class EdgeAgent:
         self.reconciler.problem = record.edge_problem()
         self.advisor.forget()
         self._state_dirty = True
-        self._send_led(led_command(self.reconciler.led_pattern(), record.problem and record.problem.kind))
+        self._show_leds()
 
     # ---- events -------------------------------------------------------------------------------
 
@@ -286,7 +296,8 @@ class EdgeAgent:
         while todo:
             event = todo.pop(0)
             if isinstance(event, LedPattern):
-                self._send_led(led_command(event, rec.problem.kind if rec.problem else None))
+                if not self.cal.active:  # the calibration owns the LEDs meanwhile
+                    self._send_led(led_command(event, rec.problem.kind if rec.problem else None))
                 continue
             wire = record.wire(event)
             if wire.TYPE == "move":
@@ -332,6 +343,14 @@ class EdgeAgent:
         if self.link.connected.is_set():
             self.link.command(text).add_done_callback(self._command_done)
 
+    def _show_leds(self) -> None:
+        """The calibration's LEDs while it runs, else the game's."""
+        rec = self.reconciler
+        if self.cal.active or rec is None:
+            self._send_led(self.cal.led())
+        else:
+            self._send_led(led_command(rec.led_pattern(), rec.problem.kind if rec.problem else None))
+
     def _command_done(self, future: Future) -> None:
         if future.exception() is not None:
             self.log.warning("board command failed: %s", future.exception())
@@ -367,49 +386,12 @@ class EdgeAgent:
 
     # ---- calibration ------------------------------------------------------------------------------
 
-    def _request_calibration(self) -> None:
-        sighting = self._last_sighting
-        if self.classifier is not None and (sighting is None or any(sighting.board) or sighting.uncertain):
-            self.log.warning("recalibration refused: clear the board first (it must read empty)")
-            return
-        self._cal_forced = True
-
-    def _start_calibration(self) -> None:
-        self._calibrating = True
-        scans = self.config.calibration_scans
-        self.log.info("calibrating: averaging %d scans of the empty board", scans)
-        self.link.command(f"CAL {scans}").add_done_callback(self._cal_command_done)
-
-    def _cal_command_done(self, future: Future) -> None:
-        if future.exception() is not None:
-            with self._lock:
-                self.log.warning("CAL failed: %s", future.exception())
-                self._calibrating = False
-                self._cal_retry_at = time.monotonic() + self.config.retry_s
-
-    def _on_caldata(self, data: CalData) -> None:
-        if not self._calibrating:
-            return
-        self._calibrating = False
-        size = self.link.hello.size if self.link.hello else 9
-        try:
-            calibrator = Calibrator(size)
-            calibrator.add_empty(data.readings)
-            cal = calibrator.finish(created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
-        except CalibrationError as exc:
-            self.log.warning("calibration failed (%s); trying again", exc)
-            self._cal_retry_at = time.monotonic() + 3 * self.config.retry_s
-            return
-        self.store.save(self.config.board_id, cal)
-        self._cal_forced = False
-        self._use_calibration(cal)
-        self.log.info("calibrated (empty board, occupancy sensing) and saved")
-
-    def _use_calibration(self, cal: Calibration) -> None:
-        self.calibration = cal
-        self.classifier = Classifier(cal)
+    def _calibration_changed(self) -> None:
+        """A new calibration step, classifier or end of a run: publish, restart the count, relight."""
+        self._status_at = 0.0
         if self.reconciler is not None:
             self.reconciler.stabiliser.reset()
+        self._show_leds()
 
     # ---- restart --------------------------------------------------------------------------------
 

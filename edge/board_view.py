@@ -82,10 +82,16 @@ def led_command(pattern: LedPattern, problem_kind: str | None) -> str:
     if pattern.mode == "all_blink" or (pattern.mode == "blink" and problem_kind not in (None, CAPTURES_NOT_REMOVED)):
         return "LED PROBLEM"
     if pattern.mode == "blink" and pattern.points:
-        text = "LED BLINK"
-        for point in pattern.points[:LED_BLINK_MAX]:
-            if len(text) + 1 + len(point) + 5 > 64:
-                break
-            text += f" {point}"
-        return text
+        return blink_command(pattern.points)
     return "LED OFF"
+
+
+def blink_command(points: Sequence[str]) -> str:
+    """``LED BLINK`` with the first of ``points`` (GTP) that fit: at most 16, and room
+    left for the checksum in a 64-byte line. Not checked: that there is a point."""
+    text = "LED BLINK"
+    for point in points[:LED_BLINK_MAX]:
+        if len(text) + 1 + len(point) + 5 > 64:
+            break
+        text += f" {point}"
+    return text

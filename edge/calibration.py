@@ -22,10 +22,13 @@ The light model (the simulator's version of it is ``edge.sensor_model``):
 ``Calibrator`` builds a ``Calibration`` from frames of the empty board and, where colour
 sensing is wanted, frames with reference stones on some points; ``CalibrationStore``
 keeps one per board as JSON in a data directory. Redoing a calibration is building a
-new one and saving it over the old.
+new one and saving it over the old. The steps a person follows at the board are
+``edge.calibration_procedure``.
 
-Not done here: tracking ambient light as it changes (the classifier does that), and
-per-point stone levels (one level per colour, see above).
+Not done here: tracking ambient light as it changes during play (the classifier does
+that; a reference frame is only corrected for a uniform change of light since the
+empty board was measured), and per-point stone levels (one level per colour, see
+above).
 """
 
 from __future__ import annotations
@@ -50,7 +53,12 @@ _BOARD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 class CalibrationError(ValueError):
-    """A calibration that cannot be made or read; the message names what was wrong."""
+    """A calibration that cannot be made or read; the message names what was wrong, and
+    ``points`` (flat) the points concerned, when there are any."""
+
+    def __init__(self, message: str, points: Iterable[int] = ()) -> None:
+        super().__init__(message)
+        self.points = tuple(points)
 
 
 @dataclass(frozen=True)
@@ -127,7 +135,11 @@ class Calibrator:
     firmware averaged), then optionally ``add_stones`` frames with reference stones of
     one colour at known points (a handful per colour is enough), then ``finish``.
     Reference frames are read against the baseline at ``finish`` time, so their order
-    does not matter. Not checked: that the lighting stayed the same meanwhile."""
+    does not matter. A reference frame's readings are divided by its light level, the
+    median of ``reading / baseline`` over the points that are not its references, so
+    a uniform change of light since the empty board does not shift the levels; at
+    least half of those points must be empty (other stones may lie there). Not
+    checked: light that changed unevenly."""
 
     def __init__(self, size: int = 9, *, min_gap: float = 0.15) -> None:
         self.size = check_size(size)
@@ -157,26 +169,30 @@ class Calibrator:
             raise CalibrationError(f"reference points {pts!r} are not points of a {self.size}x{self.size} board")
         self._stones.append((color, pts, self._check_frame(readings)))
 
-    def finish(self, created: str = "") -> Calibration:
-        """The calibration, or ``CalibrationError`` naming dark points or missing stones."""
+    def finish(self, created: str = "", require_colour: bool = False) -> Calibration:
+        """The calibration, or ``CalibrationError`` naming dark points or missing stones;
+        with ``require_colour``, also naming the reference stones that keep black from
+        white (see ``check_apart``) instead of falling back to occupancy sensing."""
         if not self._empty:
             raise CalibrationError("no frame of the empty board was given")
         n = self.size * self.size
         baseline = [sum(frame[p] for frame in self._empty) / len(self._empty) for p in range(n)]
-        dark = [to_gtp(p, self.size) for p in range(n) if baseline[p] < MIN_BASELINE]
+        dark = [p for p in range(n) if baseline[p] < MIN_BASELINE]
         if dark:
             raise CalibrationError(
-                f"the empty board reads darker than {MIN_BASELINE} at {', '.join(dark)}: "
-                "is something on the board, or a sensor broken?")
-        ratios: dict[int, list[float]] = {BLACK: [], WHITE: []}
+                f"the empty board reads darker than {MIN_BASELINE} at {', '.join(to_gtp(p, self.size) for p in dark)}: "
+                "is something on the board, or a sensor broken?", dark)
+        by_point: dict[int, dict[int, float]] = {BLACK: {}, WHITE: {}}
         for color, points, readings in self._stones:
-            for p in points:
-                ratio = readings[p] / baseline[p]
-                if ratio > MAX_STONE_LEVEL:
-                    raise CalibrationError(
-                        f"the {_colour_word(color)} reference stone at {to_gtp(p, self.size)} reads "
-                        f"{ratio:.2f} of the empty baseline: is it on its point?")
-                ratios[color].append(ratio)
+            light = _light(readings, baseline, points)
+            measured = {p: readings[p] / baseline[p] / light for p in points}
+            missing = [p for p in points if measured[p] > MAX_STONE_LEVEL]
+            if missing:
+                raise CalibrationError(_missing(color, missing, measured, self.size), missing)
+            by_point[color].update(measured)
+        if require_colour:
+            check_apart(by_point[BLACK], by_point[WHITE], self.min_gap, self.size)
+        ratios = {c: list(r.values()) for c, r in by_point.items()}
         levels = {c: (statistics.median(r) if r else None) for c, r in ratios.items()}
         spreads = [statistics.pstdev(r) for r in ratios.values() if len(r) >= 2]
         spread = max(spreads) if spreads else 0.0
@@ -192,6 +208,48 @@ class Calibrator:
 
 def _colour_word(color: int) -> str:
     return "black" if color == BLACK else "white" if color == WHITE else color_to_str(color)
+
+
+def _light(readings: Sequence[int], baseline: Sequence[float], references: Sequence[int]) -> float:
+    """The light level of a reference frame: median ``reading / baseline`` of the other points."""
+    skip = set(references)
+    others = [readings[q] / baseline[q] for q in range(len(baseline)) if q not in skip]
+    return statistics.median(others) if others else 1.0
+
+
+def _missing(color: int, points: list[int], ratios: dict[int, float], size: int) -> str:
+    where = ", ".join(to_gtp(p, size) for p in points)
+    reads = ", ".join(f"{ratios[p]:.2f}" for p in points)
+    if len(points) == 1:
+        return (f"the {_colour_word(color)} reference stone at {where} reads {reads} of the empty "
+                "baseline: is it on its point?")
+    return (f"the {_colour_word(color)} reference stones at {where} read {reads} of the empty "
+            "baseline: are they on their points?")
+
+
+def check_apart(black: dict[int, float], white: dict[int, float], min_gap: float, size: int) -> None:
+    """Raise ``CalibrationError`` unless every white reference ratio lies ``min_gap`` above
+    every black one (``black``/``white``: flat point to ratio of the empty baseline).
+
+    The error says that the colours read alike (medians closer than ``min_gap``: the
+    hardware cannot tell them), or names the stones in the way: black ones reading
+    above, white ones below, the band of ``min_gap`` around the midpoint of the two
+    medians (a stone off its point, a shadow)."""
+    if not black or not white:
+        raise CalibrationError("colour sensing needs reference stones of both colours")
+    if min(white.values()) - max(black.values()) >= min_gap:
+        return
+    mb, mw = statistics.median(black.values()), statistics.median(white.values())
+    levels = f"black reads {mb:.2f}, white {mw:.2f} of the empty board"
+    if mw - mb < min_gap:
+        raise CalibrationError(f"black and white stones read alike ({levels}; colour sensing needs "
+                               f"{min_gap:.2f} between them): this board senses occupancy only")
+    mid = (mb + mw) / 2
+    bad = sorted([(p, "black", r) for p, r in black.items() if r > mid - min_gap / 2]
+                 + [(p, "white", r) for p, r in white.items() if r < mid + min_gap / 2])
+    named = ", ".join(f"{to_gtp(p, size)} ({word} {r:.2f})" for p, word, r in bad)
+    raise CalibrationError(f"black and white stones are not told apart at {named}: {levels}; set those "
+                           "stones on their points and keep hands off", [p for p, _, _ in bad])
 
 
 class CalibrationStore:

@@ -11,14 +11,12 @@ moves, undos already folded in), and ``restore`` finds the latest game in the ag
 journal (``edge.offline_queue``). Replay stops, with a logged error, at the first event
 that does not fit the game so far (a broken journal is never guessed past).
 
-Problem kinds the reconciler names but the v1 schema does not list
-(``engine_stone_misplaced``, ``board_mismatch``) go on the wire as the nearest listed
-kind (``WIRE_KIND_FALLBACK``); the message text keeps the detail.
+Problem kinds go on the wire as the reconciler names them (``edge.problems``; every one
+is in the schema's ``problem_kind``).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 from dataclasses import dataclass
@@ -29,20 +27,12 @@ from edge import game as g
 from edge import problems as pr
 from edge.game import Game, GameSettings, Mode
 from gobuddy.bus import messages as wire
-from gobuddy.bus.validation import SCHEMA_DIR
 from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp, pass_move, to_gtp
 
 RULES = "chinese"  # area scoring, positional superko: what edge.game plays
-PROBLEM_KINDS = frozenset(json.loads((SCHEMA_DIR / "common.schema.json").read_text())["$defs"]["problem_kind"]["enum"])
-WIRE_KIND_FALLBACK = {"engine_stone_misplaced": "illegal_point", "board_mismatch": "stone_moved"}
 ADOPTED = "adopted_state"
 
 log = logging.getLogger("edge.journal")
-
-
-def wire_kind(kind: str) -> str:
-    """A problem kind the schema accepts (``kind`` itself once the schema lists it)."""
-    return kind if kind in PROBLEM_KINDS else WIRE_KIND_FALLBACK.get(kind, "sensor_fault")
 
 
 def new_game_id(board_id: str) -> str:
@@ -85,12 +75,12 @@ class GameLog:
         if isinstance(event, g.GameEnded):
             return wire.GameEnded(**ids, result=event.result, reason=event.reason)
         if isinstance(event, pr.ProblemRaised):
-            self.problem = wire.Problem(wire_kind(event.kind), tuple(dict.fromkeys(event.points)), event.message[:500])
+            self.problem = wire.Problem(event.kind, tuple(dict.fromkeys(event.points)), event.message[:500])
             return wire.ProblemRaised(**ids, kind=self.problem.kind, points=self.problem.points,
                                       message=self.problem.message)
         if isinstance(event, pr.ProblemCleared):
             self.problem = None
-            return wire.ProblemCleared(**ids, kind=wire_kind(event.kind))
+            return wire.ProblemCleared(**ids, kind=event.kind)
         self.seq -= 1
         raise TypeError(f"not a game event: {event!r}")
 

@@ -7,7 +7,7 @@ from an ``edge.simulator.BoardSimulator`` (light model, hand shadows, noise, a l
 frame now and then, visible as a FRAME sequence gap), rendered in real time (or
 ``speed`` times faster) by one thread.
 
-Driving it: ``place``, ``lift``, ``play``, ``hover``, ``idle``, ``setup`` and ``press``
+Driving it: ``place``, ``lay``, ``lift``, ``play``, ``hover``, ``idle``, ``setup`` and ``press``
 queue an action for that thread and return a ``Future`` that completes when everything
 it made the board send has been sent; between actions the board sends idle frames.
 ``leds`` is the LED pattern the host last commanded; ``inject`` writes raw bytes
@@ -155,6 +155,9 @@ class PtyBoard:
 
     def place(self, point: int, color: int) -> Future:
         return self.act(lambda sim: list(sim.place(point, color)))
+
+    def lay(self, points: Sequence[int], color: int) -> Future:
+        return self.act(lambda sim: list(sim.lay(list(points), color)))
 
     def lift(self, points: Sequence[int], side: int) -> Future:
         return self.act(lambda sim: list(sim.lift(list(points), side)))

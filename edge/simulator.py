@@ -101,6 +101,11 @@ class BoardSimulator:
         """A hand from ``color``'s side puts a stone of ``color`` on ``point``."""
         return self.trip(color, [(point, _PLACE, color)])
 
+    def lay(self, points: Sequence[int], color: int) -> list[Frame]:
+        """A hand from ``color``'s side puts stones of ``color`` on ``points``, one after
+        another (reference stones for calibration)."""
+        return self.trip(color, [(p, _PLACE, color) for p in points])
+
     def lift(self, points: Sequence[int], side: int) -> list[Frame]:
         """A hand from ``side`` takes the stones on ``points`` off, one after another."""
         return self.trip(side, [(p, _LIFT, EMPTY) for p in points])

@@ -1,13 +1,14 @@
 """The GTP front end: ``python -m engine_worker.gtp`` speaks GTP 2 on stdin/stdout.
 
 Options build a ``GtpConfig``; ``make_player`` turns it into the object that answers
-``genmove``: the random legal-move player of ``gobuddy.go.playout``, or with
-``--model PATH`` the MCTS player of ``gobuddy.ai.player`` (``--visits N``, ``--time S``
-per move, ``--threads``, and for varied play ``--temperature T`` over the first
-``--temperature-moves M`` moves of a game: a move drawn with probability proportional
-to visits ** (1 / T), seeded by ``--seed``), which also registers
-``kgs-genmove_cleanup`` and ``lz-analyze``. Heavy imports belong inside ``make_player``
-so the front end starts fast.
+``genmove``: the MCTS player of ``gobuddy.ai.player`` with the shipped model (or
+``--model PATH``), ``--visits N`` and/or ``--time S`` per move (whichever comes first),
+``--threads``, and for varied play ``--temperature T`` over the first
+``--temperature-moves M`` moves of a game (a move drawn with probability proportional
+to visits ** (1 / T), seeded by ``--seed``); it also registers ``kgs-genmove_cleanup``
+and ``lz-analyze``. ``--random`` gives the random legal-move player of
+``gobuddy.go.playout`` instead (for protocol and rules tests). Heavy imports belong
+inside ``make_player`` so the front end starts fast.
 """
 
 from __future__ import annotations
@@ -15,6 +16,13 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
+from pathlib import Path
+
+# Visits per move when neither --visits nor --time is given: the strength measured in
+# models/MODEL_CARD.md (about 0.5 s a move for the shipped 6x64 model on a 2-core machine).
+DEFAULT_PLAY_VISITS = 1600
+# The model played without --model: the one shipped in the repository.
+SHIPPED_MODEL = Path(__file__).resolve().parent.parent / "models" / "gobuddy-9x9.onnx"
 
 
 @dataclass(frozen=True)
@@ -26,7 +34,7 @@ class GtpConfig:
     superko: bool = True
     seed: int | None = None
     model: str | None = None  # ONNX model: play with the MCTS search player
-    visits: int | None = None  # search budget per move (default 800 when no --time)
+    visits: int | None = None  # search budget per move (default DEFAULT_PLAY_VISITS when no --time)
     seconds: float | None = None  # search time per move
     threads: int = 1  # onnxruntime intra-op threads
     temperature: float = 0.0  # move choice by visits ** (1 / T); 0 = the most visited
@@ -41,12 +49,15 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
     parser.add_argument("--simple-ko", action="store_true",
                         help="simple ko only instead of positional superko (as GNU Go plays)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the move choice")
-    parser.add_argument("--model", default=None, help="ONNX model: play with MCTS instead of random moves")
-    parser.add_argument("--visits", type=int, default=None, help="search visits per move (with --model)")
+    parser.add_argument("--model", default=None,
+                        help="ONNX model the search plays with (default: the shipped models/gobuddy-9x9.onnx)")
+    parser.add_argument("--random", action="store_true",
+                        help="play uniformly random legal moves (never filling an own eye) instead of searching")
+    parser.add_argument("--visits", type=int, default=None, help=f"search visits per move (default {DEFAULT_PLAY_VISITS} when no --time)")
     parser.add_argument("--time", type=float, default=None, dest="seconds", help="search seconds per move")
     parser.add_argument("--threads", type=int, default=1, help="onnxruntime threads (default 1)")
     parser.add_argument("--temperature", type=float, default=0.0,
-                        help="draw moves with probability proportional to visits^(1/T) (with --model; "
+                        help="draw moves with probability proportional to visits^(1/T) ("
                              "default 0: the most visited move)")
     parser.add_argument("--temperature-moves", type=int, default=None,
                         help="how many moves of a game (both colours, from move 1) use --temperature "
@@ -56,15 +67,18 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
 
     if not MIN_SIZE <= args.boardsize <= MAX_SIZE:
         parser.error(f"--boardsize must be from {MIN_SIZE} to {MAX_SIZE}, got {args.boardsize}")
-    if args.model is None and (args.visits is not None or args.seconds is not None):
-        parser.error("--visits and --time need --model")
-    if args.model is None and (args.temperature or args.temperature_moves is not None):
-        parser.error("--temperature and --temperature-moves need --model")
+    if args.random and args.model is not None:
+        parser.error("--random and --model exclude each other")
+    if args.random and (args.visits is not None or args.seconds is not None):
+        parser.error("--visits and --time need the search, not --random")
+    if args.random and (args.temperature or args.temperature_moves is not None):
+        parser.error("--temperature and --temperature-moves need the search, not --random")
+    model = None if args.random else (args.model or str(SHIPPED_MODEL))
     if args.temperature < 0 or (args.temperature_moves is not None and args.temperature_moves < 0):
         parser.error("--temperature and --temperature-moves must not be negative")
     moves = args.temperature_moves if args.temperature_moves is not None else (30 if args.temperature else 0)
     return GtpConfig(boardsize=args.boardsize, komi=args.komi, superko=not args.simple_ko,
-                     seed=args.seed, model=args.model, visits=args.visits, seconds=args.seconds,
+                     seed=args.seed, model=model, visits=args.visits, seconds=args.seconds,
                      threads=args.threads, temperature=args.temperature, temperature_moves=moves)
 
 
@@ -75,7 +89,7 @@ def make_player(config: GtpConfig):
         from gobuddy.ai.onnx_evaluator import OnnxEvaluator
         from gobuddy.ai.player import PlayerConfig, SearchPlayer
 
-        visits = config.visits if config.visits is not None or config.seconds is not None else 800
+        visits = config.visits if config.visits is not None or config.seconds is not None else DEFAULT_PLAY_VISITS
         return SearchPlayer(OnnxEvaluator(config.model, intra_threads=config.threads),
                             PlayerConfig(visits=visits, seconds=config.seconds, temperature=config.temperature,
                                          temperature_moves=config.temperature_moves),

@@ -37,6 +37,8 @@ precedes the position (any int8 boards of the right length are accepted).
 
 from __future__ import annotations
 
+import struct
+from itertools import chain
 from typing import Iterable, Iterator, Sequence
 
 import numpy as np
@@ -78,70 +80,89 @@ def encode(position: Position, history: History = (), legal: np.ndarray | None =
 
 
 def encode_batch(positions: Sequence[Position], histories: Sequence[History] | None = None,
-                 legals: Sequence[np.ndarray] | None = None, dtype: type = np.float32) -> np.ndarray:
+                 legals: Sequence[np.ndarray] | np.ndarray | None = None, dtype: type = np.float32) -> np.ndarray:
     """Planes ``[batch, NUM_PLANES, size, size]`` for positions of one board size.
 
-    The per-position work is reading the board, liberty counts and legal mask; the
-    planes themselves are built with vectorised numpy over the whole batch. Pass
-    ``dtype=np.uint8`` for compact training shards. Raises ``ValueError`` on mixed
-    board sizes or a history board of the wrong length."""
+    ``legals``: each position's ``Position.legal_mask()`` (a list of them or one
+    ``[batch, size*size + 1]`` array), computed when not given. The per-position work
+    is reading the board, liberty counts and scalars into Python lists; they become
+    arrays in one conversion each and the planes are built with vectorised numpy over
+    the whole batch. Pass ``dtype=np.uint8`` for compact training shards. Raises
+    ``ValueError`` on mixed board sizes or a history board of the wrong length. Not
+    checked: the legal masks' length and contents."""
     count = len(positions)
     if count == 0:
         raise ValueError("encode_batch needs at least one position")
     size = positions[0].size
     n = size * size
-    boards = np.empty((count, 1 + HISTORY_DEPTH, n), dtype=np.int8)
-    libs = np.empty((count, n), dtype=np.int16)
-    legal = np.empty((count, n), dtype=bool)
-    to_play = np.empty(count, dtype=np.int8)
-    ko = np.full(count, -1, dtype=np.int64)
-    last = np.full(count, -1, dtype=np.int64)
-    passed = np.zeros(count, dtype=bool)
+    current: list[list[int]] = []
+    past: list = []  # HISTORY_DEPTH boards per position, missing ones repeated (module docstring)
+    libs: list[list[int]] = []
+    to_play: list[int] = []
+    marks: list[tuple[int, int, int]] = []  # (row, plane, point) set to 1: ko and last move
+    planes_on: list[tuple[int, int]] = []   # (row, plane) all ones: last was pass, black to move
     for i, pos in enumerate(positions):
         if pos.size != size:
             raise ValueError(f"encode_batch got a {pos.size}x{pos.size} position among {size}x{size} ones")
-        boards[i, 0] = pos.board
+        board = pos.board
+        current.append(board)
         history = histories[i] if histories is not None else ()
         for h in range(HISTORY_DEPTH):
             if h < len(history):
-                if len(history[h]) != n:
-                    raise ValueError(f"history board {h} has {len(history[h])} points, expected {n}")
-                boards[i, 1 + h] = history[h]
-            else:
-                boards[i, 1 + h] = boards[i, h]
-        libs[i] = pos.liberty_counts()
-        mask = legals[i] if legals is not None else pos.legal_mask()
-        legal[i] = mask[:n]
-        to_play[i] = pos.to_play
+                board = history[h]
+                if len(board) != n:
+                    raise ValueError(f"history board {h} has {len(board)} points, expected {n}")
+            past.append(board)
+        libs.append(pos.liberty_counts())
+        to_play.append(pos.to_play)
+        if pos.to_play == BLACK:
+            planes_on.append((i, 16))
         if pos.ko is not None:
-            ko[i] = pos.ko
-        if pos.last_move is not None:
-            if pos.last_move == n:
-                passed[i] = True
-            else:
-                last[i] = pos.last_move
-    rel = boards * to_play[:, None, None]  # +1 own, -1 opp
+            marks.append((i, 13, pos.ko))
+        if pos.last_move == n:
+            planes_on.append((i, 15))
+        elif pos.last_move is not None:
+            marks.append((i, 14, pos.last_move))
+    if legals is None:
+        legals = [pos.legal_mask() for pos in positions]
+    boards = np.empty((count, 1 + HISTORY_DEPTH, n), dtype=np.int8)
+    boards[:, 0] = _int8_rows(current, n)
+    boards[:, 1:] = np.array(past, dtype=np.int8).reshape(count, HISTORY_DEPTH, n)
+    rel = boards * np.array(to_play, dtype=np.int8)[:, None, None]  # +1 own, -1 opp
     out = np.zeros((count, NUM_PLANES, n), dtype=dtype)
-    own, opp = rel == 1, rel == -1
-    out[:, 0:6:2] = own
-    out[:, 1:6:2] = opp
-    now_own, now_opp = own[:, 0], opp[:, 0]
-    out[:, 6] = now_own & (libs == 1)
-    out[:, 7] = now_own & (libs == 2)
-    out[:, 8] = now_own & (libs >= 3)
-    out[:, 9] = now_opp & (libs == 1)
-    out[:, 10] = now_opp & (libs == 2)
-    out[:, 11] = now_opp & (libs >= 3)
-    out[:, 12] = legal
-    rows = np.arange(count)
-    has_ko = ko >= 0
-    out[rows[has_ko], 13, ko[has_ko]] = 1
-    has_last = last >= 0
-    out[rows[has_last], 14, last[has_last]] = 1
-    out[:, 15] = passed[:, None]
-    out[:, 16] = (to_play == BLACK)[:, None]
+    # planes 0-5: own, opp of the board now, one and two moves ago
+    out[:, 0:6] = (rel[:, :, None, :] == _OWN_OPP).reshape(count, 6, n)
+    # planes 6-11: +k for own stones in chains of k liberties (3 = three or more), -k opp
+    chains = np.minimum(_liberty_rows(libs, n), 3) * rel[:, 0]
+    out[:, 6:12] = chains[:, None, :] == _LIBERTY_CODES
+    out[:, 12] = np.asarray(legals)[:, :n] if isinstance(legals, np.ndarray) else np.array(legals)[:, :n]
+    if marks:
+        rows, planes, points = zip(*marks)
+        out[rows, planes, points] = 1
+    if planes_on:
+        rows, planes = zip(*planes_on)
+        out[rows, planes] = 1
     out[:, 17] = 1
     return out.reshape(count, NUM_PLANES, size, size)
+
+
+_OWN_OPP = np.array([1, -1], dtype=np.int8)[None, None, :, None]
+_LIBERTY_CODES = np.array([1, 2, 3, -1, -2, -3], dtype=np.int8)[None, :, None]
+
+
+def _int8_rows(rows: list[list[int]], n: int) -> np.ndarray:
+    """Equal-length lists of small ints as an int8 ``[len(rows), n]`` array (one
+    ``struct`` pack: several times faster than ``np.array`` on lists)."""
+    packed = struct.pack(f"{len(rows) * n}b", *chain.from_iterable(rows))
+    return np.frombuffer(packed, dtype=np.int8).reshape(len(rows), n)
+
+
+def _liberty_rows(rows: list[list[int]], n: int) -> np.ndarray:
+    """Liberty counts as an ``[len(rows), n]`` array: bytes when every count fits one
+    (a chain has fewer liberties than the board has points), int16 otherwise."""
+    if n <= 256:
+        return np.frombuffer(b"".join(map(bytes, rows)), dtype=np.uint8).reshape(len(rows), n).astype(np.int8)
+    return np.array(rows, dtype=np.int16)
 
 
 def position_with_history(size: int, moves: Iterable[tuple[int, int]], setup_black: Iterable[int] = (),

@@ -99,7 +99,21 @@ def test_lz_analyze_streams_until_the_next_command(engine):
     assert engine.line() == "= Go Learning Buddy"
 
 
-def test_options_are_checked():
-    out = subprocess.run([sys.executable, "-m", "engine_worker.gtp", "--visits", "10"], cwd=ROOT,
+@pytest.mark.parametrize("options, message", [
+    (["--random", "--visits", "10"], "--visits and --time need the search, not --random"),
+    (["--random", "--temperature", "1"], "--temperature and --temperature-moves need the search"),
+    (["--random", "--model", "m.onnx"], "--random and --model exclude each other"),
+])
+def test_options_are_checked(options, message):
+    out = subprocess.run([sys.executable, "-m", "engine_worker.gtp", *options], cwd=ROOT,
                          capture_output=True, text=True, timeout=30)
-    assert out.returncode == 2 and "--visits and --time need --model" in out.stderr
+    assert out.returncode == 2 and message in out.stderr
+
+
+def test_without_options_it_plays_the_shipped_model_with_the_default_budget():
+    from engine_worker.gtp import DEFAULT_PLAY_VISITS, SHIPPED_MODEL, parse_args
+
+    config = parse_args([])
+    assert (config.model, config.visits, config.seconds) == (str(SHIPPED_MODEL), None, None)
+    assert SHIPPED_MODEL.is_file() and DEFAULT_PLAY_VISITS == 1600
+    assert parse_args(["--random"]).model is None

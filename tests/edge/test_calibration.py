@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from edge.calibration import Calibration, CalibrationError, CalibrationStore, Calibrator
+from edge.calibration import Calibration, CalibrationError, CalibrationStore, Calibrator, check_apart
 from edge.sensor_model import SensorModel, SensorModelConfig
 from edge.simulator import calibrate
 from gobuddy.go.coords import BLACK, WHITE, from_gtp
@@ -55,6 +55,62 @@ def test_a_reference_stone_that_is_not_there_is_named() -> None:
     c.add_stones(readings, BLACK, [from_gtp("C3", 9), from_gtp("G7", 9)])
     with pytest.raises(CalibrationError, match="black reference stone at G7 reads 1.00"):
         c.finish()
+
+
+def test_every_missing_reference_stone_is_named() -> None:
+    c = Calibrator(9)
+    c.add_empty([600] * N)
+    readings = [600] * N
+    readings[from_gtp("C3", 9)] = 330
+    c.add_stones(readings, WHITE, [from_gtp(v, 9) for v in ("C3", "G3", "J3")])
+    with pytest.raises(CalibrationError) as caught:
+        c.finish()
+    assert str(caught.value) == ("the white reference stones at G3, J3 read 1.00, 1.00 of the empty baseline: "
+                                 "are they on their points?")
+    assert caught.value.points == (from_gtp("G3", 9), from_gtp("J3", 9))
+
+
+APART = [  # black ratios, white ratios (GTP: ratio of the empty baseline), the error or None, the points it names
+    ("C7 .20 D7 .22", "C3 .55 D3 .57", None, ""),
+    ("C7 .20 D7 .48", "C3 .55 D3 .57",
+     "black and white stones are not told apart at D7 (black 0.48): black reads 0.34, white 0.56 of the empty "
+     "board; set those stones on their points and keep hands off", "D7"),
+    ("C7 .20 D7 .22", "C3 .30 D3 .56 E3 .58",
+     "black and white stones are not told apart at C3 (white 0.30): black reads 0.21, white 0.56 of the empty "
+     "board; set those stones on their points and keep hands off", "C3"),
+    ("C7 .30 D7 .30", "C3 .36 D3 .36",
+     "black and white stones read alike (black reads 0.30, white 0.36 of the empty board; colour sensing needs "
+     "0.15 between them): this board senses occupancy only", ""),
+    ("", "C3 .55", "colour sensing needs reference stones of both colours", ""),
+]
+
+
+@pytest.mark.parametrize("black, white, message, named", APART)
+def test_black_and_white_must_read_apart(black: str, white: str, message: str | None, named: str) -> None:
+    def ratios(text: str) -> dict[int, float]:
+        words = text.split()
+        return {from_gtp(v, 9): float(r) for v, r in zip(words[::2], words[1::2])}
+
+    if message is None:
+        check_apart(ratios(black), ratios(white), 0.15, 9)
+        return
+    with pytest.raises(CalibrationError) as caught:
+        check_apart(ratios(black), ratios(white), 0.15, 9)
+    assert str(caught.value) == message
+    assert caught.value.points == tuple(from_gtp(v, 9) for v in named.split())
+
+
+def test_colour_sensing_required_names_what_is_in_the_way() -> None:
+    c = Calibrator(9)
+    c.add_empty([500] * N)
+    for colour, levels in ((BLACK, {"C7": 100, "D7": 240}), (WHITE, {"C3": 275, "D3": 285})):
+        readings = [500] * N
+        for v, r in levels.items():
+            readings[from_gtp(v, 9)] = r
+        c.add_stones(readings, colour, [from_gtp(v, 9) for v in levels])
+    assert not c.finish().colour_sensing  # occupancy sensing when colour is merely wanted
+    with pytest.raises(CalibrationError, match=r"not told apart at D7 \(black 0.48\)"):
+        c.finish(require_colour=True)
 
 
 @pytest.mark.parametrize("readings,message", [

@@ -80,7 +80,7 @@ def both(ours: Pipe, gnugo: Pipe, commands: list[str]) -> tuple[list[str], list[
 @pytest.fixture
 def engines(request):
     size = request.param
-    ours = Pipe([sys.executable, "-m", "engine_worker.gtp", "--simple-ko", "--komi", "7",
+    ours = Pipe([sys.executable, "-m", "engine_worker.gtp", "--random", "--simple-ko", "--komi", "7",
                  "--boardsize", str(size)])
     gnugo = Pipe([GNUGO, "--mode", "gtp", "--chinese-rules", "--komi", "7", "--boardsize", str(size)])
     yield size, ours, gnugo

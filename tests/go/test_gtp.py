@@ -17,7 +17,7 @@ from gobuddy.go.gtp import GtpError, GtpShell, parse, preprocess
 from tests.go.test_scoring import SEKI, SEKI_WITH_EYES
 
 ROOT = Path(__file__).resolve().parents[2]
-FRONT_END = [sys.executable, "-m", "engine_worker.gtp"]
+FRONT_END = [sys.executable, "-m", "engine_worker.gtp", "--random"]
 
 
 class Engine:

@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_our_front_end_answers_and_fails_cleanly():
-    with GtpClient([sys.executable, "-m", "engine_worker.gtp", "--seed", "1"], cwd=REPO, timeout=20) as engine:
+    with GtpClient([sys.executable, "-m", "engine_worker.gtp", "--random", "--seed", "1"], cwd=REPO, timeout=20) as engine:
         assert engine.command("name") == "Go Learning Buddy"
         engine.command("boardsize 9")
         engine.command("clear_board")

@@ -16,7 +16,8 @@ pytestmark = [pytest.mark.slow, needs_gnugo]
 
 
 def run(out, games, engine_b="gnugo:1"):
-    return main(["--engine-a", "ours", "--engine-b", engine_b, "--games", str(games), "--out", str(out),
+    return main(["--engine-a", "ours:--random", "--name-a", "ours", "--engine-b", engine_b, "--games", str(games),
+                 "--out", str(out),
                  "--max-moves", "40", "--move-timeout", "20", "--gnugo", GNUGO, "--no-progress"])
 
 

@@ -17,7 +17,7 @@ from training.match import main, pair_opening, parse_opening
 
 # Two random players with FIXED seeds (the seed after the colon wins over the per-game
 # one the preset adds): each plays the same moves whenever it sees the same position.
-FIXED_A, FIXED_B = "ours:--seed 1", "ours:--seed 2"
+FIXED_A, FIXED_B = "ours:--random --seed 1", "ours:--random --seed 2"
 
 
 def match(out, opening: str) -> list[dict]:
@@ -57,7 +57,7 @@ def test_openings_differ_between_pairs_and_seeds():
 
 @pytest.mark.slow
 def test_paired_openings_swap_colours_and_make_every_game_distinct(tmp_path):
-    a, b = "ours-seed-1", "ours-seed-2"
+    a, b = "ours-random-seed-1", "ours-random-seed-2"
     # Without openings, deterministic players replay the same two games.
     plain = match(tmp_path / "plain", "0")
     assert [e["opening"] for e in plain] == [[]] * 4
@@ -87,12 +87,12 @@ def test_paired_openings_swap_colours_and_make_every_game_distinct(tmp_path):
         match(tmp_path / "paired", "3")
 
 
-def test_temperature_options_need_a_model_and_default_to_thirty_moves():
+def test_temperature_options_need_the_search_and_default_to_thirty_moves():
     config = parse_args(["--model", "m.onnx", "--temperature", "1"])
     assert (config.temperature, config.temperature_moves) == (1.0, 30)
     assert parse_args(["--model", "m.onnx", "--temperature", "0.5", "--temperature-moves", "4"]).temperature_moves == 4
     assert (parse_args(["--model", "m.onnx"]).temperature, parse_args(["--model", "m.onnx"]).temperature_moves) == (0, 0)
-    for argv in (["--temperature", "1"], ["--model", "m.onnx", "--temperature", "-1"]):
+    for argv in (["--random", "--temperature", "1"], ["--model", "m.onnx", "--temperature", "-1"]):
         with pytest.raises(SystemExit):
             parse_args(argv)
 
