@@ -113,7 +113,8 @@ def main(argv: list[str] | None = None) -> None:
 
         player = AutoPlayer(board, AutoPlayConfig(seed=args.seed, players=args.auto_play_players,
                                                   engine_color=config.settings.engine_color),
-                            recorded=lambda: list(agent.record.game.moves) if agent.record else []).start()
+                            recorded=lambda: list(agent.record.game.moves) if agent.record else [],
+                            calibration=lambda: agent.cal.prompt).start()
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())

@@ -8,7 +8,9 @@ and then (ADVICE), a thinking pause between moves, PASS twice at the end (or aft
 START. Against the engine (``engine_color``) it places the engine's stone where the
 board's LEDs point (and learns of the engine's passes from ``recorded``, the agent's
 move list, when given). Moves come from GNU Go (``gnugo``, level 1, when installed) or the
-project's random legal player.
+project's random legal player. Before the first game, and whenever ``calibration`` (the
+agent's calibration prompt) asks, it lays the reference stones where the prompt says,
+presses TURN DONE, and takes them off again (``edge.calibration_procedure``).
 
 It plays from what it believes the position is; it does not read the agent's events.
 If the agent sees something else (a misread), the board shows a problem, and the next
@@ -25,6 +27,7 @@ import threading
 from dataclasses import dataclass
 from typing import Callable
 
+from edge.calibration_procedure import BLACK_STONES, CLEAR_BOARD, WHITE_STONES, Prompt
 from edge.pty_board import PtyBoard
 from gobuddy.go.coords import BLACK, WHITE, color_to_str, from_gtp, to_gtp
 from gobuddy.go.playout import random_move
@@ -85,9 +88,10 @@ class AutoPlayer:
 
     def __init__(self, board: PtyBoard, config: AutoPlayConfig = AutoPlayConfig(),
                  recorded: Callable[[], list[tuple[int, int]]] | None = None,
-                 logger: logging.Logger | None = None) -> None:
+                 logger: logging.Logger | None = None, calibration: Callable[[], Prompt | None] | None = None) -> None:
         self.board, self.config = board, config
         self._recorded = recorded
+        self._calibration = calibration
         self.size = board.size
         self.rng = random.Random(config.seed)
         self.log = logger or logging.getLogger("edge.autoplay")
@@ -123,6 +127,7 @@ class AutoPlayer:
         self._wait(self.board.idle(3.0))  # let the agent calibrate on the empty board
         while not self._stop.is_set():
             try:
+                self._calibrate()
                 self._game()
             except (OSError, ValueError) as exc:
                 self.log.warning("auto-play game stopped: %s", exc)
@@ -164,6 +169,36 @@ class AutoPlayer:
         self.rng.shuffle(stones)
         for i in range(0, len(stones), 8):
             self._wait(board.lift(stones[i:i + 8], self.rng.choice((BLACK, WHITE))))
+
+    def _calibrate(self) -> None:
+        """Do what the calibration prompt asks until there is none: reference stones on its
+        points and TURN DONE (stones it names as misread set again; held when the colours
+        read alike), and the stones off again at the end."""
+        laid: dict[int, int] = {}  # point: colour
+        seen: Prompt | None = None
+        while self._calibration is not None and not self._stop.is_set():
+            prompt = self._calibration()
+            if prompt is None:
+                return
+            if prompt != seen and prompt.waiting:
+                if prompt.step in (BLACK_STONES, WHITE_STONES) and prompt.problem and not prompt.points:
+                    self._wait(self.board.press("DONE", hold_s=2.5))  # this board cannot tell colours
+                elif prompt.step in (BLACK_STONES, WHITE_STONES):
+                    again = {p: laid.pop(p) for p in prompt.points if p in laid}
+                    if again:
+                        self._wait(self.board.lift(list(again), self.rng.choice((BLACK, WHITE))))
+                    colour = BLACK if prompt.step == BLACK_STONES else WHITE
+                    todo = {**again, **{p: colour for p in prompt.points if p not in again and p not in laid}}
+                    for c in (BLACK, WHITE):
+                        if any(k == c for k in todo.values()):
+                            self._wait(self.board.lay([p for p, k in todo.items() if k == c], c))
+                    laid.update(todo)
+                    self._wait(self.board.press("DONE"))
+                elif prompt.step == CLEAR_BOARD and laid:
+                    self._wait(self.board.lift(list(laid), self.rng.choice((BLACK, WHITE))))
+                    laid.clear()
+            seen = prompt
+            self._wait(self.board.idle(0.5))
 
     def _choose(self, pos: Position, color: int) -> int:
         if pos.move_count >= self.config.max_moves:

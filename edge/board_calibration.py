@@ -30,17 +30,19 @@ from edge.classify import Classifier, Frame, Sighting
 
 
 class BoardCalibration:
-    """See the module docstring. ``colour``: runs calibrate black and white reference
-    stones too (``--color-sensing``); ``scans``, ``settle_s``, ``retry_s`` as in
-    ``CalibrationProcedure``."""
+    """See the module docstring. ``colour``: runs also calibrate black and white reference
+    stones (``--color-sensing``); ``scans``, ``settle_s``, ``retry_s`` as in
+    ``CalibrationProcedure``; ``clock``: the time a failed ``CAL`` is noticed at (the
+    clock of the ``now`` the agent passes)."""
 
     def __init__(self, board_id: str, data_dir: Path, send: Callable[[str], Future], on_change: Callable[[], None],
                  lock: threading.RLock, log: logging.Logger, *, colour: bool = False, forced: bool = False,
-                 scans: int = 32, settle_s: float = 0.5, retry_s: float = 2.0) -> None:
+                 scans: int = 32, settle_s: float = 0.5, retry_s: float = 2.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.board_id, self.store = board_id, CalibrationStore(data_dir)
         self.send, self.on_change, self.lock, self.log = send, on_change, lock, log
         self.colour, self.scans, self.settle_s, self.retry_s = colour, scans, settle_s, retry_s
-        self.forced = forced
+        self.forced, self.clock = forced, clock
         self.calibration: Calibration | None = None
         self.classifier: Classifier | None = None
         self.procedure: CalibrationProcedure | None = None
@@ -135,30 +137,37 @@ class BoardCalibration:
             with self.lock:
                 self.log.warning("CAL failed: %s", future.exception())
                 if self.procedure is not None:
-                    self.procedure.on_failed(time.monotonic())
+                    self.procedure.on_failed(self.clock())
 
     def _follow(self) -> None:
         """Take what the run decided: store and use a new calibration, log a new prompt,
-        forget the run when it is over; then tell the agent."""
+        forget the run when it is over; then tell the agent (only if any of that happened)."""
         proc = self.procedure
         assert proc is not None
         cal, proc.ready = proc.ready, None
+        if cal is None and proc.prompt == self.prompt and not proc.finished:
+            return  # nothing new
         if cal is not None and cal is self.calibration:  # kept (colour given up): read afresh
             self.use(cal)
         elif cal is not None:
-            self.store.save(self.board_id, cal)
             self.use(cal)
             refs = " and reference stones" if cal.black_level is not None and cal.white_level is not None else ""
             sensing = (f"colour sensing: black {cal.black_level:.2f}, white {cal.white_level:.2f}"
                        if cal.colour_sensing else "occupancy sensing")
-            self.log.info("calibrated (empty board%s, %s) and saved", refs, sensing)
+            try:
+                self.store.save(self.board_id, cal)
+                self.log.info("calibrated (empty board%s, %s) and saved", refs, sensing)
+            except (OSError, CalibrationError) as exc:  # read the board with it all the same
+                self.log.error("calibrated (empty board%s, %s) but not saved: %s", refs, sensing, exc)
         if proc.prompt != self.prompt:
             self.prompt = proc.prompt
             if proc.prompt is not None and proc.prompt.problem:
-                self.log.warning("calibration, %s: %s; %s", proc.prompt.step, proc.prompt.problem,
+                self.log.warning("calibration, %s: %s Next: %s", proc.prompt.step, proc.prompt.problem,
                                  proc.prompt.message)
             elif proc.prompt is not None:
                 self.log.info("calibration, %s: %s", proc.prompt.step, proc.prompt.message)
         if proc.finished:
             self.procedure = None
+            sensing = "colour" if self.calibration is not None and self.calibration.colour_sensing else "occupancy"
+            self.log.info("calibration over: %s sensing", sensing)
         self.on_change()

@@ -27,8 +27,9 @@ again after ``3 * retry_s``; a stone step after the next TURN DONE. Black and wh
 reading too close together sends the person back to ``black_stones`` (either colour may
 be at fault). Holding TURN DONE (``on_hold``) in a stone step gives up colour: the
 procedure ends with ``previous`` (the calibration in use before) or, when there was none,
-the empty baseline alone (occupancy sensing). Not checked here: that the board was empty
-for the first step (only a dark point can tell).
+the empty baseline alone (occupancy sensing); in the first step it ends with ``previous``
+(if any: else the board has nothing to be read with). Not checked here: that the board
+was empty for the first step (only a dark point can tell).
 """
 
 from __future__ import annotations
@@ -52,12 +53,14 @@ GIVE_UP = "hold TURN DONE to go on without colour sensing"
 class Prompt:
     """What the board waits for: ``step`` (see the table above), ``message``: what to do,
     for people; the ``points`` (flat) the LEDs blink; ``problem``: what went wrong when
-    the step failed, else empty."""
+    the step failed, else empty; ``waiting``: False while the board measures (nothing
+    to do but keep hands off)."""
 
     step: str
     message: str
     points: tuple[int, ...] = ()
     problem: str = ""
+    waiting: bool = True
 
 
 def reference_points(size: int) -> dict[int, tuple[int, ...]]:
@@ -116,7 +119,7 @@ class CalibrationProcedure:
 
     def start(self, now: float) -> None:
         """Begin with the empty board, measured at once."""
-        self._ask(EMPTY_BOARD, "calibrating: measuring the empty board, keep it clear")
+        self._ask(EMPTY_BOARD, "measuring the empty board: keep it clear", waiting=False)
         self._measure_at = now
 
     def on_failed(self, now: float) -> None:
@@ -142,15 +145,19 @@ class CalibrationProcedure:
         colour = {BLACK_STONES: BLACK, WHITE_STONES: WHITE}.get(self.step or "")
         if colour is not None and not self._measuring and self._measure_at is None:
             self._ask(_STEP[colour], f"measuring the {_WORD[colour]} stones: keep hands off the board",
-                      self.references[colour])
+                      self.references[colour], waiting=False)
             self._measure_at = now + self.settle_s
         elif self.step == CLEAR_BOARD:
             self._end()
 
     def on_hold(self, now: float) -> None:
-        """TURN DONE held: in a stone step, go on without colour sensing; while clearing, end."""
+        """TURN DONE held: in a stone step, go on without colour sensing; in the first step,
+        keep ``previous`` (if any); while clearing, end."""
         if self.step in (BLACK_STONES, WHITE_STONES):
             self.ready = self.previous or self._calibration(())
+            self._end()
+        elif self.step == EMPTY_BOARD and self.previous is not None:
+            self.ready = self.previous
             self._end()
         elif self.step == CLEAR_BOARD:
             self._end()
@@ -177,8 +184,9 @@ class CalibrationProcedure:
         try:
             cal = self._calibration(())
         except CalibrationError as exc:
-            self._ask(EMPTY_BOARD, f"clear the board: measuring it again in {3 * self.retry_s:g} s", exc.points,
-                      problem=str(exc))
+            keep = "; or hold TURN DONE to keep the calibration in use" if self.previous is not None else ""
+            self._ask(EMPTY_BOARD, f"clear the board: measuring it again in {3 * self.retry_s:g} s{keep}",
+                      exc.points, problem=str(exc))
             self._measure_at = now + 3 * self.retry_s
             return
         if not self.colour:
@@ -240,8 +248,9 @@ class CalibrationProcedure:
             text = f"measure both colours again: {text}, then the white ones"
         self._ask(_STEP[colour], f"{text}; or {GIVE_UP}", error.points, problem=str(error))
 
-    def _ask(self, step: str, message: str, points: Sequence[int] = (), problem: str = "") -> None:
-        self.prompt = Prompt(step, message, tuple(points), problem)
+    def _ask(self, step: str, message: str, points: Sequence[int] = (), problem: str = "",
+             waiting: bool = True) -> None:
+        self.prompt = Prompt(step, message, tuple(points), problem, waiting)
 
     def _end(self) -> None:
         self.finished = True

@@ -58,6 +58,15 @@ def problem_in_words(problem: Problem, board: LiveBoard | None) -> str:
             return f"A stone of the wrong colour is at {where}: take it away."
         return (f"A {color_name(other(board.to_play))} stone was put at {where}, but {color_name(board.to_play)} "
                 f"is to play: take it away.")
+    if problem.kind == "engine_stone_misplaced":  # points: where it was put, then where it belongs
+        if n == 2:
+            return f"The engine's stone belongs on {points[1]}, not on {points[0]}: move it."
+        return f"A stone was put at {where} before the engine chose its move: take it back and wait for the lights."
+    if problem.kind == "board_mismatch":  # the edge's message lists what to put right
+        text = problem.message.strip()
+        if not text:
+            return f"The board does not match the game at {where}: set it as recorded."
+        return text[0].upper() + text[1:] + ("" if text.endswith((".", "?", "!")) else ".")
     template = PROBLEM_WORDS.get(problem.kind)
     if template is None:
         return problem.message or f"Problem ({problem.kind}) at {where}."

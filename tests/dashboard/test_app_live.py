@@ -83,6 +83,10 @@ BOARD_AFTER_CAPTURE = fold(started(), move(1, "B", "E5"))  # black played last: 
     ("stone_lifted", ["C3", "C4"], "The stones at C3 and C4 were lifted: put them back."),
     ("ko", ["D5"], "D5 retakes the ko at once, which the rules forbid: play elsewhere first."),
     ("unclear_reading", ["A1"], "The sensors cannot read A1 clearly: centre the stone on its point."),
+    ("engine_stone_misplaced", ["C3", "D4"], "The engine's stone belongs on D4, not on C3: move it."),
+    ("engine_stone_misplaced", ["C3"],
+     "A stone was put at C3 before the engine chose its move: take it back and wait for the lights."),
+    ("board_mismatch", ["E4"], "Edge text."),
 ])
 def test_problems_in_plain_words(kind, points, words):
     assert problem_in_words(Problem(kind, tuple(points), "edge text"), BOARD_AFTER_CAPTURE) == words

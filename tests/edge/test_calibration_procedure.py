@@ -56,6 +56,7 @@ class Bench:
         """TURN DONE, then the measurement once the settle time is over."""
         self.proc.on_done(self.now)
         assert self.proc.take_due(self.now) is None, "measured before the hand was gone"
+        assert not self.proc.prompt.waiting and self.proc.prompt.message.startswith("measuring the ")
         self.wait(0.5)
         self.measure()
 
@@ -193,6 +194,25 @@ def test_giving_up_keeps_the_calibration_in_use() -> None:
     bench.measure()
     bench.proc.on_hold(bench.now)
     assert bench.proc.finished and bench.proc.ready is previous
+
+
+def test_a_failing_recalibration_of_the_empty_board_can_be_given_up() -> None:
+    previous = calibrate(SensorModel(seed=5))
+    bench = Bench(seed=5, previous=previous)
+    assert bench.proc.take_due(bench.now) == "CAL 32"
+    readings = bench.frame().tolist()
+    readings[from_gtp("E5", 9)] = 3
+    bench.proc.on_caldata(readings, bench.now)
+    assert bench.proc.prompt.message == ("clear the board: measuring it again in 6 s; or hold TURN DONE to keep the "
+                                         "calibration in use")
+    bench.proc.on_hold(bench.now)
+    assert bench.proc.finished and bench.proc.ready is previous
+
+
+def test_with_nothing_to_fall_back_on_the_empty_board_step_cannot_be_given_up() -> None:
+    bench = Bench(seed=5)
+    bench.proc.on_hold(bench.now)
+    assert not bench.proc.finished and bench.proc.take_due(bench.now) == "CAL 32"
 
 
 def test_a_dark_empty_board_is_measured_again_later() -> None:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from edge import problems
 from edge.classify import STONE
-from edge.game import StoneMove
+from edge.game import Game, StoneMove
+from edge.game_journal import GameLog
 from edge.problems import (BOARD_MISMATCH, KO, STONE_LIFTED, WRONG_COLOR, Context, Problem, board_diff,
                            captures_not_removed, diagnose, illegal, raised, unclear)
+from gobuddy.bus.validation import SCHEMA_DIR
 from gobuddy.go.coords import BLACK, EMPTY, WHITE, from_gtp
 
 
@@ -78,3 +83,20 @@ def test_diagnosis(expected, seen, ctx, kind: str, message: str) -> None:
 def test_events_carry_gtp_vertices() -> None:
     event = raised(unclear(pts("D4 E5"), 9), 9, 12)
     assert (event.move_number, event.kind, event.points) == (12, "unclear_reading", ("D4", "E5"))
+
+
+def test_every_kind_named_here_goes_on_the_wire_as_it_is() -> None:
+    """Each problem kind of ``edge.problems`` is in the schema's ``problem_kind`` and
+    reaches the wire unchanged, raised and cleared."""
+    listed = json.loads((SCHEMA_DIR / "common.schema.json").read_text())["$defs"]["problem_kind"]["enum"]
+    kinds = [value for name, value in vars(problems).items() if name.isupper() and isinstance(value, str)]
+    assert len(kinds) == 10 and set(kinds) <= set(listed)
+    log = GameLog("board-t1", "board-t1-g1", Game())
+    log.started()
+    for kind in kinds:
+        event = log.wire(problems.ProblemRaised(0, kind, ("C3", "D4"), f"the board has a {kind} problem"))
+        event.validate()
+        assert event.kind == kind and log.state().problem.kind == kind
+        cleared = log.wire(problems.ProblemCleared(0, kind))
+        cleared.validate()
+        assert cleared.kind == kind

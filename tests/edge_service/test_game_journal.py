@@ -7,7 +7,7 @@ import pytest
 from edge import problems as pr
 from edge.board_view import led_command
 from edge.game import Game, GameSettings, Mode
-from edge.game_journal import GameLog, restore, wire_kind
+from edge.game_journal import GameLog, restore
 from edge.offline_queue import Entry
 from edge.reconcile import LedPattern
 from gobuddy.bus.messages import GameEvent
@@ -40,13 +40,14 @@ def test_wire_events_validate_and_count_seq():
     log.state().validate()
 
 
-def test_problem_kinds_outside_the_schema_use_a_listed_one():
+def test_problem_kinds_go_on_the_wire_as_named():
     log, _ = played("E5")
     event = log.wire(pr.ProblemRaised(1, "board_mismatch", ("C3", "C3"), "x" * 600))
-    assert (event.kind, event.points, len(event.message)) == ("stone_moved", ("C3",), 500)
+    assert (event.kind, event.points, len(event.message)) == ("board_mismatch", ("C3",), 500)
     event.validate()
-    assert wire_kind("two_stones") == "two_stones"
-    assert log.wire(pr.ProblemCleared(1, "engine_stone_misplaced")).kind == "illegal_point"
+    cleared = log.wire(pr.ProblemCleared(1, "engine_stone_misplaced"))
+    assert cleared.kind == "engine_stone_misplaced"
+    cleared.validate()
 
 
 def test_replay_rebuilds_position_seq_and_problem():
