@@ -29,9 +29,9 @@ step (``edge.calibration_procedure``: the empty board, then with ``colour_sensin
 black and white reference stones where the LEDs ask, each confirmed with DONE) and the
 result stored. Meanwhile no frame reaches the game, and the steps are in the status
 (``calibration``, ``calibration_message``) and the log. A restart rebuilds the game
-from the journal (or, if the journal has none, from the board's retained state on the
-broker), then reads the board in front of it like any other frame. Not done here:
-choosing dead stones at the end (all stones count alive).
+(``edge.game_adoption``: from the journal, or, if the journal has none, from the board's
+retained state on the broker), then reads the board in front of it like any other
+frame. Not done here: choosing dead stones at the end (all stones count alive).
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ from edge.board_calibration import BoardCalibration
 from edge.calibration import Calibration
 from edge.classify import Classifier, Frame, Sighting
 from edge.game import Game, GameSettings, Mode
-from edge.game_journal import GameLog, adopted_note, new_game_id, restore
+from edge.game_adoption import GameAdoption
+from edge.game_journal import GameLog, new_game_id
 from edge.offline_queue import OfflineQueue, QueueSender
 from edge.reconcile import LedPattern, ReconcileConfig, Reconciler
 from edge.serial_link import ButtonChange, CalData, LinkEvent, SerialLink
@@ -118,14 +119,12 @@ class EdgeAgent:
         self._status: dict[str, Any] = {}
         self._retry_at = 0.0
         self.view = FrameView(config.board_id, config.frames_per_s, config.reconcile.stability.settle_s)
-        self._state_ready = threading.Event()  # the retained state was read: ours may overwrite it
         self._last_sighting: Sighting | None = None
         self._status_at = 0.0
-        record = restore(self.queue.entries(), topics.board_event(config.board_id), config.settings)
-        if record is not None:
-            self._install(record)
-            self.log.info("rebuilt game %s from the journal: %d moves, seq %d", record.game_id,
-                          record.game.move_number, record.seq)
+        self.adoption = GameAdoption(bus, config.board_id, config.settings, self.queue, current=lambda: self.record,
+                                     install=self._install, lock=self._lock, stop=self._stop, log=self.log,
+                                     wait_s=config.retained_wait_s)
+        self.adoption.from_journal()
         bus.subscribe(topics.board_led(config.board_id), self._on_led_topic)
 
     # ---- lifecycle --------------------------------------------------------------------------
@@ -134,7 +133,7 @@ class EdgeAgent:
         self.bus.start(wait=False)
         self.sender.start()
         self.link.start()
-        for target, name in ((self._loop, "edge-agent"), (self._fetch_retained_state, "edge-state")):
+        for target, name in ((self._loop, "edge-agent"), (self.adoption.fetch, "edge-state")):
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
@@ -324,7 +323,7 @@ class EdgeAgent:
     def _publish_state(self) -> None:
         """Publish the retained state if it changed (the queue sender calls this when idle)."""
         with self._lock:
-            if not self._state_dirty or not self._state_ready.is_set():
+            if not self._state_dirty or not self.adoption.ready.is_set():
                 return
             self._state_dirty = False
             state = self.record.state() if self.record else BoardState(board_id=self.config.board_id)
@@ -392,45 +391,3 @@ class EdgeAgent:
         if self.reconciler is not None:
             self.reconciler.stabiliser.reset()
         self._show_leds()
-
-    # ---- restart --------------------------------------------------------------------------------
-
-    def _fetch_retained_state(self) -> None:
-        """Once connected, read the board's retained state (``_adopt`` decides about it);
-        until then this agent publishes no state of its own."""
-        while not self.bus.wait_connected(0.2):
-            if self._stop.is_set():
-                return
-        topic, got = topics.board_state(self.config.board_id), threading.Event()
-
-        def on_state(received: Received) -> None:
-            if received.retain and not got.is_set():
-                got.set()
-                self._adopt(received.message)  # type: ignore[arg-type]
-
-        # A persistent session keeps the subscription, and the broker sends retained
-        # messages only to new ones: subscribe, drop it, subscribe anew.
-        self.bus.subscribe(topic, on_state)
-        self.bus.unsubscribe(topic)
-        self.bus.subscribe(topic, on_state)
-        got.wait(self.config.retained_wait_s)
-        self.bus.unsubscribe(topic)
-        self._state_ready.set()
-
-    def _adopt(self, state: BoardState) -> None:
-        """Take over the game of a retained state if this agent has none (a new data
-        directory) or only an older point of the same game."""
-        with self._lock:
-            if state.game_id is None or state.status != "playing":
-                return
-            if self.record is not None and (self.record.game_id != state.game_id or (state.seq or 0) <= self.record.seq):
-                return
-            try:
-                record = GameLog.from_state(state, self.config.settings)
-            except ValueError as exc:
-                self.log.error("retained state of this board unusable: %s", exc)
-                return
-            self.queue.append("", adopted_note(state))
-            self._install(record)
-            self.log.info("adopted game %s from the retained state: %d moves, seq %d", record.game_id,
-                          record.game.move_number, record.seq)

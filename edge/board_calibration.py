@@ -149,8 +149,7 @@ class BoardCalibration:
             return  # nothing new
         if cal is not None and cal is self.calibration:  # kept (colour given up): read afresh
             self.use(cal)
-        elif cal is not None:
-            self.use(cal)
+        elif cal is not None:  # stored first, so that a calibration in use is one on disk (or logged unsaved)
             refs = " and reference stones" if cal.black_level is not None and cal.white_level is not None else ""
             sensing = (f"colour sensing: black {cal.black_level:.2f}, white {cal.white_level:.2f}"
                        if cal.colour_sensing else "occupancy sensing")
@@ -159,6 +158,7 @@ class BoardCalibration:
                 self.log.info("calibrated (empty board%s, %s) and saved", refs, sensing)
             except (OSError, CalibrationError) as exc:  # read the board with it all the same
                 self.log.error("calibrated (empty board%s, %s) but not saved: %s", refs, sensing, exc)
+            self.use(cal)
         if proc.prompt != self.prompt:
             self.prompt = proc.prompt
             if proc.prompt is not None and proc.prompt.problem:

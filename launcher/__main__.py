@@ -6,7 +6,15 @@ simulated board; prints where to look (the dashboard's address, and the broker w
 read-only ``observer`` account so any MQTT client can watch); and on Ctrl-C (or when one
 service dies) stops everything, newest first. Everything it writes lives under
 ``--var`` (default ``var/``, ignored by git): broker data and log, credentials, the
-SQLite database and each service's log.
+SQLite database, the board's calibration and journal, and each service's log.
+
+The simulated board models stone colours, so its agent runs with ``--color-sensing``
+while it plays by itself: before the first game its auto-player lays the black and
+white reference stones the calibration asks for (the result is stored, and used as it
+is on the next start). With ``--no-auto-play`` nobody could lay them, so the board
+senses occupancy only (the empty board is measured by itself). Not done here: moving a
+``var/`` calibrated for occupancy only to colour sensing (delete ``var/edge/calibration``
+to calibrate afresh).
 """
 
 from __future__ import annotations
@@ -149,6 +157,16 @@ def mosquitto_binary() -> str:
     return found
 
 
+def edge_command(config: LaunchConfig, broker_args: list[str]) -> list[str]:
+    """``python -m edge`` on the simulated board; with auto-play (someone to lay the
+    reference stones) it senses colours, without it occupancy (see the module docstring)."""
+    command = [sys.executable, "-m", "edge", "--simulate", "--board-id", config.board_id, *broker_args,
+               "--username", config.board_id, "--data-dir", str(config.var / "edge")]
+    if config.simulate_game:
+        command += ["--auto-play", "--color-sensing"]
+    return command
+
+
 def _stop_on_sigterm(signum: int, frame: object) -> None:
     raise KeyboardInterrupt  # SIGTERM (systemd, timeout, docker stop) stops like Ctrl-C
 
@@ -181,11 +199,7 @@ def run(config: LaunchConfig) -> None:
             "--server.address", config.dashboard_address, "--server.port", str(config.dashboard_port),
             "--browser.gatherUsageStats", "false", "--",
             *broker_args, "--username", "dashboard", "--db", db_url])
-        edge = [py, "-m", "edge", "--simulate", "--board-id", config.board_id, *broker_args,
-                "--username", config.board_id, "--data-dir", str(config.var / "edge")]
-        if config.simulate_game:
-            edge.append("--auto-play")
-        launcher.start("edge", edge)
+        launcher.start("edge", edge_command(config, broker_args))
         wait_for_port(config.dashboard_port, 60, dashboard.process)
         print()
         print(f"  Dashboard:  http://{config.dashboard_address}:{config.dashboard_port}")

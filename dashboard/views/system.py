@@ -1,7 +1,9 @@
 """System: what is online and how fast it answers.
 
-From the live feed: the dashboard's own bus connection; every board and service with
-its retained presence (online/offline and since when), engine workers with their
+From the live feed: the dashboard's own bus connection; every board with how it reads
+stones (colour or occupancy sensing) and its calibration, and while one calibrates, what
+it waits for and what went wrong (``dashboard.board_sensing``); every board and service
+with its retained presence (online/offline and since when), engine workers with their
 queue depth, speed and model; recent delays from a board message's timestamp to its
 arrival here and engine round trips (p50/p95/max); recent error reports. From the
 database: the boards it knows and how many games each has. Refreshes every two
@@ -15,6 +17,7 @@ from typing import Any, Sequence
 
 import streamlit as st
 
+from dashboard.board_sensing import BoardSensing, board_sensing
 from dashboard.live_feed import LiveFeed, Presence
 from dashboard.store import Store
 from dashboard.views.page_context import current
@@ -51,6 +54,25 @@ def presence_rows(items: list[Presence]) -> list[dict[str, Any]]:
     return rows
 
 
+def board_rows(items: list[Presence]) -> list[BoardSensing]:
+    """The boards among ``items``, in their order."""
+    return [board_sensing(p.client_id, p.online, p.details) for p in items if p.role == "board"]
+
+
+def render_boards(boards: list[BoardSensing]) -> None:
+    st.subheader("Boards")
+    if not boards:
+        st.caption("No board has announced itself yet.")
+        return
+    st.dataframe([{"board": b.board_id, "state": "online" if b.online else "offline", "sensing": b.sensing,
+                   "calibration": b.calibration} for b in boards], hide_index=True, width="stretch")
+    for b in boards:
+        if b.message:
+            st.info(f"{b.board_id}: {b.message}")
+        if b.problem:
+            st.warning(f"{b.board_id}, calibration problem: {b.problem}")
+
+
 def latency_rows(feed: LiveFeed) -> list[dict[str, Any]]:
     rows = []
     delays = feed.delays()
@@ -77,6 +99,7 @@ def render_status(feed: LiveFeed, store: Store, broker: str) -> None:
     c[2].metric("Recorder", "online" if online["recorder"] else "offline")
     queue = sum(int(p.details.get("queue_depth") or 0) for p in everyone if p.role == "engine" and p.online)
     c[3].metric("Engine queue", queue)
+    render_boards(board_rows(everyone))
     st.subheader("Presence")
     if everyone:
         st.dataframe(presence_rows(everyone), hide_index=True, width="stretch")

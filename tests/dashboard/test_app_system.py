@@ -1,18 +1,36 @@
-"""The System page and the app's frame (AppTest, real Mosquitto): who is online, queue
-depths, recent latencies; the dashboard's arguments and their errors."""
+"""The System page and the app's frame (AppTest, real Mosquitto): who is online, each
+board's sensing and calibration (what a calibrating board waits for, what went wrong),
+queue depths, recent latencies; the dashboard's arguments and their errors."""
 
 from __future__ import annotations
 
 import json
+import logging
+import threading
+from concurrent.futures import Future
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
+from dashboard.board_sensing import board_sensing
 from dashboard.config import ConfigError, DashboardConfig, from_args
 from dashboard.views.system import percentile, summary
+from edge.board_calibration import BoardCalibration
+from edge.calibration_procedure import reference_points
+from edge.sensor_model import SensorModel
+from gobuddy.bus import BusClient
+from gobuddy.go.coords import BLACK, from_gtp
 from tests.e2e.fixtures import (_migrated_sqlite, app_broker, app_db_url, no_exceptions, open_app,  # noqa: F401
                                 services, stand_in_worker)
 from tests.e2e.stand_ins import ScriptedBoard
+
+
+def table(at: Any, column: str) -> Any:
+    """The page's first table with ``column``."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
 
 
 @pytest.mark.parametrize("values, q, expected", [
@@ -84,12 +102,99 @@ def test_who_is_online_and_how_fast(open_app, app_broker, stand_in_worker):
         metrics = {m.label: m.value for m in at.metric}
         assert metrics["Boards online"] == "1" and metrics["Engine workers online"] == "1"
         assert metrics["Engine queue"] == "0" and metrics["Recorder"] == "offline"
-        presence = at.dataframe[0].value
+        assert table(at, "sensing").to_dict("records") == [  # the stand-in says nothing of its calibration
+            {"board": "board-1", "state": "online", "sensing": "—", "calibration": "—"}]
+        presence = table(at, "role")
         assert set(presence["role"]) >= {"board", "engine", "dashboard"}
         engine = presence[presence["role"] == "engine"].iloc[0]
         assert engine["state"] == "online" and engine["queue"] == 0
-        latencies = at.dataframe[1].value
+        latencies = table(at, "what")
         events = latencies[latencies["what"] == "game_event → dashboard"].iloc[0]
         assert events["samples"] >= 3
         assert any("Broker 127.0.0.1:" in m.value and "connected" in m.value for m in at.markdown)
         assert any(c.value == "Boards online: 1 · engine workers online: 1" for c in at.sidebar.caption)
+
+
+BLACK_ROW = "lay a black stone on each point of row 7 (A7 to J7), then press TURN DONE"
+C7_MISSING = "the black reference stone at C7 reads"
+
+
+@pytest.mark.parametrize("online, details, expected", [
+    (True, {"calibrated": True, "sensing": "color"}, ("colour", "calibrated", None, None)),
+    (True, {"calibrated": True, "sensing": "occupancy"}, ("occupancy", "calibrated", None, None)),
+    (True, {"calibrated": False, "calibration": "empty_board", "calibration_message": "measuring the empty board"},
+     ("none yet", "calibrating: measuring the empty board", "measuring the empty board", None)),
+    (True, {"calibrated": True, "sensing": "occupancy", "calibration": "black_stones",
+            "calibration_message": BLACK_ROW, "calibration_problem": "C7 is off its point"},
+     ("occupancy", "calibrating: black reference stones", BLACK_ROW, "C7 is off its point")),
+    (True, {"calibrated": False, "calibration": "white_stones", "calibration_message": "lay white stones"},
+     ("none yet", "calibrating: white reference stones", "lay white stones", None)),
+    (True, {"calibrated": True, "sensing": "color", "calibration": "clear_board",
+            "calibration_message": "take them off"},
+     ("colour", "calibrating: clearing the board", "take them off", None)),
+    (False, {"calibrated": False, "calibration": "black_stones", "calibration_message": BLACK_ROW,
+             "calibration_problem": "C7 is off its point"}, ("none yet", "not calibrated", None, None)),
+    (True, {"firmware": "1.0.0"}, ("—", "—", None, None)),  # an agent that does not say
+    (True, {}, ("—", "—", None, None)),
+])
+def test_a_boards_sensing_and_calibration_in_words(online, details, expected):
+    b = board_sensing("board-1", online, details)
+    assert (b.sensing, b.calibration, b.message, b.problem) == expected
+    assert (b.board_id, b.online) == ("board-1", online)
+
+
+def failed_black_step(tmp_path: Path) -> dict[str, Any]:
+    """The status facts of a real ``BoardCalibration`` (colour sensing) whose black step
+    failed: the empty board measured, then row 7 laid without C7."""
+    model = SensorModel(seed=11)
+    empty = np.rint(model.baseline()).astype(int)
+    cal = BoardCalibration("board-1", tmp_path, lambda command: Future(), lambda: None, threading.RLock(),
+                           logging.getLogger("test.system"), colour=True, settle_s=0.0)
+    cal.tick(0.0, True, 9)
+    cal.tick(0.1, True, 9)  # CAL over the empty board
+    cal.on_caldata(empty.tolist(), 0.2)
+    cal.on_done(False, 1.0, None)
+    cal.tick(1.1, True, 9)  # CAL over the black stones
+    black = empty.copy()
+    for point in reference_points(9)[BLACK]:
+        if point != from_gtp("C7", 9):
+            black[point] = round(black[point] * model.stone(BLACK))
+    cal.on_caldata(black.tolist(), 1.2)
+    return cal.status()
+
+
+def test_the_system_page_shows_each_boards_sensing_and_what_a_calibration_waits_for(open_app, app_broker,
+                                                                                    tmp_path):
+    calibrating = failed_black_step(tmp_path)
+    assert calibrating["calibration"] == "black_stones" and calibrating["calibration_problem"].startswith(C7_MISSING)
+    board_1, board_2 = BusClient(app_broker.config("board-1")), BusClient(app_broker.config("board-2"))
+    board_1.set_status(firmware="1.0.0", **calibrating)  # validated against schemas/status.schema.json on send
+    board_2.set_status(firmware="1.0.0", calibrated=True, sensing="color")
+    board_1.start()
+    board_2.start()
+    try:
+        at = open_app("views/system.py", app_broker)
+        feed = services(at).feed
+        assert feed.wait_for(lambda f: {p.client_id: p.details.get("calibration") for p in f.presence("board")}
+                             == {"board-1": "black_stones", "board-2": None}, 10)
+        at.run()
+        no_exceptions(at)
+        assert table(at, "sensing").to_dict("records") == [
+            {"board": "board-1", "state": "online", "sensing": "none yet",
+             "calibration": "calibrating: black reference stones"},
+            {"board": "board-2", "state": "online", "sensing": "colour", "calibration": "calibrated"}]
+        message = calibrating["calibration_message"]
+        assert message.startswith(BLACK_ROW)
+        assert [i.value for i in at.info] == [f"board-1: {message}"]
+        assert [w.value for w in at.warning] == [f"board-1, calibration problem: {calibrating['calibration_problem']}"]
+
+        board_1.set_status(calibrated=True, sensing="occupancy", calibration=None, calibration_message=None,
+                           calibration_problem=None)  # given up: the empty baseline alone
+        assert feed.wait_for(lambda f: all(p.details.get("sensing") for p in f.presence("board")), 10)
+        at.run()
+        no_exceptions(at)
+        assert table(at, "sensing")["sensing"].tolist() == ["occupancy", "colour"]
+        assert not at.info and not at.warning
+    finally:
+        board_1.stop()
+        board_2.stop()

@@ -1,9 +1,11 @@
 """`make run` end to end: `python -m launcher` brings up the broker, two engine workers,
-the recorder, the dashboard and the simulated board; the board's auto-played moves reach
-the database; SIGTERM stops every service it started."""
+the recorder, the dashboard and the simulated board; the board calibrates for colour
+sensing (its auto-player lays the reference stones) and says so in its retained status;
+its auto-played moves reach the database; SIGTERM stops every service it started."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -15,6 +17,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from edge.__main__ import build_parser
+from gobuddy.bus import BusClient, topics
+from gobuddy.bus.config import BusConfig
+from launcher.__main__ import LaunchConfig, edge_command
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -31,6 +38,35 @@ def alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def board_status(var: Path, port: int, board_id: str, timeout_s: float = 15.0) -> dict:
+    """The board's retained status as the broker holds it, read with the ``observer``
+    account from the launcher's credentials (waits for one that is online)."""
+    password = json.loads((var / "broker" / "credentials.json").read_text())["observer"]
+    seen: list[dict] = []
+    client = BusClient(BusConfig(client_id="observer-make-run", role="observer", port=port, username="observer",
+                                 password=password))
+    client.subscribe(topics.status("board", board_id), lambda r: seen.append(r.message.to_dict()))
+    client.start()
+    try:
+        deadline = time.time() + timeout_s
+        while time.time() < deadline and not (seen and seen[-1]["state"] == "online"):
+            time.sleep(0.1)
+    finally:
+        client.stop()
+    assert seen and seen[-1]["state"] == "online", f"no online status of {board_id}: {seen}"
+    return seen[-1]
+
+
+@pytest.mark.parametrize("auto_play, colour", [(True, True), (False, False)])
+def test_the_simulated_board_senses_colours_when_it_plays_by_itself(auto_play, colour, tmp_path):
+    config = LaunchConfig(var=tmp_path, simulate_game=auto_play)
+    command = edge_command(config, ["--broker-port", "1884", "--credentials", "creds.json"])
+    assert command[1:3] == ["-m", "edge"]
+    args = build_parser().parse_args(command[3:])  # the agent's own parser accepts it
+    assert (args.simulate, args.auto_play, args.color_sensing) == (True, auto_play, colour)
+    assert (args.board_id, args.username, args.data_dir) == ("board-sim", "board-sim", tmp_path / "edge")
 
 
 @pytest.mark.slow
@@ -55,6 +91,9 @@ def test_launcher_runs_the_whole_system_and_stops_it(tmp_path):
                         moves = 0
             time.sleep(1)
         assert moves >= 3, "the simulated board's moves never reached the database"
+        details = board_status(var, broker_port, "board-sim")["details"]
+        assert (details.get("calibrated"), details.get("sensing")) == (True, "color"), details
+        assert "calibration" not in details, details  # calibrated before the first game, and over
         with urllib.request.urlopen(f"http://127.0.0.1:{dashboard_port}/_stcore/health", timeout=10) as r:
             assert r.read().decode() == "ok"
     finally:
