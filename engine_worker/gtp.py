@@ -2,7 +2,8 @@
 
 Options build a ``GtpConfig``; ``make_player`` turns it into the object that answers
 ``genmove``: the MCTS player of ``gobuddy.ai.player`` with the shipped model (or
-``--model PATH``), ``--visits N`` and/or ``--time S`` per move (whichever comes first),
+``--model PATH``), ``--visits N`` and/or ``--time S`` per move (whichever comes first;
+with neither, ``DEFAULT_PLAY_VISITS`` or ``DEFAULT_PLAY_SECONDS``, whichever comes first),
 ``--threads``, and for varied play ``--temperature T`` over the first
 ``--temperature-moves M`` moves of a game (a move drawn with probability proportional
 to visits ** (1 / T), seeded by ``--seed``); it also registers ``kgs-genmove_cleanup``
@@ -18,9 +19,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-# Visits per move when neither --visits nor --time is given: the strength measured in
-# models/MODEL_CARD.md (about 0.5 s a move for the shipped 6x64 model on a 2-core machine).
+# The budget per move when neither --visits nor --time is given, whichever comes first:
+# the strength measured in models/MODEL_CARD.md (the shipped 6x64 model reaches 1,600
+# visits in about 0.5 s on a fast 2-core machine; the time keeps a slower one at 1 s).
 DEFAULT_PLAY_VISITS = 1600
+DEFAULT_PLAY_SECONDS = 1.0
 # The model played without --model: the one shipped in the repository.
 SHIPPED_MODEL = Path(__file__).resolve().parent.parent / "models" / "gobuddy-9x9.onnx"
 
@@ -34,11 +37,18 @@ class GtpConfig:
     superko: bool = True
     seed: int | None = None
     model: str | None = None  # ONNX model: play with the MCTS search player
-    visits: int | None = None  # search budget per move (default DEFAULT_PLAY_VISITS when no --time)
-    seconds: float | None = None  # search time per move
+    visits: int | None = None  # search visits per move (None: see ``budget``)
+    seconds: float | None = None  # search seconds per move (None: see ``budget``)
     threads: int = 1  # onnxruntime intra-op threads
     temperature: float = 0.0  # move choice by visits ** (1 / T); 0 = the most visited
     temperature_moves: int = 0  # the game's first moves (both colours) chosen with the temperature
+
+    def budget(self) -> tuple[int | None, float | None]:
+        """(visits, seconds) per move: those given, or with neither the defaults
+        (``DEFAULT_PLAY_VISITS``, ``DEFAULT_PLAY_SECONDS``, whichever comes first)."""
+        if self.visits is None and self.seconds is None:
+            return DEFAULT_PLAY_VISITS, DEFAULT_PLAY_SECONDS
+        return self.visits, self.seconds
 
 
 def parse_args(argv: list[str] | None = None) -> GtpConfig:
@@ -53,7 +63,8 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
                         help="ONNX model the search plays with (default: the shipped models/gobuddy-9x9.onnx)")
     parser.add_argument("--random", action="store_true",
                         help="play uniformly random legal moves (never filling an own eye) instead of searching")
-    parser.add_argument("--visits", type=int, default=None, help=f"search visits per move (default {DEFAULT_PLAY_VISITS} when no --time)")
+    parser.add_argument("--visits", type=int, default=None, help=f"search visits per move (with neither --visits nor --time: {DEFAULT_PLAY_VISITS} "
+                             f"or {DEFAULT_PLAY_SECONDS:g} s, whichever comes first)")
     parser.add_argument("--time", type=float, default=None, dest="seconds", help="search seconds per move")
     parser.add_argument("--threads", type=int, default=1, help="onnxruntime threads (default 1)")
     parser.add_argument("--temperature", type=float, default=0.0,
@@ -89,9 +100,9 @@ def make_player(config: GtpConfig):
         from gobuddy.ai.onnx_evaluator import OnnxEvaluator
         from gobuddy.ai.player import PlayerConfig, SearchPlayer
 
-        visits = config.visits if config.visits is not None or config.seconds is not None else DEFAULT_PLAY_VISITS
+        visits, seconds = config.budget()
         return SearchPlayer(OnnxEvaluator(config.model, intra_threads=config.threads),
-                            PlayerConfig(visits=visits, seconds=config.seconds, temperature=config.temperature,
+                            PlayerConfig(visits=visits, seconds=seconds, temperature=config.temperature,
                                          temperature_moves=config.temperature_moves),
                             SearchConfig(komi=config.komi, seed=config.seed))
     from gobuddy.go.playout import RandomPlayer

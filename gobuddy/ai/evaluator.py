@@ -30,11 +30,15 @@ from gobuddy.go.scoring import ownership
 @dataclass(frozen=True, slots=True)
 class Query:
     """One position to evaluate: the position, its history (previous boards, most
-    recent first) and its legal mask (``Position.legal_mask()``)."""
+    recent first), its legal mask (``Position.legal_mask()``) and, when the caller has
+    it, its board as ``features.board_array(position)`` (else ``None``; evaluators
+    that encode features use it instead of reading the position again). Not checked:
+    that the mask and the board belong to the position."""
 
     position: Position
     history: History
     legal: np.ndarray
+    board: np.ndarray | None = None
 
     @classmethod
     def of(cls, position: Position, history: History = ()) -> "Query":
@@ -69,17 +73,20 @@ class Evaluator(Protocol):
 
 
 def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
-    """Softmax over the legal entries of each row (illegal ones get exactly 0).
+    """Softmax over the legal entries of each row (illegal ones get exactly 0), in
+    float64.
 
-    Works on one row or a batch. A row with no legal entry is refused with
-    ``ValueError`` (pass is always legal, so it means a malformed mask)."""
+    Works on one row or a batch (one set of numpy operations for the whole batch). A
+    row with no legal entry is refused with ``ValueError`` (pass is always legal, so it
+    means a malformed mask)."""
     legal = np.asarray(legal, dtype=bool)
     if not legal.any(axis=-1).all():
         raise ValueError("masked_softmax: a row has no legal move (pass must always be legal)")
     x = np.where(legal, logits.astype(np.float64), -np.inf)
-    x = x - x.max(axis=-1, keepdims=True)
-    e = np.exp(x)
-    return e / e.sum(axis=-1, keepdims=True)
+    x -= x.max(axis=-1, keepdims=True)
+    np.exp(x, out=x)
+    x /= x.sum(axis=-1, keepdims=True)
+    return x
 
 
 def uniform_policy(legal: np.ndarray) -> np.ndarray:

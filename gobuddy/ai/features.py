@@ -80,22 +80,24 @@ def encode(position: Position, history: History = (), legal: np.ndarray | None =
 
 
 def encode_batch(positions: Sequence[Position], histories: Sequence[History] | None = None,
-                 legals: Sequence[np.ndarray] | np.ndarray | None = None, dtype: type = np.float32) -> np.ndarray:
+                 legals: Sequence[np.ndarray] | np.ndarray | None = None, dtype: type = np.float32,
+                 boards: Sequence[np.ndarray] | None = None) -> np.ndarray:
     """Planes ``[batch, NUM_PLANES, size, size]`` for positions of one board size.
 
     ``legals``: each position's ``Position.legal_mask()`` (a list of them or one
-    ``[batch, size*size + 1]`` array), computed when not given. The per-position work
-    is reading the board, liberty counts and scalars into Python lists; they become
-    arrays in one conversion each and the planes are built with vectorised numpy over
-    the whole batch. Pass ``dtype=np.uint8`` for compact training shards. Raises
-    ``ValueError`` on mixed board sizes or a history board of the wrong length. Not
-    checked: the legal masks' length and contents."""
+    ``[batch, size*size + 1]`` array), computed when not given; ``boards``: each
+    position's ``board_array(position)``, read from the positions when not given. The
+    per-position work is reading liberty counts and scalars into Python lists; they
+    become arrays in one conversion each and the planes are built with vectorised
+    numpy over the whole batch. Pass ``dtype=np.uint8`` for compact training shards.
+    Raises ``ValueError`` on mixed board sizes or a history board of the wrong length.
+    Not checked: the legal masks' and given boards' lengths and contents."""
     count = len(positions)
     if count == 0:
         raise ValueError("encode_batch needs at least one position")
     size = positions[0].size
     n = size * size
-    current: list[list[int]] = []
+    current: list = []  # the boards now: lists (from the positions) or int8 arrays (given)
     past: list = []  # HISTORY_DEPTH boards per position, missing ones repeated (module docstring)
     libs: list[list[int]] = []
     to_play: list[int] = []
@@ -104,7 +106,7 @@ def encode_batch(positions: Sequence[Position], histories: Sequence[History] | N
     for i, pos in enumerate(positions):
         if pos.size != size:
             raise ValueError(f"encode_batch got a {pos.size}x{pos.size} position among {size}x{size} ones")
-        board = pos.board
+        board = pos.board if boards is None else boards[i]
         current.append(board)
         history = histories[i] if histories is not None else ()
         for h in range(HISTORY_DEPTH):
@@ -125,17 +127,17 @@ def encode_batch(positions: Sequence[Position], histories: Sequence[History] | N
             marks.append((i, 14, pos.last_move))
     if legals is None:
         legals = [pos.legal_mask() for pos in positions]
-    boards = np.empty((count, 1 + HISTORY_DEPTH, n), dtype=np.int8)
-    boards[:, 0] = _int8_rows(current, n)
-    boards[:, 1:] = np.array(past, dtype=np.int8).reshape(count, HISTORY_DEPTH, n)
-    rel = boards * np.array(to_play, dtype=np.int8)[:, None, None]  # +1 own, -1 opp
+    stones = np.empty((count, 1 + HISTORY_DEPTH, n), dtype=np.int8)
+    stones[:, 0] = _int8_rows(current, n) if boards is None else np.array(current, dtype=np.int8)
+    stones[:, 1:] = np.array(past, dtype=np.int8).reshape(count, HISTORY_DEPTH, n)
+    rel = stones * np.array(to_play, dtype=np.int8)[:, None, None]  # +1 own, -1 opp
     out = np.zeros((count, NUM_PLANES, n), dtype=dtype)
     # planes 0-5: own, opp of the board now, one and two moves ago
     out[:, 0:6] = (rel[:, :, None, :] == _OWN_OPP).reshape(count, 6, n)
     # planes 6-11: +k for own stones in chains of k liberties (3 = three or more), -k opp
-    chains = np.minimum(_liberty_rows(libs, n), 3) * rel[:, 0]
+    chains = _liberty_classes(libs, n) * rel[:, 0]
     out[:, 6:12] = chains[:, None, :] == _LIBERTY_CODES
-    out[:, 12] = np.asarray(legals)[:, :n] if isinstance(legals, np.ndarray) else np.array(legals)[:, :n]
+    out[:, 12] = np.asarray(legals)[:, :n]
     if marks:
         rows, planes, points = zip(*marks)
         out[rows, planes, points] = 1
@@ -157,12 +159,17 @@ def _int8_rows(rows: list[list[int]], n: int) -> np.ndarray:
     return np.frombuffer(packed, dtype=np.int8).reshape(len(rows), n)
 
 
-def _liberty_rows(rows: list[list[int]], n: int) -> np.ndarray:
-    """Liberty counts as an ``[len(rows), n]`` array: bytes when every count fits one
-    (a chain has fewer liberties than the board has points), int16 otherwise."""
+def _liberty_classes(rows: list[list[int]], n: int) -> np.ndarray:
+    """Liberty counts clamped to 3 (0 empty, 1, 2, 3 = three or more) as an int8
+    ``[len(rows), n]`` array: through bytes when every count fits one (a chain has
+    fewer liberties than the board has points), else through int16."""
     if n <= 256:
-        return np.frombuffer(b"".join(map(bytes, rows)), dtype=np.uint8).reshape(len(rows), n).astype(np.int8)
-    return np.array(rows, dtype=np.int16)
+        packed = b"".join(map(bytes, rows)).translate(_CLAMP_TO_3)
+        return np.frombuffer(packed, dtype=np.int8).reshape(len(rows), n)
+    return np.minimum(np.array(rows, dtype=np.int16), 3).astype(np.int8)
+
+
+_CLAMP_TO_3 = bytes(min(b, 3) for b in range(256))
 
 
 def position_with_history(size: int, moves: Iterable[tuple[int, int]], setup_black: Iterable[int] = (),

@@ -41,8 +41,20 @@ import numpy as np
 
 from gobuddy.ai.evaluator import Evaluation, Evaluator, Query
 from gobuddy.ai.features import HISTORY_DEPTH, History
+from gobuddy.ai.search_node import Node, add_score, change, expand, select, set_prior
 from gobuddy.go.position import Position
 from gobuddy.go.scoring import tromp_taylor_margin
+
+
+def legal_masks(positions: list[Position]) -> np.ndarray:
+    """``Position.legal_mask()`` of each position (one board size) as the rows of one
+    bool array ``[len(positions), size*size + 1]``: the bitsets unpacked in one call."""
+    n = positions[0].n
+    width = (n + 8) // 8
+    top = 1 << n  # pass
+    packed = b"".join([(p.legal_bits() | top).to_bytes(width, "little") for p in positions])
+    bits = np.frombuffer(packed, dtype=np.uint8).reshape(len(positions), width)
+    return np.unpackbits(bits, axis=1, count=n + 1, bitorder="little").view(np.bool_)
 
 
 class StopSignal(Protocol):
@@ -87,52 +99,9 @@ class _Batch:
     """Leaves under evaluation: a future (pipelined) or the result itself."""
 
     leaves: list[tuple[list[tuple["Node", int]], "Node"]]
+    legal: np.ndarray  # the leaves' legal masks, one row each
     future: Future | None
     result: list[Evaluation] | None = None
-
-
-class Node:
-    """A position in the tree. Child statistics exist once the node is expanded."""
-
-    __slots__ = ("parent", "index", "position", "_board", "legal", "moves", "prior", "prior_raw",
-                 "N", "W", "S", "stats", "nsum", "children", "visits", "value_sum", "score_sum", "net_value",
-                 "net_score", "ownership", "terminal", "pending")
-
-    def __init__(self, position: Position, parent: "Node | None" = None, index: int = -1) -> None:
-        self.parent = parent
-        self.index = index
-        self.position = position
-        self._board: np.ndarray | None = None
-        self.legal: np.ndarray | None = None
-        self.moves: np.ndarray | None = None
-        self.prior = self.prior_raw = self.N = self.W = self.S = None
-        self.stats: memoryview | None = None  # N, W, S as rows of one buffer: fast scalar updates
-        self.nsum = 0.0  # sum of N, virtual losses included
-        self.children: list[Node | None] = []
-        self.visits = 0
-        self.value_sum = 0.0
-        self.score_sum = 0.0
-        self.net_value = 0.0
-        self.net_score: float | None = None
-        self.ownership: np.ndarray | None = None
-        self.terminal: tuple[float, float] | None = None
-        self.pending = False
-
-    @property
-    def board(self) -> np.ndarray:
-        """The stones as a flat int8 array (a ``History`` entry for the descendants)."""
-        if self._board is None:
-            self._board = np.array(self.position.board, dtype=np.int8)
-        return self._board
-
-    @property
-    def expanded(self) -> bool:
-        return self.moves is not None
-
-    @property
-    def q(self) -> float:
-        """Mean value for this node's side to move (its network value before any visit)."""
-        return self.value_sum / self.visits if self.visits else self.net_value
 
 
 class Search:
@@ -271,10 +240,7 @@ class Search:
                 continue
             if leaf.pending:
                 for node, i in path:
-                    nws = node.stats
-                    nws[0, i] -= vl
-                    nws[1, i] += vl
-                    node.nsum -= vl
+                    change(node, i, -vl, vl)
                 stats.collisions += 1
                 break
             leaf.pending = True
@@ -286,45 +252,36 @@ class Search:
         node = self.root
         path: list[tuple[Node, int]] = []
         vl = self.config.virtual_loss
-        while node.terminal is None and node.expanded:
-            i = self._select(node)
-            nws = node.stats
-            nws[0, i] += vl
-            nws[1, i] -= vl
-            node.nsum += vl
+        c_puct, reduction = self.config.c_puct, self.config.fpu_reduction
+        while node.terminal is None and node.moves is not None:
+            i = select(node, c_puct, reduction)
+            change(node, i, vl, -vl)
             path.append((node, i))
-            child = node.children[i]
+            children = node.children
+            child = children[i] if children else None
             if child is None:
                 child = self._make_child(node, i)
             node = child
         return path, node
 
-    def _select(self, node: Node) -> int:
-        cfg = self.config
-        n = node.N
-        visited = n > 0
-        mass = float(np.dot(node.prior, visited))
-        score = node.prior * (cfg.c_puct * math.sqrt(max(node.nsum, 1.0)))
-        fpu = node.net_value - cfg.fpu_reduction * math.sqrt(mass)
-        if mass == 0.0 and not visited.any():  # Q is the first-play urgency everywhere, 1 + N is 1
-            score += fpu
-            return int(score.argmax())
-        score /= n + 1.0
-        q = np.empty(len(n))
-        q.fill(fpu)
-        np.divide(node.W, n, out=q, where=visited)
-        q += score
-        return int(q.argmax())
-
     def _make_child(self, parent: Node, i: int) -> Node:
         move = int(parent.moves[i])
         pos = parent.position.copy()
-        pos.play(move, check=False)
-        child = Node(pos, parent, i)
+        color = pos.to_play
+        captured = pos.play(move, check=False)
+        board = parent.board  # the child's board follows from its parent's and the move
+        if move != pos.pass_point:
+            board = board.copy()
+            board[move] = color
+            if captured:
+                board[captured] = 0
+        child = Node(pos, parent, i, board)
         max_moves = self.config.max_moves if self.config.max_moves is not None else 3 * pos.n
         if pos.passes >= 2 or pos.move_count >= max_moves:
             margin = tromp_taylor_margin(pos, self.config.komi) * pos.to_play
             child.terminal = (float(np.sign(margin)), float(margin))
+        if not parent.children:
+            parent.children = [None] * len(parent.moves)
         parent.children[i] = child
         return child
 
@@ -341,58 +298,47 @@ class Search:
 
     def _submit(self, batch: list[tuple[list[tuple[Node, int]], Node]], stats: SearchStats) -> "_Batch":
         """Start evaluating ``batch``: on the worker thread when pipelining."""
-        queries = []
-        for _, leaf in batch:
-            if leaf.legal is None:
-                leaf.legal = leaf.position.legal_mask()
-            queries.append(Query(leaf.position, self.history_of(leaf), leaf.legal))
+        leaves = [leaf for _, leaf in batch]
+        if all(leaf.legal is None for leaf in leaves):
+            legal = legal_masks([leaf.position for leaf in leaves])
+            for leaf, mask in zip(leaves, legal):
+                leaf.legal = mask
+        else:  # a root evaluated before (its search was interrupted)
+            for leaf in leaves:
+                if leaf.legal is None:
+                    leaf.legal = leaf.position.legal_mask()
+            legal = np.stack([leaf.legal for leaf in leaves])
+        history_of = self.history_of
+        queries = [Query(leaf.position, history_of(leaf), leaf.legal, leaf.board) for leaf in leaves]
         stats.evaluations += len(queries)
         if self.config.pipeline:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gobuddy-eval")
-            return _Batch(batch, self._pool.submit(self.evaluator.evaluate, queries))
-        return _Batch(batch, None, self.evaluator.evaluate(queries))
+            return _Batch(batch, legal, self._pool.submit(self.evaluator.evaluate, queries))
+        return _Batch(batch, legal, None, self.evaluator.evaluate(queries))
 
     def _finish(self, inflight: "_Batch", stats: SearchStats) -> None:
         """Wait for a batch's evaluations, expand its leaves and back them up."""
         evaluations = inflight.future.result() if inflight.future is not None else inflight.result
+        expand([leaf for _, leaf in inflight.leaves], inflight.legal, evaluations, self.config.fpu_reduction)
+        backup = self._backup
         for (path, leaf), ev in zip(inflight.leaves, evaluations):
-            self._expand(leaf, ev)
             leaf.pending = False
-            self._backup(path, leaf, ev.value, ev.score_lead if ev.score_lead is not None else 0.0)
-            stats.visits += 1
-
-    def _expand(self, node: Node, ev: Evaluation) -> None:
-        moves = np.flatnonzero(node.legal)
-        prior = np.asarray(ev.policy, dtype=np.float64)[moves]
-        total = prior.sum()
-        if total > 0:
-            prior /= total
-        else:
-            prior = np.full(len(moves), 1.0 / len(moves))
-        node.moves = moves
-        node.prior = node.prior_raw = prior
-        stats = np.zeros((3, len(moves)))
-        node.N, node.W, node.S = stats
-        node.stats = memoryview(stats)
-        node.children = [None] * len(moves)
-        node.net_value = float(ev.value)
-        node.net_score = ev.score_lead
-        node.ownership = ev.ownership
+            backup(path, leaf, ev.value, ev.score_lead if ev.score_lead is not None else 0.0)
+        stats.visits += len(inflight.leaves)
 
     def _backup(self, path: list[tuple[Node, int]], leaf: Node, value: float, score: float) -> None:
         """Add one visit with ``value``/``score`` from the leaf's side to move upward."""
         vl = self.config.virtual_loss
+        dn = 1.0 - vl
         leaf.visits += 1
         leaf.value_sum += value
         leaf.score_sum += score
         for node, i in reversed(path):
             value, score = -value, -score
-            nws = node.stats  # float(): a numpy scalar adds as float64 here, as it did in the arrays
-            nws[0, i] += 1.0 - vl
-            nws[1, i] += float(value + vl)
-            node.nsum += 1.0 - vl
-            nws[2, i] += float(score)
+            # float(): a numpy scalar adds as float64 here, as it did in the arrays
+            change(node, i, dn, float(value + vl))
+            add_score(node, i, float(score))
             node.visits += 1
             node.value_sum += value
             node.score_sum += score
@@ -400,7 +346,7 @@ class Search:
     def _add_noise(self, node: Node) -> None:
         cfg = self.config
         noise = self._rng.dirichlet([cfg.dirichlet_alpha] * len(node.moves))
-        node.prior = (1 - cfg.noise_fraction) * node.prior_raw + cfg.noise_fraction * noise
+        set_prior(node, (1 - cfg.noise_fraction) * node.prior_raw + cfg.noise_fraction * noise)
 
     # ------------------------------------------------------------------ reading results
     def ranked(self, node: Node | None = None) -> list[int]:
@@ -418,7 +364,7 @@ class Search:
     def pv(self, node: Node, i: int, max_len: int = 10) -> list[int]:
         """Principal variation starting with child ``i``: most visited replies while visited."""
         line = [int(node.moves[i])]
-        child = node.children[i]
+        child = node.children[i] if node.children else None
         while child is not None and child.expanded and len(line) < max_len and child.terminal is None:
             best = int(np.argmax(child.N))
             if child.N[best] < 1:

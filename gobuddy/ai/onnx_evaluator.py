@@ -77,45 +77,62 @@ class OnnxEvaluator:
         """The raw network outputs for feature planes ``[batch, planes, s, s]`` (any batch
         size; split into runs of ``max_batch``)."""
         x = np.ascontiguousarray(planes, dtype=np.float32)
+        if len(x) <= self.max_batch:
+            return dict(zip(self._outputs, self.session.run(self._outputs, {contract.INPUT: x})))
         parts = []
         for start in range(0, len(x), self.max_batch):
             parts.append(self.session.run(self._outputs, {contract.INPUT: x[start:start + self.max_batch]}))
         return {name: np.concatenate([p[i] for p in parts]) for i, name in enumerate(self._outputs)}
 
     def evaluate(self, queries: Sequence[Query]) -> list[Evaluation]:
-        """Evaluate positions of one board size (see ``Evaluator``)."""
+        """Evaluate positions of one board size (see ``Evaluator``): one feature
+        encoding, one network run (per ``max_batch``) and one masked softmax for the
+        whole batch."""
         if not queries:
             return []
         size = queries[0].position.size
         if size not in self.board_sizes:
             raise ValueError(f"model {self.name!r} supports board sizes {self.board_sizes}, not {size}x{size}")
-        x = encode_batch([q.position for q in queries], [q.history for q in queries], [q.legal for q in queries])
-        legal = np.stack([q.legal for q in queries])
-        count = len(queries)
+        legal = np.array([q.legal for q in queries])
+        boards = [q.board for q in queries]
+        x = encode_batch([q.position for q in queries], [q.history for q in queries], legal,
+                         boards=None if any(b is None for b in boards) else boards)
         if self.symmetry == "none":
-            ks = np.zeros((count, 1), dtype=np.int64)
-        elif self.symmetry == "random":
+            return self._results(self.run_planes(x), legal, len(queries), size, None)
+        count = len(queries)
+        if self.symmetry == "random":
             ks = np.array([[self._rng.randrange(symmetry.COUNT)] for _ in range(count)])
         else:
             ks = np.tile(np.arange(symmetry.COUNT), (count, 1))
         per = ks.shape[1]
-        flat_ks = ks.ravel()
-        if self.symmetry == "none":
-            batch = x
-        else:
-            batch = np.stack([symmetry.apply_planes(x[i // per], int(k)) for i, k in enumerate(flat_ks)])
-        out = self.run_planes(batch)
+        flat_ks = [int(k) for k in ks.ravel()]
+        batch = np.stack([symmetry.apply_planes(x[i // per], k) for i, k in enumerate(flat_ks)])
+        return self._results(self.run_planes(batch), legal, count, size, flat_ks)
+
+    def _results(self, out: dict[str, np.ndarray], legal: np.ndarray, count: int, size: int,
+                 flat_ks: list[int] | None) -> list[Evaluation]:
+        """Evaluations from the network outputs of ``count`` positions, each run under
+        ``len(flat_ks) // count`` symmetries (``flat_ks`` ``None``: the identity only),
+        mapped back to the original orientation and averaged."""
         logits = out[contract.POLICY]
         own = out.get(contract.OWNERSHIP)
-        if self.symmetry != "none":
-            logits = np.take_along_axis(logits, np.stack([symmetry.inverse_permutation(size, int(k)) for k in flat_ks]), 1)
+        value = out[contract.VALUE][:, 0]
+        score = out[contract.SCORE_LEAD][:, 0] if self.has_score else None
+        if flat_ks is None:
+            policy = masked_softmax(logits, legal)
+        else:
+            per = len(flat_ks) // count
+            logits = np.take_along_axis(logits, np.stack([symmetry.inverse_permutation(size, k) for k in flat_ks]), 1)
             if own is not None:
                 own = np.take_along_axis(
-                    own, np.stack([symmetry.inverse_permutation(size, int(k), False) for k in flat_ks]), 1)
-        policy = masked_softmax(logits, np.repeat(legal, per, axis=0)).reshape(count, per, -1).mean(axis=1)
-        value = out[contract.VALUE][:, 0].reshape(count, per).mean(axis=1)
-        score = out[contract.SCORE_LEAD][:, 0].reshape(count, per).mean(axis=1) if self.has_score else None
-        if own is not None:
-            own = own.reshape(count, per, -1).mean(axis=1)
-        return [Evaluation(policy[i], float(value[i]), None if score is None else float(score[i]),
-                           None if own is None else own[i]) for i in range(count)]
+                    own, np.stack([symmetry.inverse_permutation(size, k, False) for k in flat_ks]), 1)
+            policy = masked_softmax(logits, np.repeat(legal, per, axis=0)).reshape(count, per, -1).mean(axis=1)
+            value = value.reshape(count, per).mean(axis=1)
+            if score is not None:
+                score = score.reshape(count, per).mean(axis=1)
+            if own is not None:
+                own = own.reshape(count, per, -1).mean(axis=1)
+        values = value.tolist()
+        scores = score.tolist() if score is not None else [None] * count
+        owns = list(own) if own is not None else [None] * count
+        return [Evaluation(p, v, s, o) for p, v, s, o in zip(policy, values, scores, owns)]

@@ -111,9 +111,26 @@ def test_options_are_checked(options, message):
 
 
 def test_without_options_it_plays_the_shipped_model_with_the_default_budget():
-    from engine_worker.gtp import DEFAULT_PLAY_VISITS, SHIPPED_MODEL, parse_args
+    from engine_worker.gtp import SHIPPED_MODEL, parse_args
 
     config = parse_args([])
-    assert (config.model, config.visits, config.seconds) == (str(SHIPPED_MODEL), None, None)
-    assert SHIPPED_MODEL.is_file() and DEFAULT_PLAY_VISITS == 1600
+    assert config.model == str(SHIPPED_MODEL) and SHIPPED_MODEL.is_file()
+    assert config.budget() == (1600, 1.0)  # visits or seconds, whichever comes first
+
+
+@pytest.mark.parametrize("options, budget", [
+    ([], (1600, 1.0)),
+    (["--visits", "50"], (50, None)),
+    (["--time", "2.5"], (None, 2.5)),
+    (["--visits", "50", "--time", "2.5"], (50, 2.5)),
+])
+def test_the_budget_per_move(options, budget):
+    from engine_worker.gtp import parse_args
+
+    assert parse_args(options).budget() == budget
+
+
+def test_without_options_the_random_player_is_not_chosen():
+    from engine_worker.gtp import parse_args
+
     assert parse_args(["--random"]).model is None
