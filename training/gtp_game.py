@@ -10,10 +10,17 @@ that refuses a move our rules allow makes the game void (the engines disagree on
 rules, nobody is to blame).
 
 A game that ends by passes, or at the move cap, is scored by area with our
-``gobuddy.go.scoring``. Dead stones come from both engines' ``final_status_list
-dead``: used when they agree; when they differ, the list that reproduces the engines'
-agreed ``final_score`` is used, else the stones both call dead; every disagreement is
-written into ``notes``. Both engines' own ``final_score`` answers are kept.
+``gobuddy.go.scoring``. When the two passes leave the engines disagreeing about the
+end (their ``final_status_list dead`` or ``final_score`` answers differ) and
+``rules.cleanup`` is on, the game is not scored yet: as on KGS, both play on with
+``kgs-genmove_cleanup`` (``genmove`` for an engine without it) until two more passes,
+so that stones one side calls dead are captured on the board instead of being
+counted alive (an engine that passes expecting dead stones to be removed, as GNU Go
+does, is not robbed) or dead on one engine's word. Dead stones then come from both
+engines' lists: used when they agree; when they differ, the list that reproduces the
+engines' agreed ``final_score`` is used, else the stones both call dead; every
+disagreement is written into ``notes``. Both engines' own ``final_score`` answers
+are kept.
 
 A resignation ends the game, unless the caller passes ``takeover``: then a substitute
 engine it supplies is brought to the position (``play`` of every move so far) and
@@ -51,7 +58,8 @@ __all__ = ["GameResult", "GameRules", "parse_score", "play_game", "settle"]
 class GameRules:
     """Board, komi and referee limits. ``max_moves``: moves (passes included) after
     which the game is scored as it stands (default ``3 * size * size``);
-    ``move_timeout``: seconds an engine may take for one answer."""
+    ``move_timeout``: seconds an engine may take for one answer; ``cleanup``: play a
+    disputed end out (module docstring)."""
 
     size: int = 9
     komi: float = 7.0
@@ -59,6 +67,7 @@ class GameRules:
     max_moves: int | None = None
     move_timeout: float = 60.0
     score_timeout: float = 60.0
+    cleanup: bool = True
 
     @property
     def move_cap(self) -> int:
@@ -197,48 +206,92 @@ def play_game(black: GtpClient, white: GtpClient, rules: GameRules = GameRules()
                 _tell(engine, engine_colour, f"play {color_to_str(colour)} {vertex}", rules.move_timeout)
             pos.play(point, colour)
             game.moves.append(vertex)
-        while pos.passes < 2 and len(game.moves) < rules.move_cap:
-            if stop is not None and stop.is_set():
-                game.result, game.reason = "Void", "stopped"
-                return game
-            colour = pos.to_play
-            side = color_to_str(colour)
-            started = time.perf_counter()
-            answer = _ask(engines[colour], colour, f"genmove {side}", rules.move_timeout)
-            game.move_seconds[side].append(time.perf_counter() - started)
-            word = answer.split()[0].lower() if answer.split() else ""
-            if word == "resign":
-                substitute = None
-                if takeover is not None and colour not in replaced:
-                    substitute = takeover(colour)
-                if substitute is None:
-                    raise _lose(colour, "resign", f"{side} resigned")
-                replaced.add(colour)
-                if game.substitute_from is None:
-                    game.substitute_from = len(game.moves)
-                game.notes.append(f"{side} ({engines[colour].name}) resigned after {len(game.moves)} "
-                                  f"moves; {substitute.name} played on for {side}")
-                engines[colour] = substitute
-                _setup(substitute, colour, rules)
-                _replay(substitute, colour, game.moves, rules)
-                continue
-            try:
-                point = from_gtp(word, size)
-            except CoordinateError:
-                raise _lose(colour, "forfeit", f"{side} answered genmove with {answer!r}") from None
-            why = pos.illegal_reason(point, colour)
-            if why is not None:
-                raise _lose(colour, "forfeit", f"{side} played {to_gtp(point, size)}: illegal ({why})")
-            vertex = to_gtp(point, size)
-            _tell(engines[-colour], -colour, f"play {side} {vertex}", rules.move_timeout)
-            pos.play(point, colour)
-            game.moves.append(vertex)
+        if _play_on(pos, game, engines, rules, stop, takeover, replaced, cleanup=False):
+            return game
+        if rules.cleanup and pos.passes >= 2:
+            dispute = _dispute({color_to_str(c): _engine_view(e, pos, rules.score_timeout)
+                                for c, e in engines.items()})
+            if dispute is not None:
+                game.notes.append(f"{dispute} after move {len(game.moves)}: both played on with "
+                                  f"kgs-genmove_cleanup until two passes")
+                if _play_on(pos, game, engines, rules, stop, takeover, replaced, cleanup=True):
+                    return game
     except _Loss as end:
         game.result, game.reason, game.winner = end.result, end.reason, end.winner
         game.notes.append(end.note)
         return game
     _score(game, pos, engines, rules)
     return game
+
+
+def _dispute(views: dict[str, tuple[str | None, set[int] | None, str | None]]) -> str | None:
+    """What the engines disagree on at the end (``_engine_view`` of each side), or ``None``."""
+    scores = {side: view[0] for side, view in views.items()}
+    margins = [parse_score(text) if text is not None else None for text in scores.values()]
+    if None not in margins and margins[0] != margins[1]:
+        return f"engines' final_score differ ({scores})"
+    lists = [view[1] for view in views.values()]
+    if None not in lists and lists[0] != lists[1]:
+        return "engines disagree on dead stones"
+    return None
+
+
+def _play_on(pos: Position, game: GameResult, engines: dict[int, GtpClient], rules: GameRules,
+             stop: threading.Event | None, takeover: Callable[[int], GtpClient | None] | None,
+             replaced: set[int], cleanup: bool) -> bool:
+    """Ask the side to move for a move and tell the other, until two passes in a row
+    (counted from here) or the move cap; with ``cleanup`` by ``kgs-genmove_cleanup``
+    where the engine knows it. Returns True when ``stop`` ended the game (void)."""
+    size = rules.size
+    passes = 0
+    commands: dict[int, str] = {}
+    while passes < 2 and len(game.moves) < rules.move_cap:
+        if stop is not None and stop.is_set():
+            game.result, game.reason = "Void", "stopped"
+            return True
+        colour = pos.to_play
+        side = color_to_str(colour)
+        if colour not in commands:
+            try:
+                known = cleanup and engines[colour].known_command("kgs-genmove_cleanup", timeout=rules.move_timeout)
+            except EngineTimeout as exc:
+                raise _lose(colour, "timeout", str(exc)) from None
+            except EngineFailure as exc:
+                raise _lose(colour, "forfeit", str(exc)) from None
+            commands[colour] = "kgs-genmove_cleanup" if known else "genmove"
+        started = time.perf_counter()
+        answer = _ask(engines[colour], colour, f"{commands[colour]} {side}", rules.move_timeout)
+        game.move_seconds[side].append(time.perf_counter() - started)
+        word = answer.split()[0].lower() if answer.split() else ""
+        if word == "resign":
+            substitute = None
+            if takeover is not None and colour not in replaced:
+                substitute = takeover(colour)
+            if substitute is None:
+                raise _lose(colour, "resign", f"{side} resigned")
+            replaced.add(colour)
+            if game.substitute_from is None:
+                game.substitute_from = len(game.moves)
+            game.notes.append(f"{side} ({engines[colour].name}) resigned after {len(game.moves)} "
+                              f"moves; {substitute.name} played on for {side}")
+            engines[colour] = substitute
+            commands.pop(colour, None)
+            _setup(substitute, colour, rules)
+            _replay(substitute, colour, game.moves, rules)
+            continue
+        try:
+            point = from_gtp(word, size)
+        except CoordinateError:
+            raise _lose(colour, "forfeit", f"{side} answered {commands[colour]} with {answer!r}") from None
+        why = pos.illegal_reason(point, colour)
+        if why is not None:
+            raise _lose(colour, "forfeit", f"{side} played {to_gtp(point, size)}: illegal ({why})")
+        vertex = to_gtp(point, size)
+        _tell(engines[-colour], -colour, f"play {side} {vertex}", rules.move_timeout)
+        pos.play(point, colour)
+        game.moves.append(vertex)
+        passes = passes + 1 if point == pos.pass_point else 0
+    return False
 
 
 def _replay(engine: GtpClient, colour: int, moves: list[str], rules: GameRules) -> None:

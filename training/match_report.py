@@ -58,14 +58,16 @@ def summarize(entries: list[dict[str, Any]], name_a: str, name_b: str,
               config: dict[str, Any] | None = None) -> dict[str, Any]:
     """Wins, losses, jigo and voids for ``name_a`` against ``name_b``, A's win rate with
     its Wilson 95% interval, A's wins by colour, how games ended, and each engine's
-    time per move. ``config`` is copied in as is."""
+    time per move; ``games_played_out`` counts games whose disputed end was played out
+    with cleanup moves (``training.gtp_game``). ``config`` is copied in as is."""
     wins = losses = draws = voids = 0
     by_colour = {"black": [0, 0], "white": [0, 0]}  # A's [wins, games] with that colour
     reasons: Counter[str] = Counter()
     seconds: dict[str, list[float]] = {name_a: [], name_b: []}
-    flagged = 0
+    flagged = played_out = 0
     for e in entries:
         reasons[e["reason"]] += 1
+        played_out += any("kgs-genmove_cleanup" in note for note in e.get("notes", []))
         for name, values in e.get("seconds", {}).items():
             seconds.setdefault(name, []).extend(values)
         flagged += bool(e.get("notes"))
@@ -92,6 +94,7 @@ def summarize(entries: list[dict[str, Any]], name_a: str, name_b: str,
         "a_wins_as_black": by_colour["black"], "a_wins_as_white": by_colour["white"],
         "ended_by": dict(sorted(reasons.items())),
         "games_with_notes": flagged,
+        "games_played_out": played_out,
         "seconds_per_move": {name: _timing(values) for name, values in seconds.items()},
         "config": config or {},
     }
@@ -118,7 +121,8 @@ def markdown(summary: dict[str, Any]) -> str:
         f"as white won {summary['a_wins_as_white'][0]}/{summary['a_wins_as_white'][1]}.",
         "",
         "Ended by: " + (", ".join(f"{k} {v}" for k, v in summary["ended_by"].items()) or "-")
-        + f"; games with referee notes: {summary['games_with_notes']}.",
+        + f"; games with referee notes: {summary['games_with_notes']}; disputed ends played out with "
+        f"kgs-genmove_cleanup: {summary.get('games_played_out', 0)}.",
         "",
         "| engine | moves | mean s/move | median | p95 | max |",
         "|---|---|---|---|---|---|",

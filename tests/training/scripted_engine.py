@@ -1,8 +1,10 @@
 """A scripted GTP engine for tests: ``python scripted_engine.py SCRIPT.json``.
 
 The JSON object says how to answer: ``genmove`` is the list of answers to successive
-``genmove`` commands (then ``pass`` forever); ``final_score`` and
-``final_status_list`` are fixed answers (``null`` -> ``? unknown command``);
+``genmove`` commands (then ``pass`` forever), ``kgs-genmove_cleanup`` the same for
+that command (known only when given); ``final_score`` and ``final_status_list`` are
+fixed answers, or lists of successive ones, the last repeated (``null`` -> ``? unknown
+command``);
 ``refuse_play`` is a list of vertices whose ``play`` is refused; ``hang_on`` is a
 command name after which the engine never answers again; ``exit_on`` one at which it
 exits; ``stderr_bytes`` is written to stderr before every answer; ``chatter`` is a
@@ -17,6 +19,7 @@ import time
 
 script = json.loads(open(sys.argv[1]).read())
 moves = list(script.get("genmove", []))
+cleanup = list(script.get("kgs-genmove_cleanup") or [])
 for line in sys.stdin:
     words = line.split()
     if not words:
@@ -44,8 +47,14 @@ for line in sys.stdin:
         answer = "= " + (moves.pop(0) if moves else "pass")
     elif name == "play" and words[2].upper() in script.get("refuse_play", []):
         answer = "? illegal move"
+    elif name == "kgs-genmove_cleanup" and "kgs-genmove_cleanup" in script:
+        answer = "= " + (cleanup.pop(0) if cleanup else "pass")
+    elif name == "known_command":
+        answer = "= " + ("true" if words[1] in script or words[1] in ("genmove", "play") else "false")
     elif name in ("final_score", "final_status_list"):
         value = script.get(name)
+        if isinstance(value, list):
+            value = value.pop(0) if len(value) > 1 else value[0]
         answer = "? unknown command" if value is None else "= " + value
     elif name == "name":
         answer = "= " + script.get("name", "scripted")

@@ -80,6 +80,26 @@ def test_dead_stones_from_the_engines(scripted, black_dead, white_dead, scores, 
     assert any("disagree on dead stones" in n for n in game.notes) == disagree
 
 
+@pytest.mark.parametrize("cleanup, moves_after, result, source", [
+    # Black says A3 is dead, white's score counts it alive. Played out: black captures
+    # it (A4, A2) while white passes, and both engines then agree: black 10, white 15.
+    (True, ["pass", "pass", "A4", "pass", "A2", "pass", "pass"], "W+5.5", "agreed"),
+    # Without the cleanup only stones both call dead are lifted: A3 lives.
+    (False, ["pass", "pass"], "W+11.5", "intersection"),
+])
+def test_a_disputed_end_is_played_out_with_cleanup_moves(scripted, cleanup, moves_after, result, source):
+    black = {"genmove": INVADER_B + ["pass"], "kgs-genmove_cleanup": ["A4", "A2"],
+             "final_status_list": ["A3", ""], "final_score": ["W+5.5"]}
+    white = {"genmove": INVADER_W, "final_status_list": [""], "final_score": ["W+11.5", "W+5.5"]}
+    rules = GameRules(size=5, komi=0.5, move_timeout=2.0, score_timeout=2.0, cleanup=cleanup)
+    game = play(scripted, black, white, rules)
+    assert game.moves[2 * len(INVADER_W):] == moves_after
+    assert (game.result, game.reason, game.dead_source) == (result, "score", source)
+    played_out = [n for n in game.notes if "kgs-genmove_cleanup" in n]
+    assert played_out == ([f"engines' final_score differ ({{'B': 'W+5.5', 'W': 'W+11.5'}}) after move 14: both "
+                           f"played on with kgs-genmove_cleanup until two passes"] if cleanup else [])
+
+
 def test_move_cap_scores_the_game_as_it_stands(scripted):
     game = play(scripted, {"genmove": WALL_B}, {"genmove": WALL_W}, GameRules(size=5, komi=0.5, max_moves=4))
     assert game.reason == "move_cap" and game.moves == ["B5", "C5", "B4", "C4"]

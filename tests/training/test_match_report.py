@@ -40,7 +40,10 @@ def test_summarize_counts_wins_jigo_void_and_times():
         entry("b", "a", None),                 # jigo: half a win
         entry("a", "b", None, reason="void"),  # counts for nobody
     ]
+    games[2]["notes"] = ["engines disagree on dead stones after move 60: both played on with "
+                         "kgs-genmove_cleanup until two passes"]
     s = summarize(games, "a", "b")
+    assert (s["games_with_notes"], s["games_played_out"]) == (1, 1)
     assert (s["games"], s["a_wins"], s["a_losses"], s["jigo"], s["void"]) == (5, 2, 1, 1, 1)
     assert s["a_win_rate"] == pytest.approx(2.5 / 4)
     assert s["a_win_rate_wilson95"] == list(wilson_interval(2.5, 4))
@@ -51,3 +54,4 @@ def test_summarize_counts_wins_jigo_void_and_times():
     assert a["p95_s"] == pytest.approx(2.9)
     text = markdown(s)
     assert "| 5 | 2 | 1 | 1 | 1 | 62.5% |" in text and "| a | 3 | 2.000 |" in text
+    assert "games with referee notes: 1; disputed ends played out with kgs-genmove_cleanup: 1." in text
