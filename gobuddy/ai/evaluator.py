@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import Any, Protocol, Sequence
 
 import numpy as np
 
@@ -70,6 +70,21 @@ class Evaluator(Protocol):
     board_sizes: tuple[int, ...]
 
     def evaluate(self, queries: Sequence[Query]) -> list[Evaluation]: ...
+
+
+class StagedEvaluator(Evaluator, Protocol):
+    """An evaluator whose ``evaluate`` is three stages, so that a search can run the
+    middle one on another thread: ``prepare(queries)`` (Python: checks and features),
+    ``infer(prepared)`` (the network alone, which releases the GIL), ``finish(prepared,
+    raw)`` (Python: the ``Evaluation`` list). ``evaluate(q)`` equals
+    ``finish(p, infer(p))`` with ``p = prepare(q)``. ``prepare`` and ``finish`` are
+    called from one thread; ``infer`` may be called from another."""
+
+    def prepare(self, queries: Sequence[Query]) -> Any: ...
+
+    def infer(self, prepared: Any) -> Any: ...
+
+    def finish(self, prepared: Any, raw: Any) -> list[Evaluation]: ...
 
 
 def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:

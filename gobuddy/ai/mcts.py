@@ -12,7 +12,9 @@ counts ``virtual_loss`` lost visits) and evaluated in one ``Evaluator.evaluate``
 With ``pipeline`` (the default) that call runs on a worker thread while the next batch
 is collected and the previous one backed up (onnxruntime releases the GIL), so tree
 work overlaps inference; the price is that a batch is chosen without the results of
-the one before it.
+the one before it. With a ``StagedEvaluator`` only its ``infer`` (the network) goes to
+the worker; features and results are made on this thread, so the worker never waits
+for the GIL that this thread holds while it walks the tree.
 Two passes in a row end the game: such a node is terminal and its value is exact, the
 Tromp-Taylor result with ``komi`` (+1 win, -1 loss, 0 draw; score = the margin), so the
 search never passes away a won game or passes into a lost one when the opponent has just
@@ -35,7 +37,7 @@ import time
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
@@ -102,6 +104,7 @@ class _Batch:
     legal: np.ndarray  # the leaves' legal masks, one row each
     future: Future | None
     result: list[Evaluation] | None = None
+    prepared: Any = None  # a staged evaluator's prepared batch: the future gives its raw outputs
 
 
 class Search:
@@ -314,12 +317,21 @@ class Search:
         if self.config.pipeline:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gobuddy-eval")
-            return _Batch(batch, legal, self._pool.submit(self.evaluator.evaluate, queries))
+            evaluator = self.evaluator
+            if hasattr(evaluator, "infer"):  # a StagedEvaluator: only the network on the worker
+                prepared = evaluator.prepare(queries)
+                return _Batch(batch, legal, self._pool.submit(evaluator.infer, prepared), prepared=prepared)
+            return _Batch(batch, legal, self._pool.submit(evaluator.evaluate, queries))
         return _Batch(batch, legal, None, self.evaluator.evaluate(queries))
 
     def _finish(self, inflight: "_Batch", stats: SearchStats) -> None:
         """Wait for a batch's evaluations, expand its leaves and back them up."""
-        evaluations = inflight.future.result() if inflight.future is not None else inflight.result
+        if inflight.future is None:
+            evaluations = inflight.result
+        elif inflight.prepared is not None:
+            evaluations = self.evaluator.finish(inflight.prepared, inflight.future.result())
+        else:
+            evaluations = inflight.future.result()
         expand([leaf for _, leaf in inflight.leaves], inflight.legal, evaluations, self.config.fpu_reduction)
         backup = self._backup
         for (path, leaf), ev in zip(inflight.leaves, evaluations):

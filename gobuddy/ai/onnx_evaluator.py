@@ -15,6 +15,7 @@ mapped back to the original orientation before masking and averaging.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -27,8 +28,20 @@ from gobuddy.ai.features import encode_batch
 SYMMETRY_MODES = ("none", "random", "average")
 
 
+@dataclass(frozen=True)
+class _Prepared:
+    """A batch ready for the network: its planes (one row per position and symmetry),
+    legal masks, position count, board size, and the symmetries (``None``: identity)."""
+
+    planes: np.ndarray
+    legal: np.ndarray
+    count: int
+    size: int
+    flat_ks: list[int] | None
+
+
 class OnnxEvaluator:
-    """``Evaluator`` backed by an onnxruntime ``InferenceSession``.
+    """``Evaluator`` (a ``StagedEvaluator``) backed by an onnxruntime ``InferenceSession``.
 
     Not thread-safe for concurrent ``evaluate`` calls with ``symmetry="random"`` (the
     generator is shared); onnxruntime itself allows concurrent runs."""
@@ -87,9 +100,15 @@ class OnnxEvaluator:
     def evaluate(self, queries: Sequence[Query]) -> list[Evaluation]:
         """Evaluate positions of one board size (see ``Evaluator``): one feature
         encoding, one network run (per ``max_batch``) and one masked softmax for the
-        whole batch."""
+        whole batch. The same as ``finish(p, infer(p))`` with ``p = prepare(queries)``."""
+        prepared = self.prepare(queries)
+        return self.finish(prepared, self.infer(prepared))
+
+    def prepare(self, queries: Sequence[Query]) -> "_Prepared":
+        """The network input of ``queries`` (see ``StagedEvaluator``); ``ValueError`` for
+        a board size the model does not support."""
         if not queries:
-            return []
+            return _Prepared(np.zeros((0,)), np.zeros((0, 0), dtype=bool), 0, 0, None)
         size = queries[0].position.size
         if size not in self.board_sizes:
             raise ValueError(f"model {self.name!r} supports board sizes {self.board_sizes}, not {size}x{size}")
@@ -97,9 +116,9 @@ class OnnxEvaluator:
         boards = [q.board for q in queries]
         x = encode_batch([q.position for q in queries], [q.history for q in queries], legal,
                          boards=None if any(b is None for b in boards) else boards)
-        if self.symmetry == "none":
-            return self._results(self.run_planes(x), legal, len(queries), size, None)
         count = len(queries)
+        if self.symmetry == "none":
+            return _Prepared(x, legal, count, size, None)
         if self.symmetry == "random":
             ks = np.array([[self._rng.randrange(symmetry.COUNT)] for _ in range(count)])
         else:
@@ -107,7 +126,17 @@ class OnnxEvaluator:
         per = ks.shape[1]
         flat_ks = [int(k) for k in ks.ravel()]
         batch = np.stack([symmetry.apply_planes(x[i // per], k) for i, k in enumerate(flat_ks)])
-        return self._results(self.run_planes(batch), legal, count, size, flat_ks)
+        return _Prepared(batch, legal, count, size, flat_ks)
+
+    def infer(self, prepared: "_Prepared") -> dict[str, np.ndarray]:
+        """The network outputs for a ``prepare``d batch (onnxruntime releases the GIL)."""
+        return self.run_planes(prepared.planes) if prepared.count else {}
+
+    def finish(self, prepared: "_Prepared", out: dict[str, np.ndarray]) -> list[Evaluation]:
+        """The evaluations of a ``prepare``d batch from its ``infer`` outputs."""
+        if not prepared.count:
+            return []
+        return self._results(out, prepared.legal, prepared.count, prepared.size, prepared.flat_ks)
 
     def _results(self, out: dict[str, np.ndarray], legal: np.ndarray, count: int, size: int,
                  flat_ks: list[int] | None) -> list[Evaluation]:

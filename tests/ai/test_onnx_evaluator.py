@@ -94,3 +94,51 @@ def test_refusals(tiny5):
         OnnxEvaluator(path, symmetry="all")
     with pytest.raises(ValueError, match="at least 1"):
         OnnxEvaluator(path, intra_threads=0)
+
+
+@pytest.mark.parametrize("mode", ["none", "random", "average"])
+def test_the_three_stages_give_what_evaluate_gives(tiny5, mode):
+    _, path = tiny5
+    whole, staged = OnnxEvaluator(path, symmetry=mode, seed=4), OnnxEvaluator(path, symmetry=mode, seed=4)
+    qs = queries()
+    prepared = staged.prepare(qs)
+    for a, b in zip(whole.evaluate(qs), staged.finish(prepared, staged.infer(prepared))):
+        assert np.array_equal(a.policy, b.policy) and a.value == b.value and a.score_lead == b.score_lead
+        assert np.array_equal(a.ownership, b.ownership)
+    assert staged.finish(staged.prepare([]), staged.infer(staged.prepare([]))) == []
+
+
+class WholeOnly:
+    """An ONNX evaluator seen through ``evaluate`` alone (no stages)."""
+
+    def __init__(self, inner: OnnxEvaluator) -> None:
+        self.inner = inner
+        self.name, self.has_score, self.has_ownership = inner.name, inner.has_score, inner.has_ownership
+        self.board_sizes = inner.board_sizes
+
+    def evaluate(self, queries):
+        return self.inner.evaluate(queries)
+
+
+def test_a_pipelined_search_builds_the_same_tree_with_stages_or_without(tiny9):
+    from gobuddy.ai.mcts import Search, SearchConfig
+
+    _, path = tiny9
+    position = Position.from_ascii("""
+        . . . . . . . . .
+        . . . . . . . . .
+        . . X O . . . . .
+        . . X O . . . . .
+        . . . X O . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        """, to_play=BLACK)
+    trees = []
+    for evaluator in (OnnxEvaluator(path), WholeOnly(OnnxEvaluator(path))):
+        search = Search(evaluator, SearchConfig(batch_size=8, pipeline=True))
+        search.set_position(position)
+        search.run(visits=300)
+        trees.append((search.root.moves.tolist(), search.root.N.tolist(), search.root.W.tolist()))
+    assert trees[0] == trees[1] and sum(trees[0][1]) == 299
