@@ -15,6 +15,7 @@ inside ``make_player`` so the front end starts fast.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,10 @@ from pathlib import Path
 # visits in about 0.5 s on a fast 2-core machine; the time keeps a slower one at 1 s).
 DEFAULT_PLAY_VISITS = 1600
 DEFAULT_PLAY_SECONDS = 1.0
+# onnxruntime threads when --threads is not given: two where the machine has them (with
+# the search's pipeline about 1,500 visits a second on the 2-core project machine, against
+# about 1,000 with one; bench/RESULTS.md). A GTP engine thinks while its opponent waits.
+DEFAULT_THREADS = min(2, os.cpu_count() or 1)
 # The model played without --model: the one shipped in the repository.
 SHIPPED_MODEL = Path(__file__).resolve().parent.parent / "models" / "gobuddy-9x9.onnx"
 
@@ -39,7 +44,7 @@ class GtpConfig:
     model: str | None = None  # ONNX model: play with the MCTS search player
     visits: int | None = None  # search visits per move (None: see ``budget``)
     seconds: float | None = None  # search seconds per move (None: see ``budget``)
-    threads: int = 1  # onnxruntime intra-op threads
+    threads: int = DEFAULT_THREADS  # onnxruntime intra-op threads
     temperature: float = 0.0  # move choice by visits ** (1 / T); 0 = the most visited
     temperature_moves: int = 0  # the game's first moves (both colours) chosen with the temperature
 
@@ -66,7 +71,8 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
     parser.add_argument("--visits", type=int, default=None, help=f"search visits per move (with neither --visits nor --time: {DEFAULT_PLAY_VISITS} "
                              f"or {DEFAULT_PLAY_SECONDS:g} s, whichever comes first)")
     parser.add_argument("--time", type=float, default=None, dest="seconds", help="search seconds per move")
-    parser.add_argument("--threads", type=int, default=1, help="onnxruntime threads (default 1)")
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
+                        help=f"onnxruntime threads (default {DEFAULT_THREADS}: two where the machine has them)")
     parser.add_argument("--temperature", type=float, default=0.0,
                         help="draw moves with probability proportional to visits^(1/T) ("
                              "default 0: the most visited move)")
@@ -85,6 +91,8 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
     if args.random and (args.temperature or args.temperature_moves is not None):
         parser.error("--temperature and --temperature-moves need the search, not --random")
     model = None if args.random else (args.model or str(SHIPPED_MODEL))
+    if args.threads < 1:
+        parser.error(f"--threads must be at least 1, got {args.threads}")
     if args.temperature < 0 or (args.temperature_moves is not None and args.temperature_moves < 0):
         parser.error("--temperature and --temperature-moves must not be negative")
     moves = args.temperature_moves if args.temperature_moves is not None else (30 if args.temperature else 0)

@@ -3,6 +3,7 @@ legal, lz-analyze streams info lines and stops when the next command arrives."""
 
 from __future__ import annotations
 
+import os
 import queue
 import subprocess
 import sys
@@ -103,6 +104,7 @@ def test_lz_analyze_streams_until_the_next_command(engine):
     (["--random", "--visits", "10"], "--visits and --time need the search, not --random"),
     (["--random", "--temperature", "1"], "--temperature and --temperature-moves need the search"),
     (["--random", "--model", "m.onnx"], "--random and --model exclude each other"),
+    (["--threads", "0"], "--threads must be at least 1, got 0"),
 ])
 def test_options_are_checked(options, message):
     out = subprocess.run([sys.executable, "-m", "engine_worker.gtp", *options], cwd=ROOT,
@@ -116,6 +118,7 @@ def test_without_options_it_plays_the_shipped_model_with_the_default_budget():
     config = parse_args([])
     assert config.model == str(SHIPPED_MODEL) and SHIPPED_MODEL.is_file()
     assert config.budget() == (1600, 1.0)  # visits or seconds, whichever comes first
+    assert config.threads == min(2, os.cpu_count() or 1) and parse_args(["--threads", "1"]).threads == 1
 
 
 @pytest.mark.parametrize("options, budget", [
