@@ -5,7 +5,10 @@ optimises policy cross-entropy + value MSE + score Huber + ownership MSE with SG
 momentum under a warm-up then cosine learning-rate schedule, validates on ``val-*.npz``
 (policy top-1 accuracy, value loss), writes ``metrics.csv`` and ``curves.png`` and keeps
 a checkpoint (``last.pt``) that a rerun resumes from. ``--init`` starts from another
-run's weights (used by the self-play loop).
+run's weights (used by the self-play loop). ``--device`` trains on ``cpu`` (default),
+``cuda`` (refused with a clear error when torch sees no GPU) or ``auto`` (CUDA when
+there is one); checkpoints resume on either. Not checked here: that a CUDA run gives the
+CPU run's numbers (it does not, bit for bit).
 """
 
 from __future__ import annotations
@@ -47,6 +50,19 @@ class TrainConfig:
     value_weight: float = 1.0
     score_weight: float = 0.02
     ownership_weight: float = 0.25
+    device: str = "cpu"
+
+
+def resolve_device(name: str) -> torch.device:
+    """``cpu``, ``cuda`` or ``auto`` (CUDA when torch sees a GPU) as a ``torch.device``;
+    ``ValueError`` for another name or for ``cuda`` without a GPU."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--device cuda: torch sees no CUDA GPU on this machine (use cpu or auto)")
+    if name not in ("cpu", "cuda"):
+        raise ValueError(f"--device must be cpu, cuda or auto, got {name!r}")
+    return torch.device(name)
 
 
 def learning_rate(config: TrainConfig, step: int) -> float:
@@ -77,12 +93,17 @@ def losses(model: GoNet, batch: dict[str, torch.Tensor], config: TrainConfig) ->
             "ownership": own_loss, "top1": hits}
 
 
-def to_tensors(batch: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
-    return {k: torch.from_numpy(v) for k, v in batch.items()}
+def to_tensors(batch: dict[str, np.ndarray], device: torch.device | None = None) -> dict[str, torch.Tensor]:
+    """The batch's arrays as tensors (on ``device`` when given)."""
+    tensors = {k: torch.from_numpy(v) for k, v in batch.items()}
+    if device is None or device.type == "cpu":
+        return tensors
+    return {k: v.to(device, non_blocking=True) for k, v in tensors.items()}
 
 
 def validate(model: GoNet, paths: list[Path], config: TrainConfig, limit: int = 20000) -> dict[str, float]:
     """Mean losses and top-1 accuracy over up to ``limit`` validation positions (identity symmetry)."""
+    device = next(model.parameters()).device
     model.eval()
     sums: dict[str, float] = {}
     count = 0
@@ -91,7 +112,7 @@ def validate(model: GoNet, paths: list[Path], config: TrainConfig, limit: int = 
             shard = load_shard(path)
             n = len(shard["value"])
             for b in range(0, n, 1024):
-                batch = to_tensors(augment({k: shard[k][b:b + 1024] for k in FIELDS}, config.size, 0))
+                batch = to_tensors(augment({k: shard[k][b:b + 1024] for k in FIELDS}, config.size, 0), device)
                 out = losses(model, batch, config)
                 k = len(batch["value"])
                 for name, v in out.items():
@@ -136,23 +157,25 @@ def plot_curves(csv_path: Path, png_path: Path) -> None:
 
 def train(config: TrainConfig, planes: int) -> Path:
     """Run (or resume) training; returns the path of the last checkpoint."""
+    device = resolve_device(config.device)
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     config.run.mkdir(parents=True, exist_ok=True)
     train_paths = sorted(config.data.glob("train-*.npz"))
     val_paths = sorted(config.data.glob("val-*.npz"))
     model = GoNet(NetConfig(planes=planes, blocks=config.blocks, channels=config.channels))
+    model.to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=config.lr, momentum=0.9,
                                 weight_decay=config.weight_decay, nesterov=True)
     ckpt_path = config.run / "last.pt"
     step = 0
     if ckpt_path.exists():
-        state = torch.load(ckpt_path, map_location="cpu", weights_only=False)
+        state = torch.load(ckpt_path, map_location=device, weights_only=False)
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         step = state["step"]
     elif config.init is not None:
-        model.load_state_dict(torch.load(config.init, map_location="cpu", weights_only=False)["model"])
+        model.load_state_dict(torch.load(config.init, map_location=device, weights_only=False)["model"])
     metrics_path = config.run / "metrics.csv"
     new_file = not metrics_path.exists()
     metrics = open(metrics_path, "a", newline="")
@@ -177,7 +200,7 @@ def train(config: TrainConfig, planes: int) -> Path:
         lr = learning_rate(config, step)
         for group in optimizer.param_groups:
             group["lr"] = lr
-        out = losses(model, to_tensors(next(batches)), config)
+        out = losses(model, to_tensors(next(batches), device), config)
         optimizer.zero_grad(set_to_none=True)
         out["total"].backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
@@ -215,15 +238,22 @@ def main(argv: list[str] | None = None) -> None:
         parser.add_argument(f"--{name}", type=int, default=default)
     parser.add_argument("--lr", type=float, default=0.05)
     parser.add_argument("--init", type=Path, default=None, help="checkpoint to start from")
+    parser.add_argument("--device", default="cpu", help="cpu (default), cuda, or auto (CUDA when there is a GPU)")
     args = parser.parse_args(argv)
+    try:
+        resolve_device(args.device)
+    except ValueError as exc:
+        parser.error(str(exc))
     config = TrainConfig(data=args.data, run=args.run, steps=args.steps, batch_size=args.batch_size,
                          blocks=args.blocks, channels=args.channels, threads=args.threads, seed=args.seed,
-                         warmup=args.warmup, validate_every=args.validate_every, lr=args.lr, init=args.init)
+                         warmup=args.warmup, validate_every=args.validate_every, lr=args.lr, init=args.init,
+                         device=args.device)
     first = sorted(args.data.glob("train-*.npz"))
     if not first:
         raise SystemExit(f"no train-*.npz shards in {args.data}")
     planes = load_shard(first[0])["features"].shape[1]
-    print(f"training {config.blocks}x{config.channels} on {len(first)} shards, {planes} planes")
+    print(f"training {config.blocks}x{config.channels} on {len(first)} shards, {planes} planes, "
+          f"on {resolve_device(config.device)}")
     path = train(config, planes)
     print(f"checkpoint: {path}")
 

@@ -71,3 +71,26 @@ def test_init_starts_a_new_run_from_another_runs_weights(tmp_path):
     assert torch.load(second / "last.pt", weights_only=False)["step"] == 1
     for key in ("stem.0.weight", "blocks.0.conv1.weight", "policy_point.weight", "value_out.weight"):
         assert torch.equal(a[key], b[key]), key
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("cpu", "cpu"),
+    ("auto", "cuda" if torch.cuda.is_available() else "cpu"),
+    ("cuda", "cuda" if torch.cuda.is_available() else "torch sees no CUDA GPU on this machine"),
+    ("gpu", "--device must be cpu, cuda or auto, got 'gpu'"),
+])
+def test_the_device_to_train_on(name, expected):
+    from training.train import resolve_device
+
+    try:
+        assert resolve_device(name).type == expected
+    except ValueError as exc:
+        assert expected in str(exc)
+
+
+def test_auto_trains_where_torch_can(tmp_path):
+    data, run = tmp_path / "data", tmp_path / "run"
+    write_shards(data)
+    train(config(data, run, steps=2, device="auto"), NUM_PLANES)
+    state = torch.load(run / "last.pt", map_location="cpu", weights_only=False)
+    assert state["step"] == 2 and state["train"]["device"] == "auto"
