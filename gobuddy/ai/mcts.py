@@ -332,7 +332,7 @@ class Search:
             evaluations = self.evaluator.finish(inflight.prepared, inflight.future.result())
         else:
             evaluations = inflight.future.result()
-        expand([leaf for _, leaf in inflight.leaves], inflight.legal, evaluations, self.config.fpu_reduction)
+        expand([leaf for _, leaf in inflight.leaves], inflight.legal, evaluations)
         backup = self._backup
         for (path, leaf), ev in zip(inflight.leaves, evaluations):
             leaf.pending = False

@@ -24,6 +24,7 @@ import numpy as np
 from gobuddy.ai.evaluator import Evaluation
 from gobuddy.go.position import Position
 
+
 class Node:
     """A position in the tree. Child statistics exist once the node is expanded.
 
@@ -40,8 +41,8 @@ class Node:
     entry for the descendants)."""
 
     __slots__ = ("parent", "index", "position", "_board", "legal", "moves", "prior", "prior_raw",
-                 "N", "W", "S", "N1", "Q", "stats", "base", "width", "nsum", "fpu", "children", "visits", "value_sum", "score_sum", "net_value", "net_score",
-                 "ownership", "terminal", "pending")
+                 "N", "W", "S", "N1", "Q", "stats", "base", "width", "nsum", "fpu", "children", "visits",
+                 "value_sum", "score_sum", "net_value", "net_score", "ownership", "terminal", "pending")
 
     def __init__(self, position: Position, parent: "Node | None" = None, index: int = -1,
                  board: np.ndarray | None = None) -> None:
@@ -126,8 +127,7 @@ def select(node: Node, c_puct: float, fpu_reduction: float) -> int:
     return int(score.argmax())
 
 
-def expand(leaves: Sequence[Node], legal: np.ndarray, evaluations: Sequence[Evaluation],
-           fpu_reduction: float) -> None:
+def expand(leaves: Sequence[Node], legal: np.ndarray, evaluations: Sequence[Evaluation]) -> None:
     """Give every leaf its legal moves (the rows of ``legal``), priors (its policy on
     them, renormalised; uniform if that sums to 0), zeroed statistics and, nothing
     being visited yet, its first-play urgency (its network value). The leaves share
@@ -136,7 +136,7 @@ def expand(leaves: Sequence[Node], legal: np.ndarray, evaluations: Sequence[Eval
     counts = legal.sum(axis=1).tolist()
     priors = np.array([ev.policy for ev in evaluations], dtype=np.float64)[rows, cols]
     net = [float(ev.value) for ev in evaluations]
-    fpus = [v - fpu_reduction * math.sqrt(0.0) for v in net]  # the formula, with no prior mass visited
+    fpus = net  # nothing visited yet: the urgency is the network value (no prior mass to reduce it)
     width = len(cols)
     buffer = np.zeros((5, width))
     buffer[3] = 1.0
