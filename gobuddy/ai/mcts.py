@@ -44,19 +44,8 @@ import numpy as np
 from gobuddy.ai.evaluator import Evaluation, Evaluator, Query
 from gobuddy.ai.features import HISTORY_DEPTH, History
 from gobuddy.ai.search_node import Node, add_score, change, expand, select, set_prior
-from gobuddy.go.position import Position
+from gobuddy.go.position import Position, legal_masks
 from gobuddy.go.scoring import tromp_taylor_margin
-
-
-def legal_masks(positions: list[Position]) -> np.ndarray:
-    """``Position.legal_mask()`` of each position (one board size) as the rows of one
-    bool array ``[len(positions), size*size + 1]``: the bitsets unpacked in one call."""
-    n = positions[0].n
-    width = (n + 8) // 8
-    top = 1 << n  # pass
-    packed = b"".join([(p.legal_bits() | top).to_bytes(width, "little") for p in positions])
-    bits = np.frombuffer(packed, dtype=np.uint8).reshape(len(positions), width)
-    return np.unpackbits(bits, axis=1, count=n + 1, bitorder="little").view(np.bool_)
 
 
 class StopSignal(Protocol):

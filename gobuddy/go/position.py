@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
+from typing import Sequence
 
 import numpy as np
 
@@ -307,10 +308,7 @@ class Position:
     def legal_mask(self, color: int | None = None) -> np.ndarray:
         """Boolean vector of length ``size*size + 1``: legal points, then pass (True).
         A new array each call (the caller may change it)."""
-        n = self.n
-        bits = self.legal_bits(color) | (1 << n)
-        packed = np.frombuffer(bits.to_bytes((n + 8) // 8, "little"), dtype=np.uint8)
-        return np.unpackbits(packed, count=n + 1, bitorder="little").view(np.bool_)
+        return _unpack_masks([self.legal_bits(color)], self.n)[0]
 
     def legal_moves(self, color: int | None = None) -> list[int]:
         """Legal points (pass excluded) for ``color`` (default: side to move), ascending."""
@@ -493,6 +491,22 @@ class Position:
 def _points(bits: int) -> set[int]:
     """The points of a bitset."""
     return set(_points_list(bits))
+
+
+def legal_masks(positions: Sequence[Position]) -> np.ndarray:
+    """``legal_mask()`` of each position (side to move, one board size) as the rows of
+    one bool array ``[len(positions), size*size + 1]``, unpacked in one call. Not
+    checked: that the sizes agree."""
+    return _unpack_masks([p.legal_bits() for p in positions], positions[0].n)
+
+
+def _unpack_masks(bitsets: list[int], n: int) -> np.ndarray:
+    """Bitsets of ``n`` points as bool rows of ``n + 1`` (the last, pass, always True)."""
+    width = (n + 8) // 8
+    top = 1 << n
+    packed = b"".join([(bits | top).to_bytes(width, "little") for bits in bitsets])
+    rows = np.frombuffer(packed, dtype=np.uint8).reshape(len(bitsets), width)
+    return np.unpackbits(rows, axis=1, count=n + 1, bitorder="little").view(np.bool_)
 
 
 def _points_list(bits: int) -> list[int]:

@@ -294,3 +294,10 @@ def test_search_trees_are_the_same_as_before():
 
 def test_feature_planes_are_the_same_as_before():
     assert digest_features() == FEATURES_DIGEST
+
+
+def test_legal_masks_of_many_positions_are_their_legal_masks():
+    from gobuddy.go.position import legal_masks
+
+    sample = [pos for pos, _ in sample_positions(10, seed=5)]
+    assert np.array_equal(legal_masks(sample), np.stack([pos.legal_mask() for pos in sample]))
