@@ -135,7 +135,7 @@ def test_an_sgf_file_goes_round_trip(stack, page, tmp_path: Path):
 def test_the_system_page_shows_who_is_online(stack, page):
     page.goto(stack.server.url("system"))
     wait_for_app(page)
-    page.get_by_text("Engine workers online").wait_for()
+    page.get_by_text("Engine workers online", exact=True).wait_for()  # not the sidebar caption
     page.get_by_text("engine analysis: round trip").wait_for(state="attached")  # a dataframe cell (canvas)
     metrics = page.locator('[data-testid="stMetric"]')
     assert metrics.filter(has_text="Engine workers online").locator('[data-testid="stMetricValue"]').inner_text() == "1"
