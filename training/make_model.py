@@ -13,13 +13,13 @@ continues from ``last.pt``), so an interrupted run is simply started again:
 | ``engine-games`` | ``data/games/engine-*.jsonl.gz`` (``training.engine_games`` with the mix) |
 | ``positions`` | ``data/positions/engine/`` (``training.positions``) |
 | ``train`` | ``runs/make_model/supervised/last.pt`` (``training.train``) |
-| ``export`` | ``runs/make_model/supervised/model.onnx`` after the parity check, copied to ``models/candidate.onnx`` |
+| ``export`` | ``runs/make_model/supervised/model.onnx`` after the parity check (and its weights ``model.pt``), copied to ``models/candidate.onnx`` |
 | ``round-K-selfplay`` | ``data/selfplay/round-K/`` (``training.selfplay`` with the current best model) |
 | ``round-K-positions`` | ``data/positions/round-K/`` |
 | ``round-K-train`` | ``runs/make_model/round-K/last.pt``, from the previous stage's checkpoint, on the last ``window`` rounds of self-play plus a few engine shards |
 | ``round-K-export`` | ``runs/make_model/round-K/model.onnx`` (and ``models/candidate.onnx``) |
 | ``round-K-gating`` | ``runs/make_model/gating/round-K/gating.json`` (``training.gating`` against the best so far) |
-| ``ship`` | ``models/gobuddy-9x9.onnx``: the best model (the last accepted round, else the supervised one) |
+| ``ship`` | ``models/gobuddy-9x9.onnx`` and its torch weights ``models/gobuddy-9x9.pt``: the best model (the last accepted round, else the supervised one) |
 | ``strength-gnugo``, ``strength-pachi``, ``strength-policy`` | ``runs/make_model/strength/SHA/*/summary.json``: our default search vs GNU Go, vs Pachi, and the raw policy (1 visit) vs GNU Go |
 | ``card`` | ``models/MODEL_CARD.md`` (``training.model_card``), rewritten every run |
 
@@ -226,7 +226,7 @@ def export_run(plan: Plan, run: Path, label: str, data: Path) -> None:
     import numpy as np
     import torch
 
-    from training.export import export_onnx, parity_check
+    from training.export import export_onnx, parity_check, save_weights
     from training.network import GoNet, NetConfig, count_parameters
     from training.model_card import machine
     from training.position_shards import load_shard
@@ -247,6 +247,7 @@ def export_run(plan: Plan, run: Path, label: str, data: Path) -> None:
     worst = parity_check(model, tmp, shard["features"][:16].astype(np.float32))
     print(f"[make_model] parity: torch and onnxruntime agree within {worst:.1e}", flush=True)
     os.replace(tmp, run / "model.onnx")
+    save_weights(model, run / "model.pt", int(state["step"]), provenance)
     plan.path("models").mkdir(parents=True, exist_ok=True)
     shutil.copyfile(run / "model.onnx", plan.path("models", "candidate.onnx"))
 
@@ -349,6 +350,12 @@ def write_card(plan: Plan) -> None:
     plan.path("models", "MODEL_CARD.md").write_text(render(facts))
 
 
+def ship(best: Path, shipped: Path) -> None:
+    """Copy the best model and its torch weights (``model.pt`` beside it) to ``models/``."""
+    shutil.copyfile(best.with_suffix(".pt"), shipped.with_suffix(".pt"))
+    shutil.copyfile(best, shipped)
+
+
 def stage_names(plan: Plan) -> list[str]:
     """Every stage of ``plan``, in the order they run."""
     names = (["pachi"] if plan.needs_pachi else []) + ["engine-games", "positions", "train", "export"]
@@ -379,8 +386,9 @@ def make_model(plan: Plan) -> None:
         for k in range(1, plan.rounds + 1):
             run_round(plan, log, k)
         best, shipped = best_model(plan, plan.rounds + 1), plan.path("models", SHIPPED)
-        log.run("ship", lambda: shutil.copyfile(best, shipped),
-                lambda: shipped.exists() and file_digest(shipped) == file_digest(best))
+        log.run("ship", lambda: ship(best, shipped),
+                lambda: shipped.exists() and file_digest(shipped) == file_digest(best)
+                and shipped.with_suffix(".pt").exists())
         for name, (ours, opponent, out) in strength_matches(plan).items():
             label = "gobuddy-policy" if name == "strength-policy" else "gobuddy"
             log.run(name, lambda o=ours, b=opponent, f=out, n=label: run_strength(plan, o, b, f, n),

@@ -17,7 +17,7 @@ from gobuddy.ai.features import FEATURE_VERSION, NUM_PLANES, encode_batch  # noq
 from gobuddy.ai.onnx_evaluator import OnnxEvaluator  # noqa: E402
 from gobuddy.go.coords import WHITE, from_gtp  # noqa: E402
 from gobuddy.go.position import Position  # noqa: E402
-from training.export import export_onnx, parity_check  # noqa: E402
+from training.export import export_onnx, parity_check, save_weights  # noqa: E402
 from training.network import GoNet, NetConfig  # noqa: E402
 
 BOARDS = [  # (board, side to move): fixed positions for the parity check
@@ -115,3 +115,13 @@ def test_a_model_for_another_feature_version_is_refused(exported, tmp_path):
     onnx.save(proto, str(wrong))
     with pytest.raises(contract.ModelContractError, match="feature version"):
         OnnxEvaluator(wrong)
+
+
+def test_saved_weights_are_a_checkpoint_training_starts_from(exported, tmp_path):
+    model, path, planes, _ = exported
+    saved = save_weights(model, tmp_path / "net.pt", step=1234, provenance={"data": "none"})
+    state = torch.load(saved, map_location="cpu", weights_only=False)
+    assert (state["step"], state["provenance"]) == (1234, {"data": "none"})
+    again = GoNet(NetConfig(**state["net"]))
+    again.load_state_dict(state["model"])  # what ``training.train --init`` does
+    assert parity_check(again.eval(), path, planes) < 1e-4

@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+torch = pytest.importorskip("torch")
+
 from gobuddy.ai.tiny_model import build_tiny_model
 from tests.training.conftest import needs_gnugo
 from training.game_shards import GameSample, write_shard
@@ -14,6 +16,9 @@ from training.gating import GateConfig, decide, distinct_games, gate
 from training.gtp_game import GameRules
 from training.make_model import main as make_model_main, quick_plan, stage_names
 from training.match_report import summarize
+from training.network import GoNet, NetConfig
+from training.onnx_import import max_difference
+from training.position_shards import load_shard
 from training.model_card import CardFacts, engine_kind, games_by_source, machine, render, strength_row
 
 
@@ -115,8 +120,14 @@ def test_quick_make_model_runs_every_stage_then_skips_them(tmp_path, capsys):
     for path in ["data/games/engine-000000.jsonl.gz", "data/positions/engine/built.json",
                  "runs/make_model/supervised/last.pt", "runs/make_model/supervised/model.onnx",
                  "data/selfplay/round-1/selfplay-000000.jsonl.gz", "runs/make_model/round-1/model.onnx",
-                 "runs/make_model/gating/round-1/gating.json", "models/candidate.onnx", "models/gobuddy-9x9.onnx"]:
+                 "runs/make_model/gating/round-1/gating.json", "models/candidate.onnx", "models/gobuddy-9x9.onnx",
+                 "runs/make_model/supervised/model.pt", "models/gobuddy-9x9.pt"]:
         assert (root / path).exists(), path
+    shipped_weights = torch.load(root / "models/gobuddy-9x9.pt", map_location="cpu", weights_only=False)
+    net = GoNet(NetConfig(**shipped_weights["net"]))
+    net.load_state_dict(shipped_weights["model"])
+    features = load_shard(sorted((root / "data/positions/engine").glob("*.npz"))[0])["features"][:8]
+    assert max(max_difference(net, root / "models/gobuddy-9x9.onnx", features).values()) < 1e-4
     stages = json.loads((root / "runs/make_model/stages.json").read_text())
     assert list(stages) == stage_names(quick_plan(root))
     card = (root / "models/MODEL_CARD.md").read_text()
