@@ -192,12 +192,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--model", type=Path, required=True, help="ONNX file made by training.export")
     parser.add_argument("--data", type=Path, required=True, help="position shards (train-*.npz) for the statistics")
     parser.add_argument("--out", type=Path, required=True, help="checkpoint to write (training.train layout)")
-    parser.add_argument("--positions", type=int, default=20000, help="positions for the statistics")
+    parser.add_argument("--positions", type=int, default=20000, help="positions for the statistics, taken evenly from every shard")
     args = parser.parse_args(argv)
     shards = sorted(args.data.glob("train-*.npz"))
     if not shards:
         raise SystemExit(f"no train-*.npz shards in {args.data}")
-    features = np.concatenate([load_shard(p)["features"] for p in shards[:4]])[: args.positions]
+    per_shard = max(1, args.positions // len(shards))  # from every shard: every source in the mix
+    features = np.concatenate([load_shard(p)["features"][:per_shard] for p in shards])
     model = recalibrate_batch_norm(import_onnx(args.model), features)
     worst = max(max_difference(model, args.model, features[:256]).values())
     if worst > 1e-4:
