@@ -50,18 +50,32 @@ class OnnxLayoutError(ValueError):
     """The file does not match the ``GoNet`` layout (the message says where)."""
 
 
+def _constants(proto: onnx.ModelProto) -> dict[str, np.ndarray]:
+    """Every constant tensor by name: initializers, ``Constant`` outputs, and the
+    ``Identity`` aliases the exporter makes when two initializers are equal."""
+    values = {i.name: numpy_helper.to_array(i) for i in proto.graph.initializer}
+    for node in proto.graph.node:
+        if node.op_type == "Constant":
+            for attr in node.attribute:
+                if attr.name == "value":
+                    values[node.output[0]] = numpy_helper.to_array(attr.t)
+        elif node.op_type == "Identity" and node.input[0] in values:
+            values[node.output[0]] = values[node.input[0]]
+    return values
+
+
 def net_config_of(proto: onnx.ModelProto) -> NetConfig:
     """The ``NetConfig`` whose export has this graph's layer shapes."""
-    inits = {i.name: i for i in proto.graph.initializer}
+    inits = _constants(proto)
     convs = [n for n in proto.graph.node if n.op_type == "Conv"]
     if not convs:
         raise OnnxLayoutError("the graph has no Conv node")
-    stem = numpy_helper.to_array(inits[convs[0].input[1]])
+    stem = inits[convs[0].input[1]]
     channels, planes = int(stem.shape[0]), int(stem.shape[1])
-    tower = [n for n in convs if tuple(numpy_helper.to_array(inits[n.input[1]]).shape[2:]) == (3, 3)]
+    tower = [n for n in convs if tuple(inits[n.input[1]].shape[2:]) == (3, 3)]
     blocks, odd = divmod(len(tower) - 1, 2)
-    heads = [numpy_helper.to_array(inits[n.input[1]]) for n in convs if n not in tower]
-    gemms = [numpy_helper.to_array(inits[n.input[1]]) for n in proto.graph.node if n.op_type == "Gemm"]
+    heads = [inits[n.input[1]] for n in convs if n not in tower]
+    gemms = [inits[n.input[1]] for n in proto.graph.node if n.op_type == "Gemm"]
     if odd or not heads or len(gemms) < 4:
         raise OnnxLayoutError(f"unexpected layer counts: {len(tower)} 3x3 convolutions, {len(gemms)} Gemm nodes")
     value_hidden = int(gemms[-3].shape[0])
@@ -97,7 +111,7 @@ def import_onnx(path: str | Path) -> GoNet:
     """A ``GoNet`` computing what the ONNX file computes (eval mode; batch norms identity)."""
     proto = onnx.load(str(path))
     model = GoNet(net_config_of(proto))
-    inits = {i.name: numpy_helper.to_array(i) for i in proto.graph.initializer}
+    inits = _constants(proto)
     file_convs = [n for n in proto.graph.node if n.op_type == "Conv"]
     file_gemms = [n for n in proto.graph.node if n.op_type == "Gemm"]
     convs = _execution_order(model, (nn.Conv2d,))

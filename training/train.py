@@ -5,7 +5,7 @@ optimises policy cross-entropy + value MSE + score Huber + ownership MSE with SG
 momentum under a warm-up then cosine learning-rate schedule, validates on ``val-*.npz``
 (policy top-1 accuracy, value loss), writes ``metrics.csv`` and ``curves.png`` and keeps
 a checkpoint (``last.pt``) that a rerun resumes from. ``--init`` starts from another
-run's weights (used by the self-play loop). ``--device`` trains on ``cpu`` (default),
+run's weights (used by the self-play loop), with that checkpoint's network shape. ``--device`` trains on ``cpu`` (default),
 ``cuda`` (refused with a clear error when torch sees no GPU) or ``auto`` (CUDA when
 there is one); checkpoints resume on either. Not checked here: that a CUDA run gives the
 CPU run's numbers (it does not, bit for bit).
@@ -163,19 +163,22 @@ def train(config: TrainConfig, planes: int) -> Path:
     config.run.mkdir(parents=True, exist_ok=True)
     train_paths = sorted(config.data.glob("train-*.npz"))
     val_paths = sorted(config.data.glob("val-*.npz"))
-    model = GoNet(NetConfig(planes=planes, blocks=config.blocks, channels=config.channels))
+    ckpt_path = config.run / "last.pt"
+    source = ckpt_path if ckpt_path.exists() else config.init
+    state = torch.load(source, map_location=device, weights_only=False) if source is not None else None
+    # A checkpoint (resumed or --init) brings its own network shape; otherwise the config's.
+    net = NetConfig(**state["net"]) if state is not None and "net" in state else NetConfig(
+        planes=planes, blocks=config.blocks, channels=config.channels)
+    model = GoNet(net)
     model.to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=config.lr, momentum=0.9,
                                 weight_decay=config.weight_decay, nesterov=True)
-    ckpt_path = config.run / "last.pt"
     step = 0
-    if ckpt_path.exists():
-        state = torch.load(ckpt_path, map_location=device, weights_only=False)
+    if state is not None:
         model.load_state_dict(state["model"])
+    if source == ckpt_path:
         optimizer.load_state_dict(state["optimizer"])
         step = state["step"]
-    elif config.init is not None:
-        model.load_state_dict(torch.load(config.init, map_location=device, weights_only=False)["model"])
     metrics_path = config.run / "metrics.csv"
     new_file = not metrics_path.exists()
     metrics = open(metrics_path, "a", newline="")

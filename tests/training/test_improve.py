@@ -1,0 +1,90 @@
+"""A round of ``python -m training.improve`` from a shipped model that has only its ONNX
+file: real self-play and GNU Go games for a few seconds, positions, the weights read back
+from the file, fine-tuning, export with weights, gating, and promotion only when the
+candidate passed; a second run finds every stage done."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from gobuddy.ai.features import NUM_PLANES  # noqa: E402
+from tests.training.conftest import needs_gnugo  # noqa: E402
+from training.export import export_onnx  # noqa: E402
+from training.game_shards import count_games  # noqa: E402
+from training.improve import RoundPlan, generator_commands, improve, link_mix, main as improve_main  # noqa: E402
+from training.make_model import file_digest  # noqa: E402
+from training.network import GoNet, NetConfig  # noqa: E402
+from training.onnx_import import max_difference  # noqa: E402
+from training.position_shards import load_shard  # noqa: E402
+
+
+def tiny_shipped(root):
+    torch.manual_seed(0)
+    net = GoNet(NetConfig(planes=NUM_PLANES, blocks=1, channels=8, head_channels=4, value_hidden=8))
+    return export_onnx(net.eval(), root / "models" / "gobuddy-9x9.onnx", 9, model_name="tiny-shipped",
+                       provenance={}, komi=7.0)
+
+
+def test_the_generators_resume_into_the_round_folders(tmp_path):
+    plan = RoundPlan("r9", root=tmp_path, selfplay_workers=1, engine_workers=0, visits=16, fast_visits=4)
+    (selfplay,) = generator_commands(plan)
+    assert selfplay[1:3] == ["-m", "training.selfplay"]
+    assert selfplay[selfplay.index("--out") + 1] == str(tmp_path / "data/improve/r9/selfplay")
+    assert selfplay[selfplay.index("--model") + 1] == str(tmp_path / "models/gobuddy-9x9.onnx")
+    assert len(generator_commands(RoundPlan("r9", root=tmp_path, engine_workers=1))) == 2
+
+
+def test_the_mix_links_every_shard_under_a_tagged_name(tmp_path):
+    for tag in ("a", "b"):
+        (tmp_path / tag).mkdir()
+        for name in ("train-00000.npz", "val-00000.npz"):
+            (tmp_path / tag / name).write_bytes(b"x")
+    mix = link_mix({"sp": tmp_path / "a", "eg": tmp_path / "b"}, tmp_path / "mix")
+    assert sorted(p.name for p in mix.iterdir()) == [
+        "train-eg-00000.npz", "train-sp-00000.npz", "val-eg-00000.npz", "val-sp-00000.npz"]
+    assert (mix / "train-sp-00000.npz").resolve() == (tmp_path / "a" / "train-00000.npz").resolve()
+
+
+def test_bad_counts_are_refused(tmp_path, capsys):
+    tiny_shipped(tmp_path)
+    with pytest.raises(SystemExit):
+        improve_main(["--round", "x", "--root", str(tmp_path), "--minutes", "-1"])
+    assert "--minutes must be >= 0" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@needs_gnugo
+def test_a_round_from_an_onnx_only_model(tmp_path, capsys):
+    shipped = tiny_shipped(tmp_path)
+    before = file_digest(shipped)
+    plan = RoundPlan("r1", root=tmp_path, minutes=0.4, selfplay_workers=1, engine_workers=1, visits=8,
+                     fast_visits=2, mix="gnugo:1", max_moves=40, steps=4, batch_size=16, warmup=1, threads=1,
+                     gate_games=2, gate_visits=2, gate_parallel=1, progress=False)
+    promoted = improve(plan)
+
+    assert count_games(plan.data("selfplay")) > 0 and count_games(plan.data("games")) > 0
+    assert {p.name.split("-")[1] for p in plan.data("positions", "mix").iterdir()} == {"selfplay", "games"}
+    init = torch.load(plan.run("init.pt"), map_location="cpu", weights_only=False)
+    assert init["imported_from"].endswith("gobuddy-9x9.onnx")  # no .pt shipped: read back from the ONNX
+    weights = torch.load(plan.run("model.pt"), map_location="cpu", weights_only=False)
+    net = GoNet(NetConfig(**weights["net"]))
+    net.load_state_dict(weights["model"])
+    features = load_shard(sorted(plan.data("positions", "mix").glob("train-*"))[0])["features"][:8]
+    assert max(max_difference(net, plan.run("model.onnx"), features).values()) < 1e-4
+    verdict = json.loads(plan.run("gating", "gating.json").read_text())
+    assert promoted == verdict["accepted"]
+    if promoted:
+        assert file_digest(shipped) == file_digest(plan.run("model.onnx"))
+        assert shipped.with_suffix(".pt").exists()
+    else:
+        assert file_digest(shipped) == before and not shipped.with_suffix(".pt").exists()
+    capsys.readouterr()
+
+    assert improve(plan) == promoted
+    out = capsys.readouterr().out
+    assert out.count("already done") == 6 + promoted
+    assert json.loads(plan.run("stages.json").read_text())["games"]["seconds"] >= 0.4 * 60

@@ -1,0 +1,291 @@
+"""One round of improvement of the shipped model, sized to fit a session: ``python -m training.improve``.
+
+    python -m training.improve --round r2 --minutes 60        # then ~30 min more to train and gate
+
+A session's machine keeps nothing, so the loop that makes the engine stronger runs one
+round per session, from the model in ``models/`` to a gated candidate that replaces it:
+
+| stage | makes (under ``--root``) |
+|---|---|
+| ``games`` | ``data/improve/ROUND/selfplay/`` (``training.selfplay`` with the shipped model) and ``data/improve/ROUND/games/`` (``training.engine_games`` with ``--mix``), side by side for ``--minutes`` |
+| ``positions`` | ``data/improve/ROUND/positions/{selfplay,games,mix}`` (``training.positions``; ``mix`` links both) |
+| ``init`` | ``runs/improve/ROUND/init.pt``: ``models/gobuddy-9x9.pt``, or the ONNX file read back (``training.onnx_import``) when the weights are missing |
+| ``train`` | ``runs/improve/ROUND/last.pt`` (``training.train --init``) |
+| ``export`` | ``runs/improve/ROUND/model.onnx`` after the parity check, and its weights ``model.pt`` |
+| ``gating`` | ``runs/improve/ROUND/gating/gating.json`` (``training.gating``, candidate against the shipped model) |
+| ``promote`` | only if the candidate passed: ``models/gobuddy-9x9.onnx`` and ``.pt`` replaced by it |
+
+Every stage is skipped when its output exists; games are counted on disk and the time
+already spent generating is kept in ``runs/improve/ROUND/stages.json``, so a run that was
+stopped is simply started again. The strength matches of the model card are left to
+``training.match`` (they take an hour or more; the end of the run prints them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from training.game_shards import count_games
+from training.make_model import SHIPPED, StageLog, ReachedUntil, file_digest
+
+STAGES = ("games", "positions", "init", "train", "export", "gating", "promote")
+
+
+@dataclass(frozen=True)
+class RoundPlan:
+    """What one round does; paths hang off ``root``."""
+
+    name: str
+    root: Path = Path(".")
+    minutes: float = 60.0
+    selfplay_workers: int = 1
+    engine_workers: int = 1
+    visits: int = 200
+    fast_visits: int = 50
+    full_fraction: float = 0.35
+    mix: str = "gnugo:8-10,pachi:2000-5000*2"
+    max_moves: int | None = None
+    steps: int = 2500
+    batch_size: int = 256
+    lr: float = 0.02
+    warmup: int = 100
+    threads: int = 2
+    gate_games: int = 40
+    gate_visits: int = 200
+    gate_parallel: int = 2
+    seed: int = 1
+    until: str | None = None
+    progress: bool = True
+
+    def data(self, *parts: str) -> Path:
+        return self.root.joinpath("data", "improve", self.name, *parts)
+
+    def run(self, *parts: str) -> Path:
+        return self.root.joinpath("runs", "improve", self.name, *parts)
+
+    @property
+    def shipped(self) -> Path:
+        return self.root / "models" / SHIPPED
+
+
+def generator_commands(plan: RoundPlan) -> list[list[str]]:
+    """The self-play and engine-game commands (each resumes from what is on disk)."""
+    common = ["--games", "1000000", "--per-shard", "25"] + ([] if plan.progress else ["--no-progress"])
+    cap = ["--max-moves", str(plan.max_moves)] if plan.max_moves else []
+    commands = []
+    if plan.selfplay_workers > 0:
+        commands.append([sys.executable, "-m", "training.selfplay", "--model", str(plan.shipped),
+                         "--out", str(plan.data("selfplay")), "--visits", str(plan.visits),
+                         "--fast-visits", str(plan.fast_visits), "--full-fraction", str(plan.full_fraction),
+                         "--workers", str(plan.selfplay_workers), "--seed", str(plan.seed)] + common + cap)
+    if plan.engine_workers > 0:
+        commands.append([sys.executable, "-m", "training.engine_games", "--out", str(plan.data("games")),
+                         "--mix", plan.mix, "--workers", str(plan.engine_workers),
+                         "--seed", str(plan.seed + 1)] + common + cap)
+    return commands
+
+
+def generate(plan: RoundPlan, seconds: float) -> None:
+    """Run the generators side by side for ``seconds``, then stop them (SIGTERM: each
+    writes its finished games first). A generator that dies is an error."""
+    procs = [subprocess.Popen(cmd, cwd=Path(__file__).resolve().parent.parent) for cmd in generator_commands(plan)]
+    deadline = time.monotonic() + seconds
+    try:
+        while time.monotonic() < deadline and all(p.poll() is None for p in procs):
+            time.sleep(1.0)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in procs:
+            p.wait(timeout=120)
+    failed = [p.args[2] for p in procs if p.returncode not in (0, 130, -signal.SIGTERM)]
+    if failed:
+        raise RuntimeError(f"generator(s) failed: {', '.join(failed)}")
+
+
+def link_mix(sources: dict[str, Path], mix: Path) -> Path:
+    """``mix``: symbolic links ``SPLIT-TAG-NNNNN.npz`` to every shard of ``sources``."""
+    if mix.exists():
+        shutil.rmtree(mix)
+    mix.mkdir(parents=True)
+    for tag, folder in sources.items():
+        for shard in sorted(folder.glob("*.npz")):
+            split, rest = shard.name.split("-", 1)
+            (mix / f"{split}-{tag}-{rest}").symlink_to(shard.resolve())
+    return mix
+
+
+def build_positions(plan: RoundPlan) -> None:
+    from training.positions import build
+
+    sources = {}
+    for tag in ("selfplay", "games"):
+        if count_games(plan.data(tag)) > 0:
+            build(plan.data(tag), plan.data("positions", tag), val_every=20, per_shard=5000)
+            sources[tag] = plan.data("positions", tag)
+    if not sources:
+        raise RuntimeError(f"no games in {plan.data()}: run the games stage with --minutes > 0")
+    link_mix(sources, plan.data("positions", "mix"))
+
+
+def make_init(plan: RoundPlan) -> None:
+    """The shipped weights as the starting checkpoint (read back from ONNX if need be)."""
+    weights = plan.shipped.with_suffix(".pt")
+    out = plan.run("init.pt")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if weights.exists():
+        shutil.copyfile(weights, out)
+        return
+    from training.onnx_import import main as import_main
+
+    import_main(["--model", str(plan.shipped), "--data", str(plan.data("positions", "mix")), "--out", str(out)])
+
+
+def train(plan: RoundPlan) -> None:
+    from gobuddy.ai.features import NUM_PLANES
+    from training.network import NetConfig
+    from training.train import TrainConfig, train as train_loop
+
+    import torch
+
+    net = NetConfig(**torch.load(plan.run("init.pt"), map_location="cpu", weights_only=False)["net"])
+    config = TrainConfig(data=plan.data("positions", "mix"), run=plan.run(), steps=plan.steps,
+                         batch_size=plan.batch_size, lr=plan.lr, warmup=plan.warmup, blocks=net.blocks,
+                         channels=net.channels, validate_every=min(500, plan.steps),
+                         checkpoint_every=min(500, plan.steps), threads=plan.threads, seed=plan.seed,
+                         init=plan.run("init.pt"))
+    train_loop(config, NUM_PLANES)
+
+
+def export(plan: RoundPlan) -> None:
+    import torch
+
+    from training.export import main as export_main
+
+    import onnx
+
+    from gobuddy.ai.contract import META_MODEL_NAME
+
+    init = torch.load(plan.run("init.pt"), map_location="cpu", weights_only=False)
+    name = f"gobuddy-9x9-b{init['net']['blocks']}c{init['net']['channels']}-{plan.name}"
+    shipped_name = {p.key: p.value for p in onnx.load(str(plan.shipped)).metadata_props}.get(META_MODEL_NAME, "?")
+    provenance = {"round": plan.name, "init": shipped_name, "steps_in_round": plan.steps,
+                  "data": f"{count_games(plan.data('selfplay'))} self-play games of the shipped model, "
+                          f"{count_games(plan.data('games'))} engine games ({plan.mix})"}
+    export_main(["--checkpoint", str(plan.run("last.pt")), "--out", str(plan.run("model.onnx")),
+                 "--data", str(plan.data("positions", "mix")), "--name", name,
+                 "--torch-out", str(plan.run("model.pt")), "--provenance", json.dumps(provenance)])
+
+
+def gating(plan: RoundPlan) -> None:
+    from training.gating import GateConfig, gate
+
+    result = gate(GateConfig(plan.run("model.onnx"), plan.shipped, plan.run("gating"), plan.gate_games,
+                             plan.gate_visits, parallel=plan.gate_parallel, seed=plan.seed, progress=plan.progress))
+    print(f"[improve] gating: {result.line()}", flush=True)
+
+
+def accepted(plan: RoundPlan) -> bool:
+    verdict = plan.run("gating", "gating.json")
+    return verdict.exists() and bool(json.loads(verdict.read_text())["accepted"])
+
+
+def promote(plan: RoundPlan) -> None:
+    """Replace the shipped model and its weights by the accepted candidate."""
+    shutil.copyfile(plan.run("model.pt"), plan.shipped.with_suffix(".pt"))
+    shutil.copyfile(plan.run("model.onnx"), plan.shipped)
+
+
+def improve(plan: RoundPlan) -> bool:
+    """Run the stages not yet done; True when the candidate replaced the shipped model."""
+    log = StageLog(plan.run("stages.json"), plan.until)
+    seconds = plan.minutes * 60
+
+    def spent() -> float:
+        return log.stages.get("games", {}).get("seconds", 0.0)
+
+    try:
+        log.run("games", lambda: generate(plan, max(0.0, seconds - spent())), lambda: spent() >= seconds - 1)
+        log.run("positions", lambda: build_positions(plan), lambda: (plan.data("positions", "mix")).exists())
+        log.run("init", lambda: make_init(plan), lambda: plan.run("init.pt").exists())
+        log.run("train", lambda: train(plan), lambda: _step(plan.run("last.pt")) >= plan.steps)
+        log.run("export", lambda: export(plan), lambda: plan.run("model.pt").exists())
+        log.run("gating", lambda: gating(plan), lambda: plan.run("gating", "gating.json").exists())
+        if accepted(plan):
+            log.run("promote", lambda: promote(plan),
+                    lambda: file_digest(plan.shipped) == file_digest(plan.run("model.onnx")))
+    except ReachedUntil as reached:
+        print(f"[improve] stopped after {reached} (--until)", flush=True)
+        return False
+    promoted = accepted(plan)
+    print(f"[improve] round {plan.name}: candidate {'promoted to' if promoted else 'rejected; kept'} {plan.shipped}",
+          flush=True)
+    return promoted
+
+
+def _step(path: Path) -> int:
+    from training.make_model import checkpoint_step
+
+    return checkpoint_step(path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m training.improve", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--round", required=True, help="name of the round (folder names, model name)")
+    p.add_argument("--root", type=Path, default=Path("."), help="where data/, runs/ and models/ live (default .)")
+    p.add_argument("--minutes", type=float, default=60.0, help="minutes of game generation (default 60)")
+    p.add_argument("--selfplay-workers", type=int, default=1)
+    p.add_argument("--engine-workers", type=int, default=max(0, (os.cpu_count() or 2) - 1))
+    p.add_argument("--mix", default=RoundPlan.mix, help=f"engine games (default {RoundPlan.mix})")
+    p.add_argument("--visits", type=int, default=RoundPlan.visits, help="self-play full-search visits")
+    p.add_argument("--fast-visits", type=int, default=RoundPlan.fast_visits, help="self-play fast-search visits")
+    p.add_argument("--full-fraction", type=float, default=RoundPlan.full_fraction, help="share of full searches")
+    p.add_argument("--max-moves", type=int, help="move cap of the generated games")
+    p.add_argument("--steps", type=int, default=RoundPlan.steps)
+    p.add_argument("--lr", type=float, default=RoundPlan.lr)
+    p.add_argument("--threads", type=int, default=RoundPlan.threads, help="training threads")
+    p.add_argument("--gate-games", type=int, default=RoundPlan.gate_games)
+    p.add_argument("--gate-visits", type=int, default=RoundPlan.gate_visits)
+    p.add_argument("--gate-parallel", type=int, default=RoundPlan.gate_parallel)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--until", choices=STAGES, help="stop after this stage")
+    p.add_argument("--no-progress", action="store_true")
+    a = p.parse_args(argv)
+    if a.minutes < 0 or a.steps < 1 or a.selfplay_workers < 0 or a.engine_workers < 0:
+        p.error("--minutes must be >= 0, --steps >= 1, worker counts >= 0")
+    plan = RoundPlan(a.round, a.root.resolve(), a.minutes, a.selfplay_workers, a.engine_workers, a.visits,
+                     fast_visits=a.fast_visits, full_fraction=a.full_fraction, mix=a.mix,
+                     max_moves=a.max_moves, steps=a.steps, lr=a.lr, threads=a.threads, gate_games=a.gate_games,
+                     gate_visits=a.gate_visits, gate_parallel=a.gate_parallel, seed=a.seed, until=a.until,
+                     progress=not a.no_progress)
+    if not plan.shipped.exists():
+        p.error(f"no shipped model at {plan.shipped}")
+    try:
+        improve(plan)
+    except KeyboardInterrupt:
+        print("\n[improve] stopped; run it again to continue", file=sys.stderr)
+        return 130
+    shipped = plan.shipped.resolve()
+    print("[improve] strength for the model card (about 30 and 70 minutes on 2 cores):\n"
+          f"  python -m training.match --engine-a 'ours:--model {shipped}' --engine-b gnugo:10 --games 40 "
+          f"--seed 100 --out runs/strength/{plan.name}-gnugo\n"
+          f"  python -m training.match --engine-a 'ours:--model {shipped}' --engine-b pachi:20000 --games 40 "
+          f"--seed 100 --out runs/strength/{plan.name}-pachi\n"
+          f"  python -m training.match --engine-a 'ours:--model {shipped} --visits 1' --engine-b gnugo:10 "
+          f"--games 40 --seed 100 --parallel 2 --out runs/strength/{plan.name}-policy", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
