@@ -8,7 +8,7 @@ round per session, from the model in ``models/`` to a gated candidate that repla
 | stage | makes (under ``--root``) |
 |---|---|
 | ``games`` | ``data/improve/ROUND/selfplay/`` (``training.selfplay`` with the shipped model) and ``data/improve/ROUND/games/`` (``training.engine_games`` with ``--mix``), side by side for ``--minutes`` |
-| ``positions`` | ``data/improve/ROUND/positions/{selfplay,games,mix}`` (``training.positions``; ``mix`` links both) |
+| ``positions`` | ``data/improve/ROUND/positions/{selfplay,games,mix}`` (``training.positions``; ``mix`` links both, and the positions of the ``--earlier`` rounds) |
 | ``init`` | ``runs/improve/ROUND/init.pt``: ``models/gobuddy-9x9.pt``, or the ONNX file read back (``training.onnx_import``) when the weights are missing |
 | ``train`` | ``runs/improve/ROUND/last.pt`` (``training.train --init``) |
 | ``export`` | ``runs/improve/ROUND/model.onnx`` after the parity check, and its weights ``model.pt`` |
@@ -63,6 +63,7 @@ class RoundPlan:
     gate_visits: int = 200
     gate_parallel: int = 2
     seed: int = 1
+    earlier: tuple[str, ...] = ()  # earlier rounds whose positions join the training mix
     until: str | None = None
     progress: bool = True
 
@@ -135,6 +136,12 @@ def build_positions(plan: RoundPlan) -> None:
             sources[tag] = plan.data("positions", tag)
     if not sources:
         raise RuntimeError(f"no games in {plan.data()}: run the games stage with --minutes > 0")
+    for name in plan.earlier:
+        for tag in ("selfplay", "games"):
+            folder = plan.root.joinpath("data", "improve", name, "positions", tag)
+            if not any(folder.glob("train-*.npz")):
+                raise RuntimeError(f"--earlier {name}: no positions in {folder}")
+            sources[f"{name}{tag}"] = folder
     link_mix(sources, plan.data("positions", "mix"))
 
 
@@ -208,7 +215,7 @@ def promote(plan: RoundPlan) -> None:
 
 def improve(plan: RoundPlan) -> bool:
     """Run the stages not yet done; True when the candidate replaced the shipped model."""
-    log = StageLog(plan.run("stages.json"), plan.until)
+    log = StageLog(plan.run("stages.json"), plan.until, prefix="improve")
     seconds = plan.minutes * 60
 
     def spent() -> float:
@@ -259,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--gate-visits", type=int, default=RoundPlan.gate_visits)
     p.add_argument("--gate-parallel", type=int, default=RoundPlan.gate_parallel)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--earlier", nargs="*", default=[], metavar="ROUND",
+                   help="earlier rounds (on this machine) whose positions also train this round")
     p.add_argument("--until", choices=STAGES, help="stop after this stage")
     p.add_argument("--no-progress", action="store_true")
     a = p.parse_args(argv)
@@ -267,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     plan = RoundPlan(a.round, a.root.resolve(), a.minutes, a.selfplay_workers, a.engine_workers, a.visits,
                      fast_visits=a.fast_visits, full_fraction=a.full_fraction, mix=a.mix,
                      max_moves=a.max_moves, steps=a.steps, lr=a.lr, threads=a.threads, gate_games=a.gate_games,
-                     gate_visits=a.gate_visits, gate_parallel=a.gate_parallel, seed=a.seed, until=a.until,
+                     gate_visits=a.gate_visits, gate_parallel=a.gate_parallel, seed=a.seed,
+                     earlier=tuple(a.earlier), until=a.until,
                      progress=not a.no_progress)
     if not plan.shipped.exists():
         p.error(f"no shipped model at {plan.shipped}")

@@ -116,9 +116,10 @@ class ReachedUntil(Exception):
 class StageLog:
     """Runs stages, skips finished ones, and keeps their wall time in ``stages.json``."""
 
-    def __init__(self, path: Path, until: str | None) -> None:
+    def __init__(self, path: Path, until: str | None, prefix: str = "make_model") -> None:
         self.path = path
         self.until = until
+        self.prefix = prefix
         self.stages: dict[str, dict] = json.loads(path.read_text()) if path.exists() else {}
 
     def run(self, name: str, work: Callable[[], object], done: Callable[[], bool] | None) -> None:
@@ -126,9 +127,9 @@ class StageLog:
         then check that ``done()`` holds."""
         entry = self.stages.setdefault(name, {"seconds": 0.0})
         if done is not None and done():
-            print(f"[make_model] {name}: already done", flush=True)
+            print(f"[{self.prefix}] {name}: already done", flush=True)
         else:
-            print(f"[make_model] {name}: running", flush=True)
+            print(f"[{self.prefix}] {name}: running", flush=True)
             start = time.time()
             try:
                 work()
@@ -138,7 +139,7 @@ class StageLog:
                 self.save()
             if done is not None and not done():
                 raise RuntimeError(f"stage {name} ended without making its output")
-            print(f"[make_model] {name}: done ({entry['seconds']:.0f} s in all)", flush=True)
+            print(f"[{self.prefix}] {name}: done ({entry['seconds']:.0f} s in all)", flush=True)
         self.save()
         if name == self.until:
             raise ReachedUntil(name)

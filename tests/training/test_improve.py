@@ -88,3 +88,14 @@ def test_a_round_from_an_onnx_only_model(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.count("already done") == 6 + promoted
     assert json.loads(plan.run("stages.json").read_text())["games"]["seconds"] >= 0.4 * 60
+
+
+def test_an_earlier_round_without_positions_is_named(tmp_path):
+    from training.game_shards import GameSample, write_shard
+    from training.improve import build_positions
+
+    plan = RoundPlan("r2", root=tmp_path, earlier=("r1",))
+    write_shard(plan.data("selfplay", "selfplay-000000.jsonl.gz"),
+                [GameSample(9, 7.0, ["E5", "pass", "pass"], "B+74", "B", source="selfplay", visits=[None] * 3)])
+    with pytest.raises(RuntimeError, match="--earlier r1: no positions in"):
+        build_positions(plan)
