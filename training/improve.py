@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from training.game_shards import count_games
-from training.make_model import SHIPPED, StageLog, ReachedUntil, file_digest
+from training.make_model import SHIPPED, ReachedUntil, StageLog, checkpoint_step, file_digest
 
 STAGES = ("games", "positions", "init", "train", "export", "gating", "promote")
 
@@ -225,7 +225,7 @@ def improve(plan: RoundPlan) -> bool:
         log.run("games", lambda: generate(plan, max(0.0, seconds - spent())), lambda: spent() >= seconds - 1)
         log.run("positions", lambda: build_positions(plan), lambda: (plan.data("positions", "mix")).exists())
         log.run("init", lambda: make_init(plan), lambda: plan.run("init.pt").exists())
-        log.run("train", lambda: train(plan), lambda: _step(plan.run("last.pt")) >= plan.steps)
+        log.run("train", lambda: train(plan), lambda: checkpoint_step(plan.run("last.pt")) >= plan.steps)
         log.run("export", lambda: export(plan), lambda: plan.run("model.pt").exists())
         log.run("gating", lambda: gating(plan), lambda: plan.run("gating", "gating.json").exists())
         if accepted(plan):
@@ -238,12 +238,6 @@ def improve(plan: RoundPlan) -> bool:
     print(f"[improve] round {plan.name}: candidate {'promoted to' if promoted else 'rejected; kept'} {plan.shipped}",
           flush=True)
     return promoted
-
-
-def _step(path: Path) -> int:
-    from training.make_model import checkpoint_step
-
-    return checkpoint_step(path)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -89,7 +89,7 @@ def _execution_order(model: GoNet, kinds: tuple[type, ...]) -> list[tuple[str, n
     order: list[tuple[str, nn.Module]] = []
     hooks = [m.register_forward_hook(lambda mod, _i, _o: order.append((names[id(mod)], mod)))
              for m in model.modules() if isinstance(m, kinds)]
-    with torch.no_grad():
+    with torch.no_grad():  # the net is fully convolutional: any board size gives the same order
         model.eval()(torch.zeros(1, model.config.planes, 9, 9))
     for h in hooks:
         h.remove()
