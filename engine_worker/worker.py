@@ -44,12 +44,12 @@ import threading
 import time
 from typing import Any, Sequence
 
-from gobuddy.ai.analysis import Analysis, analyse
+from gobuddy.ai.analysis import analyse
 from gobuddy.ai.evaluator import Evaluation, Query
 from gobuddy.ai.mcts import Search, SearchConfig
 from gobuddy.bus import topics
 from gobuddy.bus.client import BusClient
-from gobuddy.bus.engine_messages import EngineError, EngineRequest
+from gobuddy.bus.engine_messages import EngineAnswer, EngineError, EngineRequest
 from gobuddy.bus.inbox import Received
 from gobuddy.bus.message import now_ms
 from engine_worker.answer_cache import AnswerCache
@@ -224,7 +224,7 @@ class EngineWorker:
         if request.max_time_ms is not None:
             seconds = min(seconds, request.max_time_ms / 1000)
 
-        def partial(analysis: Analysis) -> None:
+        def partial(analysis: EngineAnswer) -> None:
             self._respond(received, self._answer(analysis))
 
         wants_partial = request.report_every_ms is not None and received.response_topic is not None
@@ -252,7 +252,7 @@ class EngineWorker:
             self._search_rules = (komi, superko)
         return self._search
 
-    def _answer(self, analysis: Analysis) -> dict[str, Any]:
+    def _answer(self, analysis: EngineAnswer) -> dict[str, Any]:
         return {**analysis.to_dict(), "ts": now_ms()}
 
     def _personalise(self, cached: dict[str, Any], job: Job, started: float) -> dict[str, Any]:

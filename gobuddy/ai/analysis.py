@@ -1,19 +1,7 @@
-"""Analysis of a position: the ranked top moves and the root summary, the object every
-service sends over the wire (modelled on KataGo's analysis engine; the JSON Schema is
+"""Analysis of a position: the ranked top moves and the root summary as the
+``EngineAnswer`` every service sends over the wire (modelled on KataGo's analysis engine;
+the type is ``gobuddy.bus.engine_messages.EngineAnswer``, the JSON Schema
 ``schemas/engine_answer.schema.json``).
-
-Dict form (``Analysis.to_dict``), every key always present::
-
-    {"id": str, "board_id": str | None,
-     "position_key": {"move_count": int, "hash": "16 lower-case hex digits"},
-     "to_play": "B" | "W",
-     "root": {"visits": int, "winrate": float, "winrate_black": float,
-              "score_lead": float | None, "value": float},
-     "moves": [{"move": "D4", "order": 0, "visits": int, "winrate": float,
-                "winrate_black": float, "score_lead": float | None, "prior": float,
-                "pv": ["D4", "E5"]}],
-     "ownership": [size*size floats] | None,
-     "is_during_search": bool, "model": str, "elapsed_ms": float, "worker": str}
 
 Meanings: ``winrate`` is the search's win probability for the side to move, in [0, 1]
 (``winrate_black`` the same for black); ``root.value`` is the network's raw value of the
@@ -29,13 +17,13 @@ constant, XOR a ko-point constant) masked to 64 bits: see ``position_hash``.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
 from gobuddy.ai.features import History
 from gobuddy.ai.mcts import Search, StopSignal
+from gobuddy.bus.engine_messages import EngineAnswer, MoveInfo, PositionKey, RootInfo
 from gobuddy.go.coords import BLACK, color_from_str, color_to_str, to_gtp
 from gobuddy.go.position import Position
 
@@ -54,101 +42,10 @@ def _winrate(value: float) -> float:
     return min(1.0, max(0.0, (value + 1.0) / 2.0))
 
 
-@dataclass(frozen=True)
-class PositionKey:
-    """Which position an analysis answers: moves played so far and ``position_hash``."""
-
-    move_count: int
-    hash: str
-
-
-@dataclass(frozen=True)
-class RootInfo:
-    """The search's summary of the position itself."""
-
-    visits: int
-    winrate: float
-    winrate_black: float
-    score_lead: float | None
-    value: float
-
-
-@dataclass(frozen=True)
-class MoveInfo:
-    """One candidate move (GTP vertex or ``pass``)."""
-
-    move: str
-    order: int
-    visits: int
-    winrate: float
-    winrate_black: float
-    score_lead: float | None
-    prior: float
-    pv: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Analysis:
-    """A ranked answer about one position; see the module docstring for the dict form."""
-
-    id: str
-    board_id: str | None
-    position_key: PositionKey
-    to_play: str
-    root: RootInfo
-    moves: list[MoveInfo]
-    ownership: list[float] | None
-    is_during_search: bool
-    model: str
-    elapsed_ms: float
-    worker: str
-
-    def to_dict(self) -> dict[str, Any]:
-        """The wire form (plain JSON types, keys exactly as documented)."""
-        return {
-            "id": self.id,
-            "board_id": self.board_id,
-            "position_key": {"move_count": self.position_key.move_count, "hash": self.position_key.hash},
-            "to_play": self.to_play,
-            "root": {"visits": self.root.visits, "winrate": self.root.winrate,
-                     "winrate_black": self.root.winrate_black, "score_lead": self.root.score_lead,
-                     "value": self.root.value},
-            "moves": [{"move": m.move, "order": m.order, "visits": m.visits, "winrate": m.winrate,
-                       "winrate_black": m.winrate_black, "score_lead": m.score_lead, "prior": m.prior,
-                       "pv": list(m.pv)} for m in self.moves],
-            "ownership": None if self.ownership is None else list(self.ownership),
-            "is_during_search": self.is_during_search,
-            "model": self.model,
-            "elapsed_ms": self.elapsed_ms,
-            "worker": self.worker,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Analysis":
-        """Inverse of ``to_dict``. Raises ``KeyError`` naming a missing key; extra keys
-        (such as a message timestamp) are ignored; values are not validated (the JSON
-        Schema does that)."""
-        return cls(
-            id=d["id"], board_id=d["board_id"],
-            position_key=PositionKey(d["position_key"]["move_count"], d["position_key"]["hash"]),
-            to_play=d["to_play"],
-            root=RootInfo(**{k: d["root"][k] for k in ("visits", "winrate", "winrate_black", "score_lead", "value")}),
-            moves=[MoveInfo(m["move"], m["order"], m["visits"], m["winrate"], m["winrate_black"],
-                            m["score_lead"], m["prior"], list(m["pv"])) for m in d["moves"]],
-            ownership=None if d["ownership"] is None else list(d["ownership"]),
-            is_during_search=d["is_during_search"], model=d["model"], elapsed_ms=d["elapsed_ms"],
-            worker=d["worker"])
-
-    @property
-    def best(self) -> MoveInfo | None:
-        """The top move, if any."""
-        return self.moves[0] if self.moves else None
-
-
 def snapshot(search: Search, top_k: int = DEFAULT_TOP_K, id: str = "", board_id: str | None = None,
              worker: str = "", elapsed_ms: float = 0.0, is_during_search: bool = False,
-             ownership: bool = True, max_pv: int = 10) -> Analysis:
-    """The ``Analysis`` of the search's current root (call between batches)."""
+             ownership: bool = True, max_pv: int = 10) -> EngineAnswer:
+    """The ``EngineAnswer`` of the search's current root (call between batches)."""
     root = search.root
     if root is None or not root.expanded:
         raise RuntimeError("snapshot: the root has not been evaluated")
@@ -171,23 +68,23 @@ def snapshot(search: Search, top_k: int = DEFAULT_TOP_K, id: str = "", board_id:
         moves.append(MoveInfo(
             move=to_gtp(int(root.moves[i]), size), order=order, visits=n, winrate=_winrate(q),
             winrate_black=_winrate(sign * q), score_lead=score, prior=float(root.prior_raw[i]),
-            pv=[to_gtp(m, size) for m in search.pv(root, i, max_pv)]))
+            pv=tuple(to_gtp(m, size) for m in search.pv(root, i, max_pv))))
     own = None
     if ownership and root.ownership is not None:
-        own = [round(float(v), 4) for v in np.clip(np.asarray(root.ownership) * sign, -1.0, 1.0)]
-    return Analysis(
+        own = tuple(round(float(v), 4) for v in np.clip(np.asarray(root.ownership) * sign, -1.0, 1.0))
+    return EngineAnswer(
         id=id, board_id=board_id, position_key=PositionKey(pos.move_count, position_hash(pos)),
-        to_play=color_to_str(pos.to_play), root=root_info, moves=moves, ownership=own,
+        to_play=color_to_str(pos.to_play), root=root_info, moves=tuple(moves), ownership=own,
         is_during_search=is_during_search, model=search.evaluator.name, elapsed_ms=elapsed_ms, worker=worker)
 
 
 def analyse(search: Search, position: Position, history: History = (), visits: int | None = DEFAULT_VISITS,
             seconds: float | None = None, top_k: int = DEFAULT_TOP_K, id: str = "", board_id: str | None = None,
             worker: str = "", ownership: bool = True, to_play: str | None = None,
-            stop: StopSignal | None = None, on_partial: Callable[[Analysis], None] | None = None,
-            partial_every: float = 0.5) -> Analysis:
+            stop: StopSignal | None = None, on_partial: Callable[[EngineAnswer], None] | None = None,
+            partial_every: float = 0.5) -> EngineAnswer:
     """Search ``position`` (history: previous boards, most recent first) and return the
-    final ``Analysis``; ``on_partial`` receives ``is_during_search`` snapshots every
+    final ``EngineAnswer``; ``on_partial`` receives ``is_during_search`` snapshots every
     ``partial_every`` seconds. ``to_play`` ("B"/"W") overrides the side to move.
 
     No early stop: the budget is spent so that every listed move's figures are as

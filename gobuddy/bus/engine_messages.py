@@ -75,6 +75,8 @@ class PositionKey:
 
 @dataclass(frozen=True)
 class RootInfo:
+    """The search's summary of the position itself (``gobuddy.ai.analysis`` gives the meanings)."""
+
     visits: int
     winrate: float
     winrate_black: float
@@ -84,6 +86,8 @@ class RootInfo:
 
 @dataclass(frozen=True)
 class MoveInfo:
+    """One candidate move (GTP vertex or ``pass``); ``pv`` starts with the move."""
+
     move: str
     order: int
     visits: int
