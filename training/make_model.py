@@ -83,7 +83,7 @@ class Plan:
     strength_games: int = 40
     gnugo_level: int = 10
     pachi_playouts: int = 20_000  # about 1 s a move on one core; 0 skips the Pachi match
-    ours_args: str = ""  # our engine at its defaults (1600 visits, about 0.5 s a move for 6x64)
+    ours_args: str = ""  # our engine at its defaults (4,000 visits or 0.9 s a move)
     match_max_moves: int | None = None
     until: str | None = None
     progress: bool = True

@@ -117,12 +117,12 @@ def test_without_options_it_plays_the_shipped_model_with_the_default_budget():
 
     config = parse_args([])
     assert config.model == str(SHIPPED_MODEL) and SHIPPED_MODEL.is_file()
-    assert config.budget() == (1600, 1.0)  # visits or seconds, whichever comes first
+    assert config.budget() == (4000, 0.9)  # visits or seconds, whichever comes first
     assert config.threads == min(2, os.cpu_count() or 1) and parse_args(["--threads", "1"]).threads == 1
 
 
 @pytest.mark.parametrize("options, budget", [
-    ([], (1600, 1.0)),
+    ([], (4000, 0.9)),
     (["--visits", "50"], (50, None)),
     (["--time", "2.5"], (None, 2.5)),
     (["--visits", "50", "--time", "2.5"], (50, 2.5)),
