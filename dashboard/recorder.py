@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import signal
 import socket
 import sys
 import threading
@@ -55,6 +54,7 @@ from gobuddy.bus.cli import add_broker_arguments, bus_config_from_args
 from gobuddy.bus.client import BusClient
 from gobuddy.bus.config import BusConfig
 from gobuddy.bus.inbox import Received
+from gobuddy.bus.lifecycle import connect, serve, stop_on_signals
 
 log = logging.getLogger("dashboard.recorder")
 RESPONSES_FILTER = f"{topics.ROOT}/engine/response/+/+"  # no builder in gobuddy.bus.topics yet
@@ -106,20 +106,16 @@ class Recorder:
         engine = make_engine(self.config.db_url, busy_timeout_ms=self.config.sqlite_busy_timeout_ms)
         upgrade_to_head(engine)
         self.store = Store(engine)
-        while not (self._stopping.is_set() or (stop is not None and stop.is_set())):
+        def make_client() -> BusClient:
             client = BusClient(self.config.bus, logger=logging.getLogger(f"gobuddy.bus.{self.config.bus.client_id}"))
             for topic_filter in (topics.boards_filter("event"), topics.status_filter("board"), RESPONSES_FILTER,
                                  topics.boards_filter("led")):
                 client.subscribe(topic_filter, self._on_message)
             client.set_status(host=socket.gethostname()[:255], database=make_url(self.config.db_url).get_backend_name())
-            try:
-                client.start(wait=True)
-            except TimeoutError as exc:
-                log.warning("%s; trying again", exc)
-                continue
-            self.client = client
-            break
-        else:
+            return client
+
+        self.client = connect(make_client, lambda: self._stopping.is_set() or (stop is not None and stop.is_set()), log)
+        if self.client is None:
             return
         self._status_thread = threading.Thread(target=self._status_loop, name="recorder-status", daemon=True)
         self._status_thread.start()
@@ -137,11 +133,7 @@ class Recorder:
 
     def run(self, stop: threading.Event) -> None:
         """``start``, record until ``stop`` is set, then ``stop``."""
-        try:
-            self.start(stop)
-            stop.wait()
-        finally:
-            self.stop()
+        serve(self, stop)
 
     # ---- storing (the bus client's dispatcher thread) ------------------------------------
 
@@ -228,9 +220,7 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[RecorderConfig, str]:
 def main(argv: Sequence[str] | None = None) -> int:
     config, level = parse_args(argv)
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+    stop = stop_on_signals()
     try:
         Recorder(config).run(stop)
     except ConnectionRefusedError as exc:

@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import signal
-import threading
 from pathlib import Path
 
 from edge.agent import AgentConfig, EdgeAgent
@@ -35,6 +33,7 @@ from edge.game import GameSettings, Mode
 from edge.serial_link import SerialLink
 from gobuddy.bus import BusClient
 from gobuddy.bus.cli import add_broker_arguments, bus_config_from_args
+from gobuddy.bus.lifecycle import stop_on_signals
 from gobuddy.go.coords import color_from_str
 
 
@@ -115,9 +114,7 @@ def main(argv: list[str] | None = None) -> None:
                                                   engine_color=config.settings.engine_color),
                             recorded=lambda: list(agent.record.game.moves) if agent.record else [],
                             calibration=lambda: agent.cal.prompt).start()
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+    stop = stop_on_signals()
     stop.wait()
     logging.getLogger("edge").info("stopping")
     if player is not None:

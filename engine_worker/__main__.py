@@ -8,11 +8,10 @@ argument (including a missing model file).
 from __future__ import annotations
 
 import logging
-import signal
 import sys
-import threading
 
 from engine_worker.config import parse_args
+from gobuddy.bus.lifecycle import stop_on_signals
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -20,9 +19,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     from engine_worker.worker import EngineWorker  # heavy imports after argument errors
 
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+    stop = stop_on_signals()
     try:
         worker = EngineWorker(config)
     except Exception as exc:  # ModelContractError, onnxruntime errors: say which file and why

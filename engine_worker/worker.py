@@ -51,6 +51,7 @@ from gobuddy.bus import topics
 from gobuddy.bus.client import BusClient
 from gobuddy.bus.engine_messages import EngineAnswer, EngineError, EngineRequest
 from gobuddy.bus.inbox import Received
+from gobuddy.bus.lifecycle import connect, serve
 from gobuddy.bus.message import now_ms
 from engine_worker.answer_cache import AnswerCache
 from engine_worker.config import WorkerConfig
@@ -109,19 +110,15 @@ class EngineWorker:
     def start(self, stop: threading.Event | None = None) -> None:
         """Connect (retrying while the broker is unreachable, until ``stop`` is set) and
         start serving. Raises ``ConnectionRefusedError`` when the broker refuses the account."""
-        while not (self._stopping.is_set() or (stop is not None and stop.is_set())):
+        def make_client() -> BusClient:
             client = BusClient(self.config.bus, logger=logging.getLogger(f"gobuddy.bus.{self.worker_id}"))
             client.subscribe(topics.engine_requests_filter(self.config.share_group), self._on_request)
             client.set_status(host=socket.gethostname()[:255], model=str(self.config.model),
                               model_name=self.evaluator.name, queue_depth=0, evals_per_s=0.0)
-            try:
-                client.start(wait=True)
-            except TimeoutError as exc:
-                log.warning("%s; trying again", exc)
-                continue
-            self.client = client
-            break
-        else:
+            return client
+
+        self.client = connect(make_client, lambda: self._stopping.is_set() or (stop is not None and stop.is_set()), log)
+        if self.client is None:
             return
         for target, name in ((self._search_loop, "search"), (self._status_loop, "status")):
             thread = threading.Thread(target=target, name=f"engine-{name}", daemon=True)
@@ -143,11 +140,7 @@ class EngineWorker:
 
     def run(self, stop: threading.Event) -> None:
         """``start``, serve until ``stop`` is set, then ``stop``."""
-        try:
-            self.start(stop)
-            stop.wait()
-        finally:
-            self.stop()
+        serve(self, stop)
 
     # ---- accepting (the bus client's dispatcher thread) ------------------------------------
 
