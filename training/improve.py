@@ -132,7 +132,7 @@ def build_positions(plan: RoundPlan) -> None:
     sources = {}
     for tag in ("selfplay", "games"):
         if count_games(plan.data(tag)) > 0:
-            build(plan.data(tag), plan.data("positions", tag), val_every=20, per_shard=5000)
+            build(plan.data(tag), plan.data("positions", tag), val_every=20, per_shard=5000, progress=plan.progress)
             sources[tag] = plan.data("positions", tag)
     if not sources:
         raise RuntimeError(f"no games in {plan.data()}: run the games stage with --minutes > 0")
@@ -170,7 +170,7 @@ def train(plan: RoundPlan) -> None:
                          batch_size=plan.batch_size, lr=plan.lr, warmup=plan.warmup, blocks=net.blocks,
                          channels=net.channels, validate_every=min(500, plan.steps),
                          checkpoint_every=min(500, plan.steps), threads=plan.threads, seed=plan.seed,
-                         init=plan.run("init.pt"))
+                         init=plan.run("init.pt"), progress=plan.progress)
     train_loop(config, NUM_PLANES)
 
 

@@ -83,7 +83,8 @@ def positions_of(sample: GameSample) -> dict[str, np.ndarray] | None:
     }
 
 
-def build(games: Path, out: Path, val_every: int = 20, per_shard: int = 20000) -> tuple[int, int]:
+def build(games: Path, out: Path, val_every: int = 20, per_shard: int = 20000,
+          progress: bool = True) -> tuple[int, int]:
     """Convert the game shards not yet converted; returns (games, positions) added."""
     out.mkdir(parents=True, exist_ok=True)
     manifest_path = out / "built.json"
@@ -93,7 +94,7 @@ def build(games: Path, out: Path, val_every: int = 20, per_shard: int = 20000) -
     val = ShardWriter(out, "val", per_shard)
     added_games = added_positions = 0
     game_index = len(done) * 1000
-    for path in tqdm(todo, desc="positions", unit="shard"):
+    for path in tqdm(todo, desc="positions", unit="shard", disable=not progress):
         for sample in iter_samples(path):
             rows = positions_of(sample)
             game_index += 1
@@ -119,8 +120,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, required=True, help="folder for train-*/val-*.npz shards")
     parser.add_argument("--val-every", type=int, default=20, help="one game in N goes to validation")
     parser.add_argument("--per-shard", type=int, default=20000)
+    parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
-    games, positions = build(args.games, args.out, args.val_every, args.per_shard)
+    games, positions = build(args.games, args.out, args.val_every, args.per_shard, progress=not args.no_progress)
     print(f"added {games} games, {positions} positions to {args.out}")
 
 

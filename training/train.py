@@ -51,6 +51,7 @@ class TrainConfig:
     score_weight: float = 0.02
     ownership_weight: float = 0.25
     device: str = "cpu"
+    progress: bool = True  # the progress bar; without it, one line per validation
 
 
 def resolve_device(name: str) -> torch.device:
@@ -190,7 +191,8 @@ def train(config: TrainConfig, planes: int) -> Path:
     batches = stream_batches(train_paths, config.batch_size, config.size, rng)
     started = time.time()
     running: dict[str, float] = {}
-    bar = tqdm(total=config.steps, initial=step, desc="train", unit="step", dynamic_ncols=True)
+    bar = tqdm(total=config.steps, initial=step, desc="train", unit="step", dynamic_ncols=True,
+               disable=not config.progress)
 
     def save() -> None:
         tmp = ckpt_path.with_suffix(".tmp")
@@ -226,6 +228,9 @@ def train(config: TrainConfig, planes: int) -> Path:
                              "lr": f"{lr:.5f}", "seconds": f"{time.time() - started:.0f}"})
             metrics.flush()
             plot_curves(metrics_path, config.run / "curves.png")
+            if not config.progress:
+                print(f"train: step {step}/{config.steps}, lr {lr:.4f}, "
+                      + ", ".join(f"val {k} {v:.4f}" for k, v in val.items()), flush=True)
     bar.close()
     metrics.close()
     plot_curves(metrics_path, config.run / "curves.png")
@@ -242,6 +247,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lr", type=float, default=0.05)
     parser.add_argument("--init", type=Path, default=None, help="checkpoint to start from")
     parser.add_argument("--device", default="cpu", help="cpu (default), cuda, or auto (CUDA when there is a GPU)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar; a line per validation")
     args = parser.parse_args(argv)
     try:
         resolve_device(args.device)
@@ -250,7 +256,7 @@ def main(argv: list[str] | None = None) -> None:
     config = TrainConfig(data=args.data, run=args.run, steps=args.steps, batch_size=args.batch_size,
                          blocks=args.blocks, channels=args.channels, threads=args.threads, seed=args.seed,
                          warmup=args.warmup, validate_every=args.validate_every, lr=args.lr, init=args.init,
-                         device=args.device)
+                         device=args.device, progress=not args.no_progress)
     first = sorted(args.data.glob("train-*.npz"))
     if not first:
         raise SystemExit(f"no train-*.npz shards in {args.data}")

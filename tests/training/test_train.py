@@ -43,10 +43,12 @@ def rows(run: Path, split: str) -> list[dict]:
     return [r for r in csv.DictReader(open(run / "metrics.csv")) if r["split"] == split]
 
 
-def test_training_resumes_from_its_checkpoint(tmp_path):
+def test_training_resumes_from_its_checkpoint(tmp_path, capsys):
     write_shards(tmp_path / "data")
     run = tmp_path / "run"
-    train(config(tmp_path / "data", run, 3), NUM_PLANES)
+    train(config(tmp_path / "data", run, 3, progress=False), NUM_PLANES)
+    out = capsys.readouterr()
+    assert "train: step 3/3, lr " in out.out and "val top1 " in out.out and "step/s" not in out.err
     state = torch.load(run / "last.pt", weights_only=False)
     assert state["step"] == 3 and state["net"]["blocks"] == 1
     assert [int(r["step"]) for r in rows(run, "val")] == [3]
