@@ -240,6 +240,10 @@ def improve(plan: RoundPlan) -> bool:
     return promoted
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.improve", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -275,16 +279,18 @@ def main(argv: list[str] | None = None) -> int:
                      progress=not a.no_progress)
     if not plan.shipped.exists():
         p.error(f"no shipped model at {plan.shipped}")
+    signal.signal(signal.SIGTERM, _interrupt)  # a stopped session: stop the generators, keep the time spent
     try:
         improve(plan)
     except KeyboardInterrupt:
         print("\n[improve] stopped; run it again to continue", file=sys.stderr)
         return 130
     shipped = plan.shipped.resolve()
-    print("[improve] strength for the model card (about 30 and 70 minutes on 2 cores):\n"
+    print("[improve] strength for the model card (about 20, 35 and 2 minutes on 2 cores; pick Pachi's playouts so\n"
+          "  that its s/move in the summary is about 1: 27,000 on the Intel Xeon of 2026-11-25):\n"
           f"  python -m training.match --engine-a 'ours:--model {shipped}' --engine-b gnugo:10 --games 40 "
           f"--seed 100 --out runs/strength/{plan.name}-gnugo\n"
-          f"  python -m training.match --engine-a 'ours:--model {shipped}' --engine-b pachi:20000 --games 40 "
+          f"  python -m training.match --engine-a 'ours:--model {shipped}' --engine-b pachi:27000 --games 40 "
           f"--seed 100 --out runs/strength/{plan.name}-pachi\n"
           f"  python -m training.match --engine-a 'ours:--model {shipped} --visits 1' --engine-b gnugo:10 "
           f"--games 40 --seed 100 --parallel 2 --out runs/strength/{plan.name}-policy", flush=True)

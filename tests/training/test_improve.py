@@ -99,3 +99,26 @@ def test_an_earlier_round_without_positions_is_named(tmp_path):
                 [GameSample(9, 7.0, ["E5", "pass", "pass"], "B+74", "B", source="selfplay", visits=[None] * 3)])
     with pytest.raises(RuntimeError, match="--earlier r1: no positions in"):
         build_positions(plan)
+
+
+def test_sigterm_stops_the_generators_and_keeps_the_time_spent(tmp_path):
+    """A session that ends with SIGTERM: the self-play child is stopped and the seconds
+    already spent are recorded (the next run generates only the minutes left)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    tiny_shipped(tmp_path)
+    cmd = [sys.executable, "-m", "training.improve", "--round", "t", "--root", str(tmp_path), "--minutes", "5",
+           "--engine-workers", "0", "--visits", "8", "--fast-visits", "2", "--no-progress"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    time.sleep(6)
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=150)
+    assert proc.returncode == 130, out
+    assert "stopped; run it again to continue" in out
+    stages = json.loads((tmp_path / "runs/improve/t/stages.json").read_text())
+    assert 4 <= stages["games"]["seconds"] < 60
+    leftover = subprocess.run(["pgrep", "-f", f"training.selfplay .*{tmp_path}"], capture_output=True)
+    assert leftover.returncode == 1  # no self-play process left behind
