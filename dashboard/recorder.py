@@ -114,7 +114,7 @@ class Recorder:
             client.set_status(host=socket.gethostname()[:255], database=make_url(self.config.db_url).get_backend_name())
             return client
 
-        self.client = connect(make_client, lambda: self._stopping.is_set() or (stop is not None and stop.is_set()), log)
+        self.client = connect(make_client, (self._stopping, stop), log)
         if self.client is None:
             return
         self._status_thread = threading.Thread(target=self._status_loop, name="recorder-status", daemon=True)

@@ -117,7 +117,7 @@ class EngineWorker:
                               model_name=self.evaluator.name, queue_depth=0, evals_per_s=0.0)
             return client
 
-        self.client = connect(make_client, lambda: self._stopping.is_set() or (stop is not None and stop.is_set()), log)
+        self.client = connect(make_client, (self._stopping, stop), log)
         if self.client is None:
             return
         for target, name in ((self._search_loop, "search"), (self._status_loop, "status")):
@@ -218,7 +218,7 @@ class EngineWorker:
             seconds = min(seconds, request.max_time_ms / 1000)
 
         def partial(analysis: EngineAnswer) -> None:
-            self._respond(received, self._answer(analysis))
+            self._respond(received, analysis.to_dict())
 
         wants_partial = request.report_every_ms is not None and received.response_topic is not None
         analysis = analyse(
@@ -232,7 +232,7 @@ class EngineWorker:
         if job.stop.is_set() or self.jobs.superseded(job):
             self._drop_superseded(job)
             return
-        answer = self._answer(analysis)
+        answer = analysis.to_dict()
         if analysis.root.visits >= job.visits:
             self.cache.put(job.prepared.key, answer)
         self._deliver(job, answer)
@@ -244,9 +244,6 @@ class EngineWorker:
             self._search = Search(self.evaluator, SearchConfig(komi=komi, batch_size=self.config.batch_size))
             self._search_rules = (komi, superko)
         return self._search
-
-    def _answer(self, analysis: EngineAnswer) -> dict[str, Any]:
-        return {**analysis.to_dict(), "ts": now_ms()}
 
     def _personalise(self, cached: dict[str, Any], job: Job, started: float) -> dict[str, Any]:
         """A cached answer dressed for this request."""

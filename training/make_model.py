@@ -82,7 +82,9 @@ class Plan:
     gate_threshold: float = 0.55
     strength_games: int = 40
     gnugo_level: int = 10
-    pachi_playouts: int = 20_000  # about 1 s a move on one core; 0 skips the Pachi match
+    # Pachi's playouts a move (0 skips the Pachi match): about 1 s a move on the AMD EPYC
+    # of 2026-11-24; the faster Intel Xeon of 11-25 needs 27,000 for the same second.
+    pachi_playouts: int = 20_000
     ours_args: str = ""  # our engine at its defaults (4,000 visits or 0.9 s a move)
     match_max_moves: int | None = None
     until: str | None = None

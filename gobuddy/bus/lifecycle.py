@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import signal
 import threading
-from typing import Callable, Protocol
+from typing import Callable, Iterable, Protocol
 
 from gobuddy.bus.client import BusClient
 
@@ -43,12 +43,14 @@ def serve(service: Service, stop: threading.Event) -> None:
         service.stop()
 
 
-def connect(make_client: Callable[[], BusClient], stopped: Callable[[], bool],
+def connect(make_client: Callable[[], BusClient], stops: Iterable[threading.Event | None],
             log: logging.Logger) -> BusClient | None:
     """Start clients from ``make_client`` until one is connected and return it; ``None``
-    when ``stopped()`` turns true first. A refused account (``ConnectionRefusedError``)
-    is raised at once; an unreachable broker (``TimeoutError``) is logged and retried."""
-    while not stopped():
+    when one of ``stops`` (``None`` entries ignored) is set first. A refused account
+    (``ConnectionRefusedError``) is raised at once; an unreachable broker
+    (``TimeoutError``) is logged and retried."""
+    events = [event for event in stops if event is not None]
+    while not any(event.is_set() for event in events):
         client = make_client()
         try:
             client.start(wait=True)

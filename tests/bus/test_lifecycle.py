@@ -28,7 +28,7 @@ def test_connect_retries_until_the_broker_listens():
             return made[-1]
 
         result: list[BusClient | None] = []
-        thread = threading.Thread(target=lambda: result.append(connect(make_client, lambda: False, log)))
+        thread = threading.Thread(target=lambda: result.append(connect(make_client, (), log)))
         thread.start()
         time.sleep(1.0)
         assert not result and len(made) >= 2  # still trying, a fresh client per attempt
@@ -47,7 +47,7 @@ def test_connect_gives_up_when_stopped():
         stop = threading.Event()
         threading.Timer(0.5, stop.set).start()
         started = time.monotonic()
-        assert connect(lambda: BusClient(broker.config("engine", connect_timeout_s=0.2)), stop.is_set, log) is None
+        assert connect(lambda: BusClient(broker.config("engine", connect_timeout_s=0.2)), (None, stop), log) is None
         assert time.monotonic() - started < 3
 
 
@@ -60,7 +60,7 @@ def test_a_refused_account_is_not_retried():
             return made[-1]
 
         with pytest.raises(ConnectionRefusedError):
-            connect(make_client, lambda: False, log)
+            connect(make_client, (), log)
         assert len(made) == 1
 
 
