@@ -58,6 +58,7 @@ class RoundPlan:
     batch_size: int = 256
     lr: float = 0.02
     warmup: int = 100
+    value_weight: float = 1.0
     threads: int = 2
     gate_games: int = 40
     gate_visits: int = 200
@@ -170,7 +171,7 @@ def train(plan: RoundPlan) -> None:
                          batch_size=plan.batch_size, lr=plan.lr, warmup=plan.warmup, blocks=net.blocks,
                          channels=net.channels, validate_every=min(500, plan.steps),
                          checkpoint_every=min(500, plan.steps), threads=plan.threads, seed=plan.seed,
-                         init=plan.run("init.pt"), progress=plan.progress)
+                         init=plan.run("init.pt"), value_weight=plan.value_weight, progress=plan.progress)
     train_loop(config, NUM_PLANES)
 
 
@@ -259,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-moves", type=int, help="move cap of the generated games")
     p.add_argument("--steps", type=int, default=RoundPlan.steps)
     p.add_argument("--lr", type=float, default=RoundPlan.lr)
+    p.add_argument("--value-weight", type=float, default=RoundPlan.value_weight,
+                   help="weight of the value loss in training (default 1)")
     p.add_argument("--threads", type=int, default=RoundPlan.threads, help="training threads")
     p.add_argument("--gate-games", type=int, default=RoundPlan.gate_games)
     p.add_argument("--gate-visits", type=int, default=RoundPlan.gate_visits)
@@ -269,11 +272,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--until", choices=STAGES, help="stop after this stage")
     p.add_argument("--no-progress", action="store_true")
     a = p.parse_args(argv)
-    if a.minutes < 0 or a.steps < 1 or a.selfplay_workers < 0 or a.engine_workers < 0:
-        p.error("--minutes must be >= 0, --steps >= 1, worker counts >= 0")
+    if a.minutes < 0 or a.steps < 1 or a.selfplay_workers < 0 or a.engine_workers < 0 or a.value_weight < 0:
+        p.error("--minutes must be >= 0, --steps >= 1, worker counts and --value-weight >= 0")
     plan = RoundPlan(a.round, a.root.resolve(), a.minutes, a.selfplay_workers, a.engine_workers, a.visits,
                      fast_visits=a.fast_visits, full_fraction=a.full_fraction, mix=a.mix,
-                     max_moves=a.max_moves, steps=a.steps, lr=a.lr, threads=a.threads, gate_games=a.gate_games,
+                     max_moves=a.max_moves, steps=a.steps, lr=a.lr, value_weight=a.value_weight, threads=a.threads, gate_games=a.gate_games,
                      gate_visits=a.gate_visits, gate_parallel=a.gate_parallel, seed=a.seed,
                      earlier=tuple(a.earlier), until=a.until,
                      progress=not a.no_progress)

@@ -245,10 +245,15 @@ def main(argv: list[str] | None = None) -> None:
                           ("threads", 2), ("seed", 1), ("warmup", 500), ("validate-every", 1000)):
         parser.add_argument(f"--{name}", type=int, default=default)
     parser.add_argument("--lr", type=float, default=0.05)
+    parser.add_argument("--value-weight", type=float, default=TrainConfig.value_weight,
+                        help="weight of the value loss against the policy's (default 1; every position of a "
+                             "game shares one outcome, so a lower weight fits those outcomes less)")
     parser.add_argument("--init", type=Path, default=None, help="checkpoint to start from")
     parser.add_argument("--device", default="cpu", help="cpu (default), cuda, or auto (CUDA when there is a GPU)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar; a line per validation")
     args = parser.parse_args(argv)
+    if args.value_weight < 0:
+        parser.error(f"--value-weight must be >= 0, got {args.value_weight}")
     try:
         resolve_device(args.device)
     except ValueError as exc:
@@ -256,7 +261,7 @@ def main(argv: list[str] | None = None) -> None:
     config = TrainConfig(data=args.data, run=args.run, steps=args.steps, batch_size=args.batch_size,
                          blocks=args.blocks, channels=args.channels, threads=args.threads, seed=args.seed,
                          warmup=args.warmup, validate_every=args.validate_every, lr=args.lr, init=args.init,
-                         device=args.device, progress=not args.no_progress)
+                         device=args.device, value_weight=args.value_weight, progress=not args.no_progress)
     first = sorted(args.data.glob("train-*.npz"))
     if not first:
         raise SystemExit(f"no train-*.npz shards in {args.data}")

@@ -54,6 +54,9 @@ def test_bad_counts_are_refused(tmp_path, capsys):
     with pytest.raises(SystemExit):
         improve_main(["--round", "x", "--root", str(tmp_path), "--minutes", "-1"])
     assert "--minutes must be >= 0" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        improve_main(["--round", "x", "--root", str(tmp_path), "--value-weight", "-0.5"])
+    assert "--value-weight >= 0" in capsys.readouterr().err
 
 
 @pytest.mark.slow
@@ -62,12 +65,13 @@ def test_a_round_from_an_onnx_only_model(tmp_path, capsys):
     shipped = tiny_shipped(tmp_path)
     before = file_digest(shipped)
     plan = RoundPlan("r1", root=tmp_path, minutes=0.4, selfplay_workers=1, engine_workers=1, visits=8,
-                     fast_visits=2, mix="gnugo:1", max_moves=40, steps=4, batch_size=16, warmup=1, threads=1,
+                     fast_visits=2, mix="gnugo:1", max_moves=40, steps=4, batch_size=16, warmup=1, value_weight=0.5, threads=1,
                      gate_games=2, gate_visits=2, gate_parallel=1, progress=False)
     promoted = improve(plan)
 
     assert count_games(plan.data("selfplay")) > 0 and count_games(plan.data("games")) > 0
     assert {p.name.split("-")[1] for p in plan.data("positions", "mix").iterdir()} == {"selfplay", "games"}
+    assert torch.load(plan.run("last.pt"), map_location="cpu", weights_only=False)["train"]["value_weight"] == "0.5"
     init = torch.load(plan.run("init.pt"), map_location="cpu", weights_only=False)
     assert init["imported_from"].endswith("gobuddy-9x9.onnx")  # no .pt shipped: read back from the ONNX
     weights = torch.load(plan.run("model.pt"), map_location="cpu", weights_only=False)

@@ -19,16 +19,16 @@ from training.train import TrainConfig, train  # noqa: E402
 SIZE = 5
 
 
-def write_shards(folder: Path, count: int = 48) -> None:
-    """Random 5x5 positions: 40 for training, 8 for validation."""
+def write_shards(folder: Path, count: int = 48, size: int = SIZE) -> None:
+    """Random positions (5x5 unless told): ``count - 8`` for training, 8 for validation."""
     rng = np.random.default_rng(0)
-    n = SIZE * SIZE
+    n = size * size
     for prefix, rows in (("train", count - 8), ("val", 8)):
         writer = ShardWriter(folder, prefix)
         for i in range(rows):
             policy = np.zeros(n + 1, dtype=np.float32)
             policy[rng.integers(n + 1)] = 1.0
-            writer.add(rng.integers(0, 2, (NUM_PLANES, SIZE, SIZE)).astype(np.uint8), policy,
+            writer.add(rng.integers(0, 2, (NUM_PLANES, size, size)).astype(np.uint8), policy,
                        int(rng.choice([-1, 1])), float(rng.normal(0, 5)), rng.integers(-1, 2, n).astype(np.int8),
                        1.0, True, i)
         writer.flush()
@@ -73,6 +73,38 @@ def test_init_starts_a_new_run_from_another_runs_weights(tmp_path):
     assert torch.load(second / "last.pt", weights_only=False)["step"] == 1
     for key in ("stem.0.weight", "blocks.0.conv1.weight", "policy_point.weight", "value_out.weight"):
         assert torch.equal(a[key], b[key]), key
+
+
+@pytest.mark.parametrize("value_weight", [0.0, 0.5, 1.0])
+def test_the_value_weight_scales_the_value_loss_in_the_total(tmp_path, value_weight):
+    from training.network import GoNet, NetConfig
+    from training.position_shards import augment, load_shard
+    from training.train import losses, to_tensors
+
+    write_shards(tmp_path)
+    shard = load_shard(sorted(tmp_path.glob("train-*.npz"))[0])
+    batch = to_tensors(augment({k: v[:16] for k, v in shard.items()}, SIZE, 0))
+    cfg = config(tmp_path, tmp_path / "run", 1, value_weight=value_weight)
+    torch.manual_seed(0)
+    out = losses(GoNet(NetConfig(planes=NUM_PLANES, blocks=1, channels=8)), batch, cfg)
+    others = out["policy"] + cfg.score_weight * out["score"] + cfg.ownership_weight * out["ownership"]
+    assert out["value"] > 0
+    assert torch.isclose(out["total"], others + value_weight * out["value"])
+
+
+def test_the_command_passes_the_value_weight_and_refuses_a_negative_one(tmp_path, capsys):
+    from training.train import main
+
+    write_shards(tmp_path / "data", size=9)
+    common = ["--data", str(tmp_path / "data"), "--run", str(tmp_path / "run"), "--steps", "1",
+              "--batch-size", "8", "--blocks", "1", "--channels", "8", "--threads", "1", "--warmup", "1",
+              "--validate-every", "1", "--no-progress"]
+    with pytest.raises(SystemExit):
+        main(common + ["--value-weight", "-1"])
+    assert "--value-weight must be >= 0, got -1.0" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+    main(common + ["--value-weight", "0.25"])
+    assert torch.load(tmp_path / "run" / "last.pt", weights_only=False)["train"]["value_weight"] == "0.25"
 
 
 @pytest.mark.parametrize("name, expected", [
