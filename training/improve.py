@@ -277,8 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     plan = RoundPlan(a.round, a.root.resolve(), a.minutes, a.selfplay_workers, a.engine_workers, a.visits,
                      fast_visits=a.fast_visits, full_fraction=a.full_fraction, mix=a.mix,
                      max_moves=a.max_moves, steps=a.steps, lr=a.lr, value_weight=a.value_weight,
-                     threads=a.threads, gate_games=a.gate_games, gate_visits=a.gate_visits, gate_parallel=a.gate_parallel, seed=a.seed,
-                     earlier=tuple(a.earlier), until=a.until,
+                     threads=a.threads, gate_games=a.gate_games, gate_visits=a.gate_visits,
+                     gate_parallel=a.gate_parallel, seed=a.seed, earlier=tuple(a.earlier), until=a.until,
                      progress=not a.no_progress)
     if not plan.shipped.exists():
         p.error(f"no shipped model at {plan.shipped}")

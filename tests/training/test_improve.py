@@ -65,8 +65,8 @@ def test_a_round_from_an_onnx_only_model(tmp_path, capsys):
     shipped = tiny_shipped(tmp_path)
     before = file_digest(shipped)
     plan = RoundPlan("r1", root=tmp_path, minutes=0.4, selfplay_workers=1, engine_workers=1, visits=8,
-                     fast_visits=2, mix="gnugo:1", max_moves=40, steps=4, batch_size=16, warmup=1, value_weight=0.5, threads=1,
-                     gate_games=2, gate_visits=2, gate_parallel=1, progress=False)
+                     fast_visits=2, mix="gnugo:1", max_moves=40, steps=4, batch_size=16, warmup=1,
+                     value_weight=0.5, threads=1, gate_games=2, gate_visits=2, gate_parallel=1, progress=False)
     promoted = improve(plan)
 
     assert count_games(plan.data("selfplay")) > 0 and count_games(plan.data("games")) > 0
