@@ -1,6 +1,6 @@
 """The training loop (``training.train``) on a tiny generated shard: it learns, writes its
 curves, resumes from its checkpoint with the step count continuing, and ``--init`` starts
-a new run from another run's weights."""
+a new run from another run's weights, and the value loss's weight reaches the total."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from gobuddy.ai.features import NUM_PLANES  # noqa: E402
-from training.position_shards import ShardWriter  # noqa: E402
-from training.train import TrainConfig, train  # noqa: E402
+from training.network import GoNet, NetConfig  # noqa: E402
+from training.position_shards import ShardWriter, augment, load_shard  # noqa: E402
+from training.train import TrainConfig, losses, main, to_tensors, train  # noqa: E402
 
 SIZE = 5
 
@@ -77,10 +78,6 @@ def test_init_starts_a_new_run_from_another_runs_weights(tmp_path):
 
 @pytest.mark.parametrize("value_weight", [0.0, 0.5, 1.0])
 def test_the_value_weight_scales_the_value_loss_in_the_total(tmp_path, value_weight):
-    from training.network import GoNet, NetConfig
-    from training.position_shards import augment, load_shard
-    from training.train import losses, to_tensors
-
     write_shards(tmp_path)
     shard = load_shard(sorted(tmp_path.glob("train-*.npz"))[0])
     batch = to_tensors(augment({k: v[:16] for k, v in shard.items()}, SIZE, 0))
@@ -93,8 +90,6 @@ def test_the_value_weight_scales_the_value_loss_in_the_total(tmp_path, value_wei
 
 
 def test_the_command_passes_the_value_weight_and_refuses_a_negative_one(tmp_path, capsys):
-    from training.train import main
-
     write_shards(tmp_path / "data", size=9)
     common = ["--data", str(tmp_path / "data"), "--run", str(tmp_path / "run"), "--steps", "1",
               "--batch-size", "8", "--blocks", "1", "--channels", "8", "--threads", "1", "--warmup", "1",
