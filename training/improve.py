@@ -289,14 +289,17 @@ def main(argv: list[str] | None = None) -> int:
         print("\n[improve] stopped; run it again to continue", file=sys.stderr)
         return 130
     shipped = plan.shipped.resolve()
-    print("[improve] strength for the model card (about 20, 35 and 2 minutes on 2 cores; pick Pachi's playouts so\n"
-          "  that its s/move in the summary is about 1: 27,000 on the Intel Xeon of 2026-11-25):\n"
-          f"  python -m training.match --engine-a 'ours:--model {shipped}' --engine-b gnugo:10 --games 40 "
-          f"--seed 100 --out runs/strength/{plan.name}-gnugo\n"
-          f"  python -m training.match --engine-a 'ours:--model {shipped}' --engine-b pachi:27000 --games 40 "
-          f"--seed 100 --out runs/strength/{plan.name}-pachi\n"
-          f"  python -m training.match --engine-a 'ours:--model {shipped} --visits 1' --engine-b gnugo:10 "
-          f"--games 40 --seed 100 --parallel 2 --out runs/strength/{plan.name}-policy", flush=True)
+    def match(ours: str, rest: str, out: str) -> str:
+        return f"python -m training.match --engine-a 'ours:--model {shipped}{ours}' {rest} --out runs/strength/{out}"
+
+    matches = [match("", "--engine-b gnugo:10 --games 40 --seed 100", f"{plan.name}-gnugo")]
+    matches += [match("", f"--engine-b pachi:27000 --games 40 --seed {seed}", f"{plan.name}-pachi-s{seed}")
+                for seed in (100, 200)]
+    matches.append(match(" --visits 1", "--engine-b gnugo:10 --games 40 --seed 100 --parallel 2",
+                         f"{plan.name}-policy"))
+    print("[improve] strength for the model card (about 15, 2 x 35 and 2 minutes on 2 cores; pick Pachi's playouts\n"
+          "  so that its s/move in the summary is about 1: 27,000 on the Intel Xeon of 2026-11-25; two seeds, since\n"
+          "  two 40-game Pachi matches of r4 differed by 10 points):\n  " + "\n  ".join(matches), flush=True)
     return 0
 
 
