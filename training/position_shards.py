@@ -13,9 +13,9 @@ A shard is one ``.npz`` file (``np.savez_compressed``) holding ``n`` positions:
 | ``scored``   | int8    | [n]                | 1 if ``score``/``ownership`` are known, else 0   |
 | ``game``     | int32   | [n]                | index of the game in its source, for splits      |
 
-Symmetries are applied when streaming (a random one of the 8 per sample), so shards
-store each position once. Shards are written through a temporary file and renamed, so a
-reader never sees half a shard.
+Symmetries are applied when streaming (a random one of the 8 for each eighth of a
+batch), so shards store each position once. Shards are written through a temporary file
+and renamed, so a reader never sees half a shard.
 """
 
 from __future__ import annotations
@@ -92,23 +92,39 @@ def symmetry_policy(policy: np.ndarray, size: int, k: int) -> np.ndarray:
 
 
 def stream_batches(paths: list[Path], batch_size: int, size: int, rng: random.Random,
-                   shuffle_buffer: int = 4) -> Iterator[dict[str, np.ndarray]]:
-    """Endless shuffled batches with a random symmetry per batch-slice.
+                   shuffle_shards: int = 16) -> Iterator[dict[str, np.ndarray]]:
+    """Endless shuffled float32 batches, each eighth of a batch in its own random symmetry.
 
-    Loads ``shuffle_buffer`` shards at a time, shuffles their positions together and
-    yields float32 batches. Not checked: that all shards share one board size."""
+    Each pass takes the shards in a new random order, ``shuffle_shards`` at a time, and
+    shuffles the positions of those shards together, so every position is seen once per
+    pass (less the remainder of each group that does not fill a batch). A shard holds the
+    positions of consecutive games, so a window of few shards gives runs of batches from
+    a few hundred games and one source; 16 shards of 5,000 positions take about 160 MB.
+    Not checked: that all shards share one board size."""
     if not paths:
         raise ValueError("no training shards to stream")
+    if shuffle_shards < 1:
+        raise ValueError(f"shuffle_shards must be >= 1, got {shuffle_shards}")
     while True:
         order = paths[:]
         rng.shuffle(order)
-        for start in range(0, len(order), shuffle_buffer):
-            group = [load_shard(p) for p in order[start:start + shuffle_buffer]]
+        for start in range(0, len(order), shuffle_shards):
+            group = [load_shard(p) for p in order[start:start + shuffle_shards]]
             merged = {k: np.concatenate([g[k] for g in group]) for k in FIELDS}
             perm = np.random.default_rng(rng.getrandbits(32)).permutation(len(merged["value"]))
             for b in range(0, len(perm) - batch_size + 1, batch_size):
                 idx = perm[b:b + batch_size]
-                yield augment({k: v[idx] for k, v in merged.items()}, size, rng.randrange(8))
+                yield augment_slices({k: v[idx] for k, v in merged.items()}, size, rng)
+
+
+def augment_slices(batch: dict[str, np.ndarray], size: int, rng: random.Random) -> dict[str, np.ndarray]:
+    """``augment`` with a random symmetry for each of 8 consecutive slices of the batch
+    (the batch is already in random order), so one batch shows the board turned several ways."""
+    n = len(batch["value"])
+    bounds = [n * i // 8 for i in range(9)]
+    parts = [augment({k: v[lo:hi] for k, v in batch.items()}, size, rng.randrange(8))
+             for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
 def augment(batch: dict[str, np.ndarray], size: int, k: int) -> dict[str, np.ndarray]:

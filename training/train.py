@@ -48,6 +48,7 @@ class TrainConfig:
     seed: int = 1
     init: Path | None = None
     value_weight: float = 1.0
+    shuffle_shards: int = 16  # shards whose positions are shuffled together (position_shards.stream_batches)
     score_weight: float = 0.02
     ownership_weight: float = 0.25
     device: str = "cpu"
@@ -188,7 +189,7 @@ def train(config: TrainConfig, planes: int) -> Path:
     if new_file:
         writer.writeheader()
     rng = random.Random(config.seed + step)
-    batches = stream_batches(train_paths, config.batch_size, config.size, rng)
+    batches = stream_batches(train_paths, config.batch_size, config.size, rng, config.shuffle_shards)
     started = time.time()
     running: dict[str, float] = {}
     bar = tqdm(total=config.steps, initial=step, desc="train", unit="step", dynamic_ncols=True,
@@ -248,12 +249,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--value-weight", type=float, default=TrainConfig.value_weight,
                         help="weight of the value loss against the policy's (default 1; every position of a "
                              "game shares one outcome, so a lower weight fits those outcomes less)")
+    parser.add_argument("--shuffle-shards", type=int, default=TrainConfig.shuffle_shards,
+                        help="position shards shuffled together (default 16, about 160 MB for 9x9 shards of "
+                             "5,000; a shard holds consecutive games, so fewer gives runs of correlated batches)")
     parser.add_argument("--init", type=Path, default=None, help="checkpoint to start from")
     parser.add_argument("--device", default="cpu", help="cpu (default), cuda, or auto (CUDA when there is a GPU)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar; a line per validation")
     args = parser.parse_args(argv)
     if args.value_weight < 0:
         parser.error(f"--value-weight must be >= 0, got {args.value_weight}")
+    if args.shuffle_shards < 1:
+        parser.error(f"--shuffle-shards must be >= 1, got {args.shuffle_shards}")
     try:
         resolve_device(args.device)
     except ValueError as exc:
@@ -261,7 +267,8 @@ def main(argv: list[str] | None = None) -> None:
     config = TrainConfig(data=args.data, run=args.run, steps=args.steps, batch_size=args.batch_size,
                          blocks=args.blocks, channels=args.channels, threads=args.threads, seed=args.seed,
                          warmup=args.warmup, validate_every=args.validate_every, lr=args.lr, init=args.init,
-                         device=args.device, value_weight=args.value_weight, progress=not args.no_progress)
+                         device=args.device, value_weight=args.value_weight,
+                         shuffle_shards=args.shuffle_shards, progress=not args.no_progress)
     first = sorted(args.data.glob("train-*.npz"))
     if not first:
         raise SystemExit(f"no train-*.npz shards in {args.data}")

@@ -1,6 +1,7 @@
 """The training loop (``training.train``) on a tiny generated shard: it learns, writes its
 curves, resumes from its checkpoint with the step count continuing, and ``--init`` starts
-a new run from another run's weights, and the value loss's weight reaches the total."""
+a new run from another run's weights; the value loss's weight reaches the total, and the
+command passes its options into the run or refuses them by name."""
 
 from __future__ import annotations
 
@@ -89,17 +90,25 @@ def test_the_value_weight_scales_the_value_loss_in_the_total(tmp_path, value_wei
     assert torch.isclose(out["total"], others + value_weight * out["value"])
 
 
-def test_the_command_passes_the_value_weight_and_refuses_a_negative_one(tmp_path, capsys):
+@pytest.mark.parametrize("flag, value, error", [
+    ("--value-weight", "-1", "--value-weight must be >= 0, got -1.0"),
+    ("--shuffle-shards", "0", "--shuffle-shards must be >= 1, got 0"),
+])
+def test_the_command_refuses_a_bad_weight_or_window(tmp_path, capsys, flag, value, error):
     write_shards(tmp_path / "data", size=9)
-    common = ["--data", str(tmp_path / "data"), "--run", str(tmp_path / "run"), "--steps", "1",
-              "--batch-size", "8", "--blocks", "1", "--channels", "8", "--threads", "1", "--warmup", "1",
-              "--validate-every", "1", "--no-progress"]
     with pytest.raises(SystemExit):
-        main(common + ["--value-weight", "-1"])
-    assert "--value-weight must be >= 0, got -1.0" in capsys.readouterr().err
+        main(["--data", str(tmp_path / "data"), "--run", str(tmp_path / "run"), flag, value])
+    assert error in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
-    main(common + ["--value-weight", "0.25"])
-    assert torch.load(tmp_path / "run" / "last.pt", weights_only=False)["train"]["value_weight"] == "0.25"
+
+
+def test_the_command_passes_the_value_weight_and_the_shuffle_window(tmp_path):
+    write_shards(tmp_path / "data", size=9)
+    main(["--data", str(tmp_path / "data"), "--run", str(tmp_path / "run"), "--steps", "1",
+          "--batch-size", "8", "--blocks", "1", "--channels", "8", "--threads", "1", "--warmup", "1",
+          "--validate-every", "1", "--no-progress", "--value-weight", "0.25", "--shuffle-shards", "2"])
+    saved = torch.load(tmp_path / "run" / "last.pt", weights_only=False)["train"]
+    assert (saved["value_weight"], saved["shuffle_shards"]) == ("0.25", "2")
 
 
 @pytest.mark.parametrize("name, expected", [
