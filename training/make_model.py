@@ -15,13 +15,21 @@ continues from ``last.pt``), so an interrupted run is simply started again:
 | ``train`` | ``runs/make_model/supervised/last.pt`` (``training.train``) |
 | ``export`` | ``runs/make_model/supervised/model.onnx`` after the parity check (and its weights ``model.pt``), copied to ``models/candidate.onnx`` |
 | ``round-K-selfplay`` | ``data/selfplay/round-K/`` (``training.selfplay`` with the current best model) |
-| ``round-K-positions`` | ``data/positions/round-K/`` |
-| ``round-K-train`` | ``runs/make_model/round-K/last.pt``, from the previous stage's checkpoint, on the last ``window`` rounds of self-play plus a few engine shards |
+| ``round-K-engine-games`` | ``data/round-games/round-K/`` (``training.engine_games`` with the round's mix) |
+| ``round-K-positions`` | ``data/positions/round-K/`` and ``data/positions/round-K-engine/`` |
+| ``round-K-train`` | ``runs/make_model/round-K/last.pt``, from the previous stage's checkpoint, on the positions of the last ``window`` rounds (self-play and engine games; ``engine_shards_in_mix`` supervised shards too) |
 | ``round-K-export`` | ``runs/make_model/round-K/model.onnx`` (and ``models/candidate.onnx``) |
 | ``round-K-gating`` | ``runs/make_model/gating/round-K/gating.json`` (``training.gating`` against the best so far) |
 | ``ship`` | ``models/gobuddy-9x9.onnx`` and its torch weights ``models/gobuddy-9x9.pt``: the best model (the last accepted round, else the supervised one) |
 | ``strength-gnugo``, ``strength-pachi``, ``strength-policy`` | ``runs/make_model/strength/SHA/*/summary.json``: our default search vs GNU Go, vs Pachi, and the raw policy (1 visit) vs GNU Go |
 | ``card`` | ``models/MODEL_CARD.md`` (``training.model_card``), rewritten every run |
+
+The default plan is the recipe of the shipped line (models/MODEL_CARD.md, "Lineage"): a
+supervised start on about 1,600 engine games, mostly GNU Go levels 1-4 (sl1), then five
+rounds like r3-r5 of ``training.improve``, which counts minutes where this counts games
+(1,400 self-play games of 200/50 visits and 300 engine games a round, 3,000 steps at lr
+0.015 from the previous round's weights, a window of three rounds, gating at 55%). It
+takes about 8 hours on two cores; it has not been run end to end at these counts.
 
 Wall time per stage accumulates in ``runs/make_model/stages.json``. ``--until STAGE``
 stops after that stage. ``--quick`` swaps in tiny counts (a few games, a 1x8 network,
@@ -58,33 +66,41 @@ class Plan:
     komi: float = 7.0
     seed: int = 1
     workers: int = 2
-    engine_games: int = 10_000
-    engine_mix: str = "gnugo:5-10,pachi:1000-5000"
+    # Supervised start (sl1): 1,475 games of GNU Go levels 1-4 and 111 of GNU Go 5-10 and
+    # Pachi 1,000-3,000 playouts, made as two runs; one weighted mix gives about that share.
+    engine_games: int = 1_600
+    engine_mix: str = "gnugo:1-4*50,gnugo:5-10,pachi:1000-3000"
     engine_max_moves: int | None = None
     val_every: int = 20
     blocks: int = 6
     channels: int = 64
-    steps: int = 20_000
-    batch_size: int = 256
+    steps: int = 4_000
+    batch_size: int = 128
     lr: float = 0.05
-    warmup: int = 500
+    warmup: int = 200
     train_threads: int = 2
-    rounds: int = 3
-    selfplay_games: int = 1_500
+    # Rounds (r3-r5 of training.improve, counted in games rather than minutes).
+    rounds: int = 5
+    selfplay_games: int = 1_400
     selfplay_visits: int = 200
+    selfplay_fast_visits: int = 50
+    selfplay_full_fraction: float = 0.35
     selfplay_max_moves: int | None = None
-    round_steps: int = 5_000
-    round_lr: float = 0.01
-    window: int = 2
-    engine_shards_in_mix: int = 2
+    round_engine_games: int = 300
+    round_engine_mix: str = "gnugo:8-10,pachi:2000-5000*2"
+    round_steps: int = 3_000
+    round_lr: float = 0.015
+    round_batch_size: int = 256
+    window: int = 3
+    engine_shards_in_mix: int = 0
     gate_games: int = 40
     gate_visits: int = 200
     gate_threshold: float = 0.55
     strength_games: int = 40
     gnugo_level: int = 10
-    # Pachi's playouts a move (0 skips the Pachi match): about 1 s a move on the AMD EPYC
-    # of 2026-11-24; the faster Intel Xeon of 11-25 needs 27,000 for the same second.
-    pachi_playouts: int = 20_000
+    # Pachi's playouts a move (0 skips the Pachi match): about 1 s a move on the Intel Xeon
+    # of 2026-11-25 (the card's rows); the slower AMD EPYC of 11-24 needed 20,000.
+    pachi_playouts: int = 27_000
     ours_args: str = ""  # our engine at its defaults (4,000 visits or 0.9 s a move)
     match_max_moves: int | None = None
     until: str | None = None
@@ -99,14 +115,17 @@ class Plan:
 
     @property
     def needs_pachi(self) -> bool:
-        return "pachi" in self.engine_mix or self.pachi_playouts > 0
+        return ("pachi" in self.engine_mix or (self.rounds > 0 and self.round_engine_games > 0
+                and "pachi" in self.round_engine_mix) or self.pachi_playouts > 0)
 
 
 def quick_plan(root: Path, workers: int = 2) -> Plan:
-    """Tiny counts for tests: two GNU Go level 1 games, a 1x8 network, 1 round."""
+    """Tiny counts for tests: two GNU Go level 1 games, a 1x8 network, 1 round (of two
+    self-play and two GNU Go level 1 games)."""
     return Plan(root=root, workers=workers, engine_games=2, engine_mix="gnugo:1", engine_max_moves=60,
                 val_every=1000, blocks=1, channels=8, steps=3, batch_size=16, warmup=1, train_threads=1,
-                rounds=1, selfplay_games=2, selfplay_visits=4, selfplay_max_moves=40, round_steps=2,
+                rounds=1, selfplay_games=2, selfplay_visits=4, selfplay_fast_visits=2, selfplay_max_moves=40,
+                round_engine_games=2, round_engine_mix="gnugo:1", round_steps=2, round_batch_size=16,
                 engine_shards_in_mix=1, gate_games=2, gate_visits=2, strength_games=2, gnugo_level=1,
                 pachi_playouts=0, ours_args="--visits 4", match_max_moves=40)
 
@@ -177,12 +196,11 @@ def build_positions(plan: Plan, games: Path, out: Path) -> None:
     build(games, out, plan.val_every)
 
 
-def run_engine_games(plan: Plan) -> None:
+def run_engine_games(plan: Plan, out: Path, games: int, mix: str, seed: int) -> None:
     from training.engine_games import main
 
-    argv = ["--out", str(plan.path("data", "games")), "--games", str(plan.engine_games), "--mix", plan.engine_mix,
-            "--workers", str(plan.workers), "--seed", str(plan.seed), "--size", str(plan.size),
-            "--komi", str(plan.komi)]
+    argv = ["--out", str(out), "--games", str(games), "--mix", mix, "--workers", str(plan.workers),
+            "--seed", str(seed), "--size", str(plan.size), "--komi", str(plan.komi)]
     argv += ["--max-moves", str(plan.engine_max_moves)] if plan.engine_max_moves else []
     argv += [] if plan.progress else ["--no-progress"]
     code = main(argv)
@@ -193,8 +211,9 @@ def run_engine_games(plan: Plan) -> None:
 
 
 def link_mix(plan: Plan, k: int) -> Path:
-    """``data/positions/mix-K``: links to the self-play shards of rounds K-window+1..K and
-    the last ``engine_shards_in_mix`` engine training shards (validation: all of them)."""
+    """``data/positions/mix-K``: links to the shards of rounds K-window+1..K (self-play and
+    the round's engine games) and the last ``engine_shards_in_mix`` training shards of the
+    supervised engine games (validation: all of theirs)."""
     mix = plan.path("data", "positions", f"mix-{k}")
     if mix.exists():
         shutil.rmtree(mix)
@@ -202,6 +221,7 @@ def link_mix(plan: Plan, k: int) -> Path:
     sources = {"engine": plan.path("data", "positions", "engine")}
     for r in range(max(1, k - plan.window + 1), k + 1):
         sources[f"r{r}"] = plan.path("data", "positions", f"round-{r}")
+        sources[f"r{r}engine"] = plan.path("data", "positions", f"round-{r}-engine")
     for tag, folder in sources.items():
         for split in ("train", "val"):
             shards = sorted(folder.glob(f"{split}-*.npz"))
@@ -212,11 +232,12 @@ def link_mix(plan: Plan, k: int) -> Path:
     return mix
 
 
-def train_run(plan: Plan, data: Path, run: Path, steps: int, lr: float, warmup: int, init: Path | None) -> None:
+def train_run(plan: Plan, data: Path, run: Path, steps: int, lr: float, warmup: int, init: Path | None,
+              batch_size: int) -> None:
     from gobuddy.ai.features import NUM_PLANES
     from training.train import TrainConfig, train
 
-    config = TrainConfig(data=data, run=run, size=plan.size, steps=steps, batch_size=plan.batch_size, lr=lr,
+    config = TrainConfig(data=data, run=run, size=plan.size, steps=steps, batch_size=batch_size, lr=lr,
                          warmup=warmup, blocks=plan.blocks, channels=plan.channels,
                          validate_every=min(1000, steps), checkpoint_every=min(500, steps),
                          threads=plan.train_threads, seed=plan.seed, init=init)
@@ -239,7 +260,9 @@ def export_run(plan: Plan, run: Path, label: str, data: Path) -> None:
     model.load_state_dict(state["model"])
     games = count_games(plan.path("data", "games"))
     selfplay = sum(count_games(p) for p in plan.path("data", "selfplay").glob("round-*"))
-    provenance = {"data": f"{games} engine games ({plan.engine_mix}), {selfplay} self-play games",
+    round_games = sum(count_games(p) for p in plan.path("data", "round-games").glob("round-*"))
+    provenance = {"data": f"{games} engine games ({plan.engine_mix}), {selfplay} self-play games, "
+                          f"{round_games} engine games of the rounds ({plan.round_engine_mix})",
                   "stage": label, "steps": int(state["step"]),
                   "architecture": f"{plan.blocks} blocks x {plan.channels} channels",
                   "parameters": count_parameters(model), "komi": plan.komi,
@@ -276,10 +299,13 @@ def run_round(plan: Plan, log: StageLog, k: int) -> None:
 
     best = best_model(plan, k)
     games = plan.path("data", "selfplay", f"round-{k}")
+    engine_games = plan.path("data", "round-games", f"round-{k}")
     positions = plan.path("data", "positions", f"round-{k}")
+    engine_positions = plan.path("data", "positions", f"round-{k}-engine")
     run = plan.runs / f"round-{k}"
     previous = plan.runs / ("supervised" if k == 1 else f"round-{k - 1}") / "last.pt"
     settings = GameSettings(size=plan.size, komi=plan.komi, visits=plan.selfplay_visits,
+                            fast_visits=plan.selfplay_fast_visits, full_fraction=plan.selfplay_full_fraction,
                             max_moves=plan.selfplay_max_moves)
 
     def selfplay() -> None:
@@ -291,11 +317,22 @@ def run_round(plan: Plan, log: StageLog, k: int) -> None:
 
     log.run(f"round-{k}-selfplay", selfplay,
             lambda: count_games(games, "selfplay") >= plan.selfplay_games)
-    log.run(f"round-{k}-positions", lambda: build_positions(plan, games, positions),
-            lambda: positions_built(games, positions))
+    log.run(f"round-{k}-engine-games",
+            lambda: run_engine_games(plan, engine_games, plan.round_engine_games, plan.round_engine_mix,
+                                     plan.seed * 1000 + 500 + k),
+            lambda: count_games(engine_games, "engine") >= plan.round_engine_games)
+
+    def round_positions() -> None:
+        build_positions(plan, games, positions)
+        if plan.round_engine_games > 0:
+            build_positions(plan, engine_games, engine_positions)
+
+    log.run(f"round-{k}-positions", round_positions,
+            lambda: positions_built(games, positions) and (
+                plan.round_engine_games == 0 or positions_built(engine_games, engine_positions)))
     log.run(f"round-{k}-train",
             lambda: train_run(plan, link_mix(plan, k), run, plan.round_steps, plan.round_lr,
-                              min(100, plan.round_steps), previous),
+                              min(100, plan.round_steps), previous, plan.round_batch_size),
             lambda: checkpoint_step(run / "last.pt") >= plan.round_steps)
     log.run(f"round-{k}-export", lambda: export_run(plan, run, f"r{k}", positions), lambda: exported(run))
     rules = GameRules(size=plan.size, komi=plan.komi, max_moves=plan.match_max_moves)
@@ -344,7 +381,9 @@ def write_card(plan: Plan) -> None:
               "strength-pachi": f"search vs Pachi {plan.pachi_playouts} playouts",
               "strength-policy": f"raw policy (1 visit) vs GNU Go level {plan.gnugo_level}"}
     data = {"engine games": plan.path("data", "games")}
-    data.update({f"self-play round {k}": plan.path("data", "selfplay", f"round-{k}") for k in range(1, plan.rounds + 1)})
+    for k in range(1, plan.rounds + 1):
+        data[f"self-play round {k}"] = plan.path("data", "selfplay", f"round-{k}")
+        data[f"engine games round {k}"] = plan.path("data", "round-games", f"round-{k}")
     checkpoints = {"supervised": plan.runs / "supervised" / "last.pt"}
     checkpoints.update({f"round {k}": plan.runs / f"round-{k}" / "last.pt" for k in range(1, plan.rounds + 1)})
     facts = collect(plan.path("models", SHIPPED), data, checkpoints, plan.runs / "stages.json",
@@ -363,7 +402,8 @@ def stage_names(plan: Plan) -> list[str]:
     """Every stage of ``plan``, in the order they run."""
     names = (["pachi"] if plan.needs_pachi else []) + ["engine-games", "positions", "train", "export"]
     for k in range(1, plan.rounds + 1):
-        names += [f"round-{k}-{step}" for step in ("selfplay", "positions", "train", "export", "gating")]
+        names += [f"round-{k}-{step}" for step in ("selfplay", "engine-games", "positions", "train", "export",
+                                                   "gating")]
     pachi = ["strength-pachi"] if plan.pachi_playouts > 0 else []
     return names + ["ship", "strength-gnugo"] + pachi + ["strength-policy", "card"]
 
@@ -379,11 +419,12 @@ def make_model(plan: Plan) -> None:
         games = plan.path("data", "games")
         engine_positions = plan.path("data", "positions", "engine")
         supervised = plan.runs / "supervised"
-        log.run("engine-games", lambda: run_engine_games(plan),
+        log.run("engine-games", lambda: run_engine_games(plan, games, plan.engine_games, plan.engine_mix, plan.seed),
                 lambda: count_games(games, "engine") >= plan.engine_games)
         log.run("positions", lambda: build_positions(plan, games, engine_positions),
                 lambda: positions_built(games, engine_positions))
-        log.run("train", lambda: train_run(plan, engine_positions, supervised, plan.steps, plan.lr, plan.warmup, None),
+        log.run("train", lambda: train_run(plan, engine_positions, supervised, plan.steps, plan.lr, plan.warmup,
+                                           None, plan.batch_size),
                 lambda: checkpoint_step(supervised / "last.pt") >= plan.steps)
         log.run("export", lambda: export_run(plan, supervised, "sl", engine_positions), lambda: exported(supervised))
         for k in range(1, plan.rounds + 1):

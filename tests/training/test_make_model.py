@@ -14,7 +14,7 @@ from tests.training.conftest import needs_gnugo
 from training.game_shards import GameSample, write_shard
 from training.gating import GateConfig, decide, distinct_games, gate
 from training.gtp_game import GameRules
-from training.make_model import main as make_model_main, quick_plan, stage_names
+from training.make_model import Plan, link_mix, main as make_model_main, quick_plan, stage_names
 from training.match_report import summarize
 from training.network import GoNet, NetConfig
 from training.onnx_import import max_difference
@@ -105,6 +105,35 @@ def test_model_card_tables(tmp_path):
         assert line in card.splitlines(), line
 
 
+def test_the_mix_of_a_round_holds_the_window_of_rounds_and_their_engine_games(tmp_path):
+    # Rounds 1-4 on disk, window 3: round 4 trains on rounds 2-4 (self-play and engine
+    # games) and on the last supervised training shard; every validation shard of them.
+    positions = tmp_path / "data" / "positions"
+    for folder in ["engine"] + [f"round-{r}{e}" for r in range(1, 5) for e in ("", "-engine")]:
+        (positions / folder).mkdir(parents=True)
+        for name in ("train-00000.npz", "train-00001.npz", "val-00000.npz"):
+            (positions / folder / name).write_bytes(b"")
+    mix = link_mix(Plan(root=tmp_path, window=3, engine_shards_in_mix=1), 4)
+    names = sorted(p.name for p in mix.iterdir())
+    expected = ["train-engine-00001.npz", "val-engine-00000.npz"]
+    for r in (2, 3, 4):
+        for tag in (f"r{r}", f"r{r}engine"):
+            expected += [f"train-{tag}-00000.npz", f"train-{tag}-00001.npz", f"val-{tag}-00000.npz"]
+    assert names == sorted(expected)
+    assert (mix / "train-r2engine-00001.npz").resolve() == positions / "round-2-engine" / "train-00001.npz"
+
+
+def test_the_default_plan_is_the_shipped_lines_recipe():
+    plan = Plan()
+    assert (plan.engine_games, plan.steps, plan.batch_size, plan.lr) == (1_600, 4_000, 128, 0.05)
+    assert (plan.rounds, plan.selfplay_games, plan.round_engine_games, plan.window) == (5, 1_400, 300, 3)
+    assert (plan.round_steps, plan.round_lr, plan.round_batch_size) == (3_000, 0.015, 256)
+    assert (plan.selfplay_visits, plan.selfplay_fast_visits, plan.selfplay_full_fraction) == (200, 50, 0.35)
+    assert plan.round_engine_mix == "gnugo:8-10,pachi:2000-5000*2" and plan.needs_pachi
+    assert stage_names(plan)[4:11] == ["export", "round-1-selfplay", "round-1-engine-games", "round-1-positions",
+                                       "round-1-train", "round-1-export", "round-1-gating"]
+
+
 def test_until_must_name_a_stage(capsys):
     assert "round-1-gating" in stage_names(quick_plan(".")) and "strength-pachi" not in stage_names(quick_plan("."))
     with pytest.raises(SystemExit):
@@ -119,7 +148,8 @@ def test_quick_make_model_runs_every_stage_then_skips_them(tmp_path, capsys):
     assert make_model_main(["--quick", "--root", str(root), "--no-progress"]) == 0
     for path in ["data/games/engine-000000.jsonl.gz", "data/positions/engine/built.json",
                  "runs/make_model/supervised/last.pt", "runs/make_model/supervised/model.onnx",
-                 "data/selfplay/round-1/selfplay-000000.jsonl.gz", "runs/make_model/round-1/model.onnx",
+                 "data/selfplay/round-1/selfplay-000000.jsonl.gz", "data/round-games/round-1/engine-000000.jsonl.gz",
+                 "data/positions/round-1-engine/built.json", "runs/make_model/round-1/model.onnx",
                  "runs/make_model/gating/round-1/gating.json", "models/candidate.onnx", "models/gobuddy-9x9.onnx",
                  "runs/make_model/supervised/model.pt", "models/gobuddy-9x9.pt"]:
         assert (root / path).exists(), path
@@ -133,6 +163,8 @@ def test_quick_make_model_runs_every_stage_then_skips_them(tmp_path, capsys):
     card = (root / "models/MODEL_CARD.md").read_text()
     assert "| raw policy (1 visit) vs GNU Go level 1 | gnugo-1 |" in card
     assert "| engine games: gnugo vs gnugo | 2 |" in card
+    assert "| engine games round 1: gnugo vs gnugo | 2 |" in card
+    assert any(p.name.startswith("train-r1engine-") for p in (root / "data/positions/mix-1").iterdir())
     capsys.readouterr()
 
     assert make_model_main(["--quick", "--root", str(root), "--no-progress"]) == 0
