@@ -29,7 +29,8 @@ supervised start on about 1,600 engine games, mostly GNU Go levels 1-4 (sl1), th
 rounds like r3-r5 of ``training.improve``, which counts minutes where this counts games
 (1,400 self-play games of 200/50 visits and 300 engine games a round, 3,000 steps at lr
 0.015 from the previous round's weights, a window of three rounds, gating at 55%). It
-takes about 8 hours on two cores; it has not been run end to end at these counts.
+takes about 10 hours on two cores (rounds of about 85 minutes, the supervised start and
+the strength matches); it has not been run end to end at these counts.
 
 Wall time per stage accumulates in ``runs/make_model/stages.json``. ``--until STAGE``
 stops after that stage. ``--quick`` swaps in tiny counts (a few games, a 1x8 network,
