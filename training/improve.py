@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from training.game_shards import count_games
-from training.make_model import SHIPPED, ReachedUntil, StageLog, checkpoint_step, file_digest
+from training.make_model import SHIPPED, Plan, ReachedUntil, StageLog, checkpoint_step, file_digest
 
 STAGES = ("games", "positions", "init", "train", "export", "gating", "promote")
 
@@ -49,19 +49,20 @@ class RoundPlan:
     minutes: float = 60.0
     selfplay_workers: int = 1
     engine_workers: int = 1
-    visits: int = 200
-    fast_visits: int = 50
-    full_fraction: float = 0.35
-    mix: str = "gnugo:8-10,pachi:2000-5000*2"
+    # The round's games and batch size are make model's rounds' (one recipe, one place).
+    visits: int = Plan.selfplay_visits
+    fast_visits: int = Plan.selfplay_fast_visits
+    full_fraction: float = Plan.selfplay_full_fraction
+    mix: str = Plan.round_engine_mix
     max_moves: int | None = None
     steps: int = 2500
-    batch_size: int = 256
+    batch_size: int = Plan.round_batch_size
     lr: float = 0.02
     warmup: int = 100
     value_weight: float = 1.0
     threads: int = 2
-    gate_games: int = 40
-    gate_visits: int = 200
+    gate_games: int = Plan.gate_games
+    gate_visits: int = Plan.gate_visits
     gate_parallel: int = 2
     seed: int = 1
     earlier: tuple[str, ...] = ()  # earlier rounds whose positions join the training mix
