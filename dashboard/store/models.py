@@ -8,6 +8,7 @@
 | ``moves``      | move of a game, passes included      | (``game_id``, ``move_number``), from 1      |
 | ``game_events``| wire game event applied              | (``game_id``, ``seq``)                      |
 | ``analyses``   | engine answer for a position         | (``position_hash``, size, komi, rules, to_play, model) |
+| ``users``      | person who may sign in to the dashboard | ``name`` (lower case, ``dashboard.store.users``) |
 
 Vertices are GTP strings (``"D4"``, ``"pass"``), colours ``"B"``/``"W"``, times are
 timezone-aware UTC ``datetime``. ``moves`` is the record; for games that came over the
@@ -203,4 +204,29 @@ class Analysis(Base):
         UniqueConstraint("position_hash", "size", "komi", "rules", "to_play", "model"),
         CheckConstraint("to_play IN ('B', 'W')", name="to_play"),
         Index(None, "game_id"),
+    )
+
+
+class User(Base):
+    """A dashboard account (``dashboard.store.users`` is the only writer).
+
+    ``password_hash`` is bcrypt's modular-crypt text (``$2b$...``), never the password.
+    ``role``: viewer | player | admin. ``password_changed_at`` ends the sign-ins made
+    before a password change. ``failed_logins`` counts wrong passwords since the last
+    success or lockout; ``locked_until`` refuses sign-ins until then."""
+
+    __tablename__ = "users"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    password_hash: Mapped[str] = mapped_column(String(100))
+    role: Mapped[str] = mapped_column(String(8))
+    created_at: Mapped[datetime]
+    password_changed_at: Mapped[datetime]
+    failed_logins: Mapped[int] = mapped_column(default=0)
+    locked_until: Mapped[datetime | None]
+    last_login_at: Mapped[datetime | None]
+
+    __table_args__ = (
+        CheckConstraint("role IN ('viewer', 'player', 'admin')", name="role"),
+        CheckConstraint("failed_logins >= 0", name="failed_logins"),
     )
