@@ -1,86 +1,201 @@
-"""Make the broker's accounts: one per physical board plus the service accounts.
+"""Make the broker's accounts and who may do what: Mosquitto's dynamic-security file plus
+one password file per account.
 
-    python broker/make_users.py --boards board-1 board-2 \
-        --password-file var/broker/passwd --credentials var/broker/credentials.json
+    python broker/make_users.py --boards board-1 board-2 --engines 2 \
+        --dynsec var/broker/dynamic-security.json --secrets-dir var/broker/secrets
 
-Writes a Mosquitto 2 password file with ``mosquitto_passwd -b`` (salted PBKDF2-SHA512,
-the format Mosquitto 2 expects) and a JSON credentials file (mode 0600) that services'
-launchers read to fill their ``BusConfig``. Passwords already in the credentials file
-are kept (re-running adds boards without breaking running services); ``--rotate`` makes
-new ones. Accounts and what they may do: see ``broker/acl``. A board's username is its
-board id (``board-<name>``), which the ACL's patterns rely on.
+Accounts, one per running client (the broker binds each client id to its account):
 
-Not done: removing accounts that are no longer listed (delete them from both files),
-telling a running broker (send it SIGHUP to reload the password and ACL files).
+| account | role | client id |
+|---|---|---|
+| ``board-<name>`` (``--boards``) | ``board`` | its username, which is its board id |
+| ``engine-<n>`` (``--engines N``) | ``engine`` | its username |
+| ``recorder`` | ``recorder`` | ``recorder`` |
+| ``dashboard`` | ``dashboard`` | ``dashboard`` |
+| ``observer`` and ``observer-<name>`` (``--observers``) | ``observer`` | its username |
+| ``health`` | (none) | ``health``: reads ``$SYS/broker/uptime`` only (container health checks) |
+
+What each may do is ``POLICY`` below, written as Mosquitto dynamic-security ACLs
+(``publishClientSend``: may publish; ``publishClientReceive``: may be delivered;
+``subscribePattern``: may subscribe with a filter the pattern covers). Everything not
+granted is denied, subscriptions included: only engine accounts may join the engine
+workers' shared subscription ``$share/engine/...`` (the plugin checks the whole filter,
+``$share`` prefix and all), and a client id other than the account's own is refused at
+CONNECT, so no account can end another's session. ``%u`` in ``POLICY`` stands for the
+account's username; the plugin of Mosquitto 2.0 does not substitute it, so every
+account gets its own role with the literal topics.
+
+Writes ``--dynsec`` (the plugin's configuration: salted PBKDF2-SHA512 hashes from
+``hashlib``, never a password in clear; mode 0600 — give it to the broker's user) and
+``<secrets-dir>/<account>.password`` (mode 0600): hand each service ONLY its own file
+(``--password-file``). Passwords already in the secrets folder are kept (re-running adds
+accounts without breaking running services); ``--rotate`` makes new ones. Restart the
+broker to load a new file (the plugin reads it at start).
+
+Not done: removing an account's password file when it is no longer listed (delete it).
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import hashlib
 import json
 import os
+import re
 import secrets
-import subprocess
 import sys
 from pathlib import Path
 
-from gobuddy.bus.topics import is_physical_board_id
+from gobuddy.bus.topics import ENGINE_GROUP, ROOT, WEB_BOARD_SLOTS, is_physical_board_id
 
-SERVICE_ACCOUNTS = ("engine", "recorder", "dashboard", "observer")
+ITERATIONS = 10_000  # PBKDF2 rounds per password check; Mosquitto's own default is 101
+HEALTH = "health"
+_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$")
+
+_OWN = (  # every bus account publishes its presence and its error reports under its own id
+    ("publishClientSend", f"{ROOT}/status/{{role}}/%u"),
+    ("publishClientSend", f"{ROOT}/error/{{role}}/%u"),
+)
+_READ_ALL = (("subscribePattern", f"{ROOT}/#"), ("publishClientReceive", f"{ROOT}/#"))
+_WEB_BOARDS = tuple(f"web-{slot}" for slot in range(1, WEB_BOARD_SLOTS + 1))
+
+POLICY: dict[str, tuple[tuple[str, str], ...]] = {
+    # A board writes only its own board topics (never its LEDs: the engine's), reads back
+    # its own state, LEDs and engine answers, and asks the engine about itself.
+    "board": (
+        *((("publishClientSend", f"{ROOT}/board/%u/{family}") for family in ("frame", "button", "event", "state"))),
+        ("publishClientSend", f"{ROOT}/engine/request/board/%u"),
+        *((kind, f"{ROOT}/board/%u/{family}") for family in ("state", "led")
+          for kind in ("subscribePattern", "publishClientReceive")),
+        ("subscribePattern", f"{ROOT}/engine/response/board/%u"),
+        ("publishClientReceive", f"{ROOT}/engine/response/board/%u"),
+    ),
+    # Engine workers alone join the shared subscription of requests; they answer any
+    # requester (on the requester's own response topic) and light any board's LEDs.
+    "engine": (
+        ("subscribeLiteral", f"$share/{ENGINE_GROUP}/{ROOT}/engine/request/+/+"),
+        ("publishClientReceive", f"{ROOT}/engine/request/+/+"),
+        ("publishClientSend", f"{ROOT}/engine/response/+/+"),
+        ("publishClientSend", f"{ROOT}/board/+/led"),
+    ),
+    "recorder": _READ_ALL,
+    # The dashboard reads everything, plays its own games on web-1 .. web-8 and asks the
+    # engine as itself.
+    "dashboard": (
+        *_READ_ALL,
+        ("publishClientSend", f"{ROOT}/engine/request/dashboard/%u"),
+        *((("publishClientSend", f"{ROOT}/board/{board}/{family}") for board in _WEB_BOARDS
+           for family in ("event", "state"))),
+    ),
+    "observer": (*_READ_ALL, ("subscribePattern", "$SYS/#"), ("publishClientReceive", "$SYS/#")),
+    HEALTH: (("subscribeLiteral", "$SYS/broker/uptime"), ("publishClientReceive", "$SYS/broker/uptime")),
+}
+PUBLISHES_PRESENCE = ("board", "engine", "recorder", "dashboard")
 
 
-def accounts(boards: list[str]) -> list[str]:
-    """Every username: the boards (validated as ``board-<name>``) then the service accounts."""
+def role_of(username: str) -> str:
+    """The role an account plays: ``board-x`` → board, ``engine-2`` → engine,
+    ``observer-ann`` → observer, ``recorder`` → recorder; raise ``ValueError`` otherwise."""
+    if username == HEALTH:
+        return HEALTH
+    if is_physical_board_id(username):
+        return "board"
+    role, dash, instance = username.partition("-")
+    if role in PUBLISHES_PRESENCE[1:] + ("observer",) and (not dash or _NAME.match(instance)):
+        return role
+    raise ValueError(f"{username!r} is not an account name (board-<name>, engine-<n>, recorder, dashboard, "
+                     f"observer[-<name>], {HEALTH})")
+
+
+def accounts(boards: list[str], engines: int = 2, observers: list[str] | None = None) -> list[str]:
+    """Every username: the boards (validated as ``board-<name>``), ``engine-1`` ..
+    ``engine-<engines>``, the recorder, the dashboard, the observers, ``health``."""
     for board in boards:
         if not is_physical_board_id(board):
             raise ValueError(f"{board!r} is not a physical board id (board-<name>: a-z, 0-9, inner '-')")
-    if len(set(boards)) != len(boards):
-        raise ValueError("a board is listed twice")
-    return [*boards, *SERVICE_ACCOUNTS]
+    if not 1 <= engines <= 64:
+        raise ValueError(f"--engines must be 1..64, got {engines}")
+    names = list(observers) if observers else ["observer"]
+    for name in names:
+        if name != "observer" and not (name.startswith("observer-") and _NAME.match(name)):
+            raise ValueError(f"{name!r} is not an observer account (observer or observer-<name>)")
+    result = [*boards, *(f"engine-{n}" for n in range(1, engines + 1)), "recorder", "dashboard", *names, HEALTH]
+    if len(set(result)) != len(result):
+        raise ValueError("an account is listed twice")
+    return result
 
 
-def make_credentials(names: list[str], keep: dict[str, str] | None = None) -> dict[str, str]:
-    """A password per name: the one in ``keep`` if any, else a fresh random one."""
-    keep = keep or {}
-    return {name: keep.get(name) or secrets.token_urlsafe(18) for name in names}
+def acls_for(username: str) -> list[dict[str, object]]:
+    """The dynamic-security ACL entries of one account (``%u`` made literal)."""
+    role = role_of(username)
+    rules = list(POLICY[role]) + ([(kind, topic.format(role=role)) for kind, topic in _OWN]
+                                  if role in PUBLISHES_PRESENCE else [])
+    return [{"acltype": kind, "topic": topic.replace("%u", username), "priority": 0, "allow": True}
+            for kind, topic in rules]
 
 
-def write_password_file(path: Path, credentials: dict[str, str], mosquitto_passwd: str = "mosquitto_passwd") -> None:
-    """(Re)write ``path`` as a Mosquitto password file holding exactly ``credentials``."""
+def hash_password(password: str, *, salt: bytes | None = None, iterations: int = ITERATIONS) -> dict[str, object]:
+    """The plugin's fields for ``password``: base64 PBKDF2-HMAC-SHA512 (64 bytes) and salt."""
+    salt = salt if salt is not None else os.urandom(12)
+    digest = hashlib.pbkdf2_hmac("sha512", password.encode("utf-8"), salt, iterations, 64)
+    return {"password": base64.b64encode(digest).decode(), "salt": base64.b64encode(salt).decode(),
+            "iterations": iterations}
+
+
+def dynsec_config(credentials: dict[str, str]) -> dict[str, object]:
+    """The dynamic-security file for ``credentials`` ({username: password}): one client
+    per account, bound to the client id equal to its username, with its own role."""
+    clients = [{"username": name, "clientid": name, "textName": f"{role_of(name)} account",
+                "roles": [{"rolename": name}], **hash_password(password)} for name, password in credentials.items()]
+    roles = [{"rolename": name, "acls": acls_for(name)} for name in credentials]
+    return {"defaultACLAccess": {"publishClientSend": False, "publishClientReceive": False, "subscribe": False,
+                                 "unsubscribe": True},
+            "clients": clients, "groups": [], "roles": roles}
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` created with mode 0600 (never readable by others, not even briefly)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
     os.chmod(path, 0o600)
-    for user, password in credentials.items():
-        subprocess.run([mosquitto_passwd, "-b", str(path), user, password], check=True, capture_output=True)
 
 
-def write_credentials(path: Path, credentials: dict[str, str]) -> None:
-    """Write the JSON credentials file, readable by its owner only."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.touch(mode=0o600, exist_ok=True)
-    os.chmod(path, 0o600)
-    path.write_text(json.dumps(credentials, indent=2, sort_keys=True) + "\n")
+def read_secrets(secrets_dir: Path) -> dict[str, str]:
+    """The passwords already in ``secrets_dir`` ({account: password})."""
+    if not secrets_dir.is_dir():
+        return {}
+    return {path.stem: path.read_text().strip() for path in secrets_dir.glob("*.password")}
+
+
+def write_accounts(names: list[str], dynsec: Path, secrets_dir: Path, *, rotate: bool = False) -> dict[str, str]:
+    """Write the dynamic-security file and one password file per account; return the
+    passwords ({account: password}). Existing passwords are kept unless ``rotate``."""
+    keep = {} if rotate else read_secrets(secrets_dir)
+    credentials = {name: keep.get(name) or secrets.token_urlsafe(18) for name in names}
+    for name, password in credentials.items():
+        _write_private(secrets_dir / f"{name}.password", password + "\n")
+    _write_private(dynsec, json.dumps(dynsec_config(credentials), indent=1) + "\n")
+    return credentials
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--boards", nargs="*", default=["board-1"], help="physical board ids (board-<name>)")
-    parser.add_argument("--password-file", type=Path, required=True, help="Mosquitto password file to write")
-    parser.add_argument("--credentials", type=Path, required=True, help="JSON file of usernames and passwords")
+    parser.add_argument("--engines", type=int, default=2, help="engine worker accounts engine-1 .. engine-N")
+    parser.add_argument("--observers", nargs="*", default=None, help="observer accounts (default: observer)")
+    parser.add_argument("--dynsec", type=Path, required=True, help="the dynamic-security file to write")
+    parser.add_argument("--secrets-dir", type=Path, required=True, help="folder of <account>.password files")
     parser.add_argument("--rotate", action="store_true", help="new passwords for every account")
-    parser.add_argument("--mosquitto-passwd", default="mosquitto_passwd", help="the mosquitto_passwd program")
     args = parser.parse_args(argv)
     try:
-        names = accounts(args.boards)
+        names = accounts(args.boards, args.engines, args.observers)
     except ValueError as exc:
         parser.error(str(exc))
-    keep = {}
-    if args.credentials.exists() and not args.rotate:
-        keep = json.loads(args.credentials.read_text())
-    credentials = make_credentials(names, keep)
-    write_password_file(args.password_file, credentials, args.mosquitto_passwd)
-    write_credentials(args.credentials, credentials)
-    print(f"{len(credentials)} accounts: {', '.join(credentials)}", file=sys.stderr)
+    write_accounts(names, args.dynsec, args.secrets_dir, rotate=args.rotate)
+    print(f"{len(names)} accounts: {', '.join(names)}", file=sys.stderr)
     return 0
 
 

@@ -189,8 +189,6 @@ def parser() -> argparse.ArgumentParser:
                                 description="Go Learning Buddy recorder: stores game events, presence and engine "
                                             "answers from the broker in the SQL history.")
     add_broker_arguments(p, default_username="recorder")
-    p.add_argument("--client-id", default="recorder",
-                   help="MQTT client id; keep it stable: the persistent session belongs to it (default recorder)")
     p.add_argument("--session-expiry", type=int, default=7 * 24 * 3600,
                    help="seconds the broker keeps the session while the recorder is away (default 7 days)")
     p.add_argument("--db", "--db-url", dest="db", default=DEFAULT_DB_URL,
@@ -208,7 +206,7 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[RecorderConfig, str]:
     p = parser()
     args = p.parse_args(argv)
     try:
-        bus = bus_config_from_args(args, role="recorder", client_id=args.client_id, persistent_session=True,
+        bus = bus_config_from_args(args, role="recorder", persistent_session=True,
                                    session_expiry_s=args.session_expiry)
         config = RecorderConfig(bus=bus, db_url=args.db, sqlite_busy_timeout_ms=args.sqlite_busy_timeout,
                                 status_interval_s=args.status_interval)

@@ -6,7 +6,8 @@
 
 ``parse_args`` turns arguments into a ``WorkerConfig`` (argparse errors exit with status
 2 and name the argument, including a model file that does not exist). The broker options
-are the shared ones of ``gobuddy.bus.cli``. Nothing here reads the environment.
+are the shared ones of ``gobuddy.bus.cli``; the worker's id is its account
+(``engine-<n>``: one account per worker, see ``broker/make_users.py``). Nothing here reads the environment.
 Sessions are deliberately clean (not persistent): see ``engine_worker.worker`` for what
 Mosquitto 2.0.11 does with a shared subscriber's session when the subscriber dies.
 """
@@ -14,15 +15,13 @@ Mosquitto 2.0.11 does with a shared subscriber's session when the subscriber die
 from __future__ import annotations
 
 import argparse
-import os
-import socket
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 from gobuddy.bus.cli import add_broker_arguments, bus_config_from_args
 from gobuddy.bus.config import BusConfig
-from gobuddy.bus.topics import ENGINE_GROUP, TopicError, check_client_id, shared
+from gobuddy.bus.topics import ENGINE_GROUP, TopicError, shared
 
 DEFAULT_MODEL = Path("models/gobuddy-9x9.onnx")
 DEFAULT_VISIT_CAP = 5000
@@ -74,22 +73,15 @@ class WorkerConfig:
         shared(self.share_group, "x")  # raises TopicError for a bad group name
 
 
-def default_worker_id() -> str:
-    """``engine-<host>-<pid>``: unique per process, as a client id must be."""
-    host = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in socket.gethostname())[:40].strip("-._")
-    return f"engine-{host or 'host'}-{os.getpid()}"
-
-
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m engine_worker",
                                 description="Go Learning Buddy engine worker: answers engine requests over MQTT.")
-    add_broker_arguments(p, default_username="engine")
+    add_broker_arguments(p, default_username="engine-1")
     p.add_argument("--model", type=Path, default=DEFAULT_MODEL, help=f"ONNX model (default {DEFAULT_MODEL})")
     p.add_argument("--visits", type=int, default=DEFAULT_VISIT_CAP,
                    help="most visits one request gets; requests asking for more get this "
                         f"(default {DEFAULT_VISIT_CAP})")
     p.add_argument("--threads", type=int, default=1, help="onnxruntime intra-op threads (default 1)")
-    p.add_argument("--worker-id", default=None, help="MQTT client id (default engine-<host>-<pid>)")
     p.add_argument("--share-group", default=ENGINE_GROUP,
                    help=f"shared subscription group: workers of one group split the requests (default {ENGINE_GROUP})")
     p.add_argument("--batch-size", type=int, default=8, help="leaves evaluated per network call (default 8)")
@@ -109,16 +101,13 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[WorkerConfig, str]:
         hint = (" (no trained model yet: run `make model`, or build a random-weight one for tests with "
                 "`python -m gobuddy.ai.tiny_model PATH`)") if args.model == DEFAULT_MODEL else ""
         p.error(f"--model: {args.model} does not exist{hint}")
-    worker_id = args.worker_id or default_worker_id()
     try:
-        check_client_id(worker_id)
-    except TopicError as exc:
-        p.error(f"--worker-id: {exc}")
-    try:
-        bus = bus_config_from_args(args, role="engine", client_id=worker_id, persistent_session=False)
+        bus = bus_config_from_args(args, role="engine", persistent_session=False)
         config = WorkerConfig(bus=bus, model=args.model, visit_cap=args.visits, threads=args.threads,
                               share_group=args.share_group, batch_size=args.batch_size, cache_size=args.cache_size,
                               max_queue=args.max_queue, status_interval_s=args.status_interval)
     except (ValueError, TopicError) as exc:
         p.error(str(exc))
+    except SystemExit as exc:  # gobuddy.bus.cli: an unreadable --password-file
+        p.error(str(exc.code))
     return config, args.log_level

@@ -5,8 +5,9 @@ Starts, in order: Mosquitto with the project's configuration (accounts and ACL m
 simulated board; prints where to look (the dashboard's address, and the broker with the
 read-only ``observer`` account so any MQTT client can watch); and on Ctrl-C (or when one
 service dies) stops everything, newest first. Everything it writes lives under
-``--var`` (default ``var/``, ignored by git): broker data and log, credentials, the
-SQLite database, the board's calibration and journal, and each service's log.
+``--var`` (default ``var/``, ignored by git): broker data and log, the accounts (one
+password file per service in ``var/broker/secrets/``: each service is given only its
+own), the SQLite database, the board's calibration and journal, and each service's log.
 
 The simulated board models stone colours, so its agent runs with ``--color-sensing``
 while it plays by itself: before the first game its auto-player lays the black and
@@ -20,7 +21,6 @@ to calibrate afresh).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import pwd
 import shutil
@@ -117,14 +117,16 @@ class Launcher:
             time.sleep(0.5)
 
 
-def prepare_broker(config: LaunchConfig) -> tuple[Path, dict[str, str]]:
-    """Accounts, password file and mosquitto.conf under ``var/broker``."""
+def prepare_broker(config: LaunchConfig) -> tuple[Path, Path]:
+    """Accounts (the dynamic-security file and one password file per account) and
+    mosquitto.conf under ``var/broker``; returns the configuration and the secrets folder."""
     broker = config.var / "broker"
     data = broker / "data"
     data.mkdir(parents=True, exist_ok=True)
-    passwd, creds = broker / "passwd", broker / "credentials.json"
+    dynsec, secrets_dir = broker / "dynamic-security.json", broker / "secrets"
     subprocess.run([sys.executable, str(REPO / "broker" / "make_users.py"), "--boards", config.board_id,
-                    "--password-file", str(passwd), "--credentials", str(creds)], check=True, cwd=REPO)
+                    "--engines", str(max(1, config.workers)), "--dynsec", str(dynsec),
+                    "--secrets-dir", str(secrets_dir)], check=True, cwd=REPO)
     run_as = "root"
     # Mosquitto started as root drops to the `mosquitto` user, which must be able to reach
     # the broker folder; where an ancestor is closed to others (a private temp dir) it
@@ -133,7 +135,7 @@ def prepare_broker(config: LaunchConfig) -> tuple[Path, dict[str, str]]:
     if os.geteuid() == 0 and reachable:
         try:
             user = pwd.getpwnam("mosquitto")
-            for path in (broker, data, passwd):
+            for path in (broker, data, dynsec):  # never the services' secrets
                 os.chown(path, user.pw_uid, user.pw_gid)
             log = broker / "mosquitto.log"
             log.touch()
@@ -145,9 +147,9 @@ def prepare_broker(config: LaunchConfig) -> tuple[Path, dict[str, str]]:
         run_as = pwd.getpwuid(os.geteuid()).pw_name
     conf = broker / "mosquitto.conf"
     subprocess.run([sys.executable, str(REPO / "broker" / "make_config.py"), "--out", str(conf),
-                    "--data-dir", str(data), "--password-file", str(passwd), "--port", str(config.broker_port),
+                    "--data-dir", str(data), "--dynsec", str(dynsec), "--port", str(config.broker_port),
                     "--log-file", str(broker / "mosquitto.log"), "--run-as", run_as], check=True, cwd=REPO)
-    return conf, json.loads(creds.read_text())
+    return conf, secrets_dir
 
 
 def mosquitto_binary() -> str:
@@ -161,7 +163,7 @@ def edge_command(config: LaunchConfig, broker_args: list[str]) -> list[str]:
     """``python -m edge`` on the simulated board; with auto-play (someone to lay the
     reference stones) it senses colours, without it occupancy (see the module docstring)."""
     command = [sys.executable, "-m", "edge", "--simulate", "--board-id", config.board_id, *broker_args,
-               "--username", config.board_id, "--data-dir", str(config.var / "edge")]
+               "--data-dir", str(config.var / "edge")]
     if config.simulate_game:
         command += ["--auto-play", "--color-sensing"]
     return command
@@ -178,35 +180,38 @@ def run(config: LaunchConfig) -> None:
     for port, what in ((config.broker_port, "broker"), (config.dashboard_port, "dashboard")):
         if not port_free(port):
             raise SystemExit(f"port {port} for the {what} is taken: pass --{what}-port")
-    conf, creds = prepare_broker(config)
-    creds_file = str(config.var / "broker" / "credentials.json")
+    conf, secrets_dir = prepare_broker(config)
     db_url = f"sqlite:///{(config.var / 'gobuddy.db').resolve()}"
     py = sys.executable
-    broker_args = ["--broker-host", "127.0.0.1", "--broker-port", str(config.broker_port), "--credentials", creds_file]
+    broker = ["--broker-host", "127.0.0.1", "--broker-port", str(config.broker_port)]
+
+    def account(name: str) -> list[str]:  # each service gets its own password file, no other
+        return [*broker, "--username", name, "--password-file", str(secrets_dir / f"{name}.password")]
+
+    observer_password = (secrets_dir / "observer.password").read_text().strip()
     launcher = Launcher(config)
     print("Go Learning Buddy: starting")
     try:
         broker = launcher.start("broker", [mosquitto_binary(), "-c", str(conf)])
         wait_for_port(config.broker_port, 10, broker.process)
         for i in range(config.workers):
-            launcher.start(f"engine-{i + 1}", [py, "-m", "engine_worker", *broker_args, "--username", "engine",
-                                               "--worker-id", f"engine-local-{i + 1}", "--model", str(config.model),
-                                               "--visits", str(config.visits), "--threads", "1"])
-        launcher.start("recorder", [py, "-m", "dashboard.recorder", *broker_args, "--username", "recorder",
-                                    "--db", db_url])
+            launcher.start(f"engine-{i + 1}", [py, "-m", "engine_worker", *account(f"engine-{i + 1}"),
+                                               "--model", str(config.model), "--visits", str(config.visits),
+                                               "--threads", "1"])
+        launcher.start("recorder", [py, "-m", "dashboard.recorder", *account("recorder"), "--db", db_url])
         dashboard = launcher.start("dashboard", [
             py, "-m", "streamlit", "run", str(REPO / "dashboard" / "app.py"), "--server.headless", "true",
             "--server.address", config.dashboard_address, "--server.port", str(config.dashboard_port),
             "--browser.gatherUsageStats", "false", "--",
-            *broker_args, "--username", "dashboard", "--db", db_url])
-        launcher.start("edge", edge_command(config, broker_args))
+            *account("dashboard"), "--db", db_url])
+        launcher.start("edge", edge_command(config, account(config.board_id)))
         wait_for_port(config.dashboard_port, 60, dashboard.process)
         print()
         print(f"  Dashboard:  http://{config.dashboard_address}:{config.dashboard_port}")
-        print(f"  Broker:     mqtt://127.0.0.1:{config.broker_port}  (watch with user 'observer', "
-              f"password '{creds['observer']}')")
-        print(f"              mosquitto_sub -h 127.0.0.1 -p {config.broker_port} -u observer "
-              f"-P '{creds['observer']}' -t 'gobuddy/#' -v")
+        print(f"  Broker:     mqtt://127.0.0.1:{config.broker_port}  (watch as 'observer', "
+              f"password in {secrets_dir / 'observer.password'})")
+        print(f"              mosquitto_sub -h 127.0.0.1 -p {config.broker_port} -u observer -i observer "
+              f"-P '{observer_password}' -t 'gobuddy/#' -v")
         print(f"  Database:   {db_url}")
         print(f"  Logs:       {launcher.logs}")
         print("\nPress Ctrl-C to stop everything.")

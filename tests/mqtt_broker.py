@@ -8,16 +8,22 @@
 
 Each ``MosquittoBroker`` runs its own ``mosquitto`` on a free loopback port, in a fresh
 temporary directory holding the generated configuration (``broker/make_config.py`` with
-``broker/mosquitto.conf.template``), the password file (``broker/make_users.py``), the
-persistence store and the log; the ACL is the repository's ``broker/acl`` itself. With
-``tls=True`` it also serves TLS on a second port with certificates from
-``broker/make_certs.sh``. ``restart()`` keeps the port and the persistence store.
+``broker/mosquitto.conf.template``), the dynamic-security file and the password files
+(``broker/make_users.py``: the project's own accounts and ACLs), the persistence store
+and the log. With ``tls=True`` it also serves TLS on a second port with certificates
+from ``broker/make_certs.sh`` (``client_certs`` names the client certificates to make;
+``require_client_cert`` logs in by certificate there). ``restart()`` keeps the port and
+the persistence store.
 
-Accounts: the ``boards`` (``board-<name>``) and ``engine``, ``recorder``, ``dashboard``,
-``observer``, with random passwords in ``broker.credentials``. ``broker.config(user)``
-builds a ``BusConfig`` for an account with a fresh client id and quick reconnects.
-``broker.raw_client(user)`` is a connected bare paho client for sending what
-``BusClient`` refuses to send (malformed payloads, forbidden topics).
+Accounts: the ``boards`` (``board-<name>``), ``engine-1`` .. ``engine-<engines>``,
+``recorder``, ``dashboard``, the ``observers`` and ``health``, with random passwords in
+``broker.credentials``. The broker binds each client id to its account, so one account
+is one client: ``broker.config(user)`` builds a ``BusConfig`` with ``client_id = user``
+and quick reconnects; ``broker.config("recorder", client_id="recorder-away")`` is the
+account ``recorder-away`` (same role), made on the running broker through the plugin's
+control API by a test-only admin account (``ensure_account``).
+``broker.raw_client(user)`` is a connected bare paho client for
+sending what ``BusClient`` refuses to send (malformed payloads, forbidden topics).
 
 No pytest in here: use it from a fixture (see ``tests/bus/conftest.py``) or directly.
 """
@@ -26,7 +32,9 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -45,6 +53,7 @@ from gobuddy.bus.config import BusConfig
 REPO = Path(__file__).resolve().parents[1]
 BROKER_DIR = REPO / "broker"
 _ids = itertools.count(1)
+ADMIN = "tests-admin"  # the test broker's own admin account (adds accounts at run time)
 
 
 def find_mosquitto() -> str | None:
@@ -84,8 +93,8 @@ def _free_port() -> int:
 
 
 def role_of(username: str) -> str:
-    """The role an account plays: boards are ``board``, service accounts their own name."""
-    return "board" if username.startswith("board-") else username
+    """The role an account plays (``board-1`` → board, ``engine-2`` → engine, ...)."""
+    return _load("make_users").role_of(username)
 
 
 class MosquittoBroker:
@@ -93,25 +102,31 @@ class MosquittoBroker:
 
     host = "127.0.0.1"
 
-    def __init__(self, *, boards: tuple[str, ...] = ("board-1", "board-2"), tls: bool = False,
-                 acl_file: Path | None = None, keep_dir: bool = False):
+    def __init__(self, *, boards: tuple[str, ...] = ("board-1", "board-2"), engines: int = 4,
+                 observers: tuple[str, ...] = ("observer", "observer-2", "observer-3"), tls: bool = False,
+                 client_certs: tuple[str, ...] = (), require_client_cert: bool = False, keep_dir: bool = False):
         self.binary = find_mosquitto()
         if self.binary is None:
             raise RuntimeError("mosquitto is not installed (Debian package 'mosquitto')")
         self.workdir = Path(tempfile.mkdtemp(prefix="gobuddy-mosquitto-"))
         self.keep_dir = keep_dir
         self.tls = tls
-        self.acl_file = acl_file or BROKER_DIR / "acl"
+        self.require_client_cert = require_client_cert
         users = _load("make_users")
-        self.credentials: dict[str, str] = users.make_credentials(users.accounts(list(boards)))
-        self.password_file = self.workdir / "passwd"
-        users.write_password_file(self.password_file, self.credentials)
+        self.dynsec_file = self.workdir / "dynamic-security.json"
+        self.secrets_dir = self.workdir / "secrets"
+        self.accounts: list[str] = users.accounts(list(boards), engines, list(observers))
+        self.credentials: dict[str, str] = users.write_accounts(self.accounts, self.dynsec_file, self.secrets_dir)
+        self._admin_password = secrets.token_urlsafe(12)
+        self._add_test_admin()
+        self._account_lock = threading.Lock()
         self.data_dir = self.workdir / "data"
         self.data_dir.mkdir()
         self.log_file = self.workdir / "mosquitto.log"
         self.certs_dir = self.workdir / "certs"
         if tls:
-            subprocess.run([str(BROKER_DIR / "make_certs.sh"), "-o", str(self.certs_dir)], check=True,
+            names = [arg for name in client_certs for arg in ("-c", name)]
+            subprocess.run([str(BROKER_DIR / "make_certs.sh"), "-o", str(self.certs_dir), *names], check=True,
                            capture_output=True)
         self.port = 0
         self.tls_port: int | None = None
@@ -122,9 +137,9 @@ class MosquittoBroker:
     def _write_config(self) -> Path:
         make_config = _load("make_config")
         settings = make_config.BrokerSettings(
-            data_dir=self.data_dir, password_file=self.password_file, acl_file=self.acl_file,
+            data_dir=self.data_dir, dynsec_file=self.dynsec_file,
             port=self.port, bind_address=self.host, tls_port=self.tls_port, tls_bind_address=self.host,
-            certs_dir=self.certs_dir, log_file=self.log_file,
+            certs_dir=self.certs_dir, require_client_cert=self.require_client_cert, log_file=self.log_file,
             run_as="root" if os.geteuid() == 0 else None,  # as root, keep root: the temp dir is ours
         )
         path = self.workdir / "mosquitto.conf"
@@ -217,18 +232,78 @@ class MosquittoBroker:
                 raise TimeoutError("mosquitto did not autosave")
             time.sleep(0.02)
 
+    # ---- accounts ------------------------------------------------------------------------
+
+    def _add_test_admin(self) -> None:
+        """Add ``ADMIN`` (may use the plugin's control topics only) to the dynsec file."""
+        users = _load("make_users")
+        data = json.loads(self.dynsec_file.read_text())
+        control = "$CONTROL/dynamic-security/#"
+        data["roles"].append({"rolename": ADMIN, "acls": [
+            {"acltype": kind, "topic": control, "priority": 0, "allow": True}
+            for kind in ("publishClientSend", "publishClientReceive", "subscribePattern")]})
+        data["clients"].append({"username": ADMIN, "clientid": ADMIN, "roles": [{"rolename": ADMIN}],
+                                **users.hash_password(self._admin_password, iterations=101)})
+        self.dynsec_file.write_text(json.dumps(data))
+
+    def ensure_account(self, name: str) -> str:
+        """Make the account ``name`` (its role from its name, as ``make_users`` would) on
+        the running broker unless it exists; return its password."""
+        with self._account_lock:
+            if name in self.credentials:
+                return self.credentials[name]
+            users = _load("make_users")
+            password = secrets.token_urlsafe(12)
+            self._control([{"command": "createRole", "rolename": name, "acls": users.acls_for(name)},
+                           {"command": "createClient", "username": name, "password": password, "clientid": name,
+                            "roles": [{"rolename": name}]}])
+            self.credentials[name] = password
+            self.accounts.append(name)
+            (self.secrets_dir / f"{name}.password").write_text(password + "\n")
+            return password
+
+    def _control(self, commands: list[dict[str, Any]]) -> None:
+        """Send dynamic-security commands as the test admin; raise on any error."""
+        replies: list[Any] = []
+        done = threading.Event()
+
+        def on_message(c: Any, u: Any, msg: Any) -> None:
+            replies.append(json.loads(msg.payload))
+            done.set()
+
+        client = self.raw_client(ADMIN, password=self._admin_password, on_message=on_message)
+        try:
+            client.subscribe("$CONTROL/dynamic-security/v1/response", qos=1)
+            time.sleep(0.05)
+            client.publish("$CONTROL/dynamic-security/v1", json.dumps({"commands": commands}), qos=1)
+            if not done.wait(5):
+                raise RuntimeError("the dynamic-security plugin did not answer")
+        finally:
+            client.disconnect()
+            client.loop_stop()
+        errors = [r for reply in replies for r in reply.get("responses", []) if r.get("error")]
+        if errors:
+            raise RuntimeError(f"dynamic-security refused {commands!r}: {errors}")
+
     # ---- clients -------------------------------------------------------------------------
+
+    def password_file(self, username: str) -> Path:
+        """The account's own password file (what a service gets with ``--password-file``)."""
+        return self.secrets_dir / f"{username}.password"
 
     def config(self, username: str, *, client_id: str | None = None, role: str | None = None,
                password: str | None = None, **overrides: Any) -> BusConfig:
-        """A ``BusConfig`` for ``username`` on the plain listener.
-
-        Boards get ``client_id = username``; others ``<username>-t<n>`` (unique per process).
-        Reconnects are quick (0.05..0.5 s) unless overridden."""
-        if client_id is None:
-            client_id = username if username.startswith("board-") else f"{username}-t{next(_ids)}"
+        """A ``BusConfig`` for ``username`` on the plain listener, with ``client_id =
+        username`` (the only id the broker lets the account use). Reconnects are quick
+        (0.05..0.5 s) unless overridden."""
+        role = role or role_of(username)
+        if client_id is not None and client_id != username:
+            if role_of(client_id) != role:
+                raise ValueError(f"client id {client_id!r} is not an account of role {role!r}")
+            self.ensure_account(client_id)
+            username = client_id
         values: dict[str, Any] = dict(
-            client_id=client_id, role=role or role_of(username), host=self.host, port=self.port,
+            client_id=username, role=role, host=self.host, port=self.port,
             username=username, password=self.credentials.get(username, "") if password is None else password,
             reconnect_min_s=0.05, reconnect_max_s=0.5, connect_timeout_s=5.0, keepalive_s=10,
         )
@@ -249,7 +324,7 @@ class MosquittoBroker:
         Raises ``ConnectionRefusedError`` when the broker refuses it. Call
         ``disconnect()`` and ``loop_stop()`` when done."""
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
-                             client_id=client_id or f"raw-{username}-{next(_ids)}")
+                             client_id=client_id or username or f"raw-anonymous-{next(_ids)}")
         if username is not None:
             client.username_pw_set(username, self.credentials.get(username, "") if password is None else password)
         result: dict[str, Any] = {}

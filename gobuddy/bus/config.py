@@ -4,13 +4,15 @@ Nothing here reads the environment or files. ``BusConfig`` checks itself on cons
 (``ValueError`` with the field named) so a bad deployment fails at start, not at the
 first message.
 
-Identity rules the broker's ACL relies on (see ``broker/acl``):
+Identity rules the broker enforces (see ``broker/make_users.py``): every running client
+has an account of its own and connects with ``client_id == username`` (the broker
+refuses any other client id, so no account can end another's session):
 
 - a board's edge agent connects with ``role="board"`` and ``client_id == username ==
   board id`` (``board-<name>``);
-- every other service uses its role's account (``engine``, ``recorder``, ``dashboard``,
-  ``observer``) and any client id of its own (e.g. ``engine-pc1-0``); two clients must
-  never share a client id (the broker disconnects the older one).
+- every other service uses its own account: ``engine-<n>``, ``recorder``,
+  ``dashboard``, ``observer[-<name>]``. A client logging in with a TLS certificate sends
+  no username; its certificate's common name is its account and client id.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ class BusConfig:
     persistent_session: bool = False
     session_expiry_s: int = 7 * 24 * 3600
     reconnect_min_s: float = 0.5
-    reconnect_max_s: float = 30.0
+    reconnect_max_s: float = 5.0
     connect_timeout_s: float = 10.0
     version: str = "0.1.0"
     presence: bool = True
@@ -67,11 +69,11 @@ class BusConfig:
             check_client_id(self.client_id)
         except TopicError as exc:
             raise ValueError(f"client_id: {exc}") from None
-        if self.role == "board":
-            if not is_physical_board_id(self.client_id):
-                raise ValueError(f"client_id: a board connects with its board id (board-<name>), got {self.client_id!r}")
-            if self.username is not None and self.username != self.client_id:
-                raise ValueError(f"username: a board's username must equal its client id {self.client_id!r}")
+        if self.role == "board" and not is_physical_board_id(self.client_id):
+            raise ValueError(f"client_id: a board connects with its board id (board-<name>), got {self.client_id!r}")
+        if self.username is not None and self.username != self.client_id:
+            raise ValueError(f"client_id: the broker binds client ids to accounts, so it must equal the username "
+                             f"{self.username!r}, got {self.client_id!r}")
         if not 0 < self.port < 65536:
             raise ValueError(f"port: {self.port} is not a TCP port")
         if (self.tls_cert_file is None) != (self.tls_key_file is None):

@@ -156,22 +156,27 @@ class EngineCalls:
 
     def respond(self, request: Received, reply: EngineAnswer | EngineError | dict[str, Any], *,
                 wait: bool = False) -> Delivery:
-        """Answer a received engine request on its Response Topic with its Correlation Data.
+        """Answer a received engine request with its Correlation Data, on the requester's
+        own response topic: the one that belongs to the account whose request topic it
+        came on (the broker lets only that account publish there). A request naming any
+        other Response Topic is never answered there.
 
-        Raises ``ValueError`` when the request has no usable Response Topic or the reply's
-        ``id`` does not echo the request's; otherwise as ``publish``."""
-        if request.response_topic is None:
-            raise ValueError("the request carries no Response Topic")
-        info = topics.parse(request.response_topic)
-        if info.family != "engine_response":
-            raise ValueError(f"Response Topic {request.response_topic!r} is not an engine response topic")
+        Raises ``ValueError`` when the request's Response Topic is absent or not the
+        requester's own, or the reply's ``id`` does not echo the request's; otherwise as
+        ``publish``."""
+        info = request.info
+        if info.family != "engine_request" or info.role is None or info.client_id is None:
+            raise ValueError(f"{request.topic!r} is not an engine request topic")
+        own = topics.engine_response(info.role, info.client_id)
+        if request.response_topic != own:
+            raise ValueError(f"Response Topic {request.response_topic!r} is not the requester's own {own!r}")
         reply_id = reply["id"] if isinstance(reply, dict) else reply.id
         if reply_id != getattr(request.message, "id", None):
             raise ValueError(f"reply id {reply_id!r} does not echo request id {getattr(request.message, 'id', None)!r}")
         properties = Properties(PacketTypes.PUBLISH)
         if request.correlation_data is not None:
             properties.CorrelationData = request.correlation_data
-        return self.publish(request.response_topic, reply, wait=wait, properties=properties)
+        return self.publish(own, reply, wait=wait, properties=properties)
 
     def _ensure_response_subscription(self) -> None:
         subscription, is_new = self._subs.add_internal(topics.engine_response(self.role, self.client_id))

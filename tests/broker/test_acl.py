@@ -1,4 +1,4 @@
-"""Who may say what: authentication and the ACL of broker/acl, on a real Mosquitto.
+"""Who may say what: authentication and the ACLs of broker/make_users.py, on a real Mosquitto.
 
 A denied QoS 1 publish gets PUBACK 0x87 (not authorised) and is not delivered."""
 
@@ -28,28 +28,32 @@ PUBLISH_TABLE = [
     ("board-1", "gobuddy/v1/error/board/board-1", OK),
     ("board-1", "gobuddy/v1/board/board-1/led", DENIED),                 # only engines light LEDs
     ("board-1", "gobuddy/v1/engine/response/board/board-1", DENIED),     # only engines answer
-    ("board-1", "gobuddy/v1/engine/response/dashboard/dashboard-1", DENIED),
+    ("board-1", "gobuddy/v1/engine/response/dashboard/dashboard", DENIED),
     ("board-1", "gobuddy/v1/board/board-2/event", DENIED),               # another board
     ("board-1", "gobuddy/v1/board/web-1/event", DENIED),
     ("board-1", "gobuddy/v1/engine/request/board/board-2", DENIED),
     ("board-1", "gobuddy/v1/status/board/board-2", DENIED),
     ("board-1", "gobuddy/v1/status/engine/engine-1", DENIED),
     ("board-1", "gobuddy/v1/board/board-1/event/extra", DENIED),
-    ("engine", "gobuddy/v1/board/board-1/led", OK),
-    ("engine", "gobuddy/v1/board/web-2/led", OK),
-    ("engine", "gobuddy/v1/engine/response/board/board-1", OK),
-    ("engine", "gobuddy/v1/status/engine/engine-pc1-0", OK),
-    ("engine", "gobuddy/v1/error/engine/engine-pc1-0", OK),
-    ("engine", BOARD1_EVENT, DENIED),
-    ("engine", "gobuddy/v1/board/engine/event", DENIED),                 # the board patterns do not open
-    ("engine", "gobuddy/v1/board/engine/led", DENIED),                   # anything under its own name
-    ("engine", "gobuddy/v1/status/board/engine", DENIED),
-    ("engine", "gobuddy/v1/engine/request/board/engine", DENIED),
-    ("engine", "gobuddy/v1/engine/request/engine/engine-1", DENIED),
+    ("engine-1", "gobuddy/v1/board/board-1/led", OK),
+    ("engine-1", "gobuddy/v1/board/web-2/led", OK),
+    ("engine-1", "gobuddy/v1/engine/response/board/board-1", OK),
+    ("engine-1", "gobuddy/v1/status/engine/engine-1", OK),
+    ("engine-1", "gobuddy/v1/error/engine/engine-1", OK),
+    ("engine-1", "gobuddy/v1/status/engine/engine-2", DENIED),             # another worker's presence
+    ("engine-1", "gobuddy/v1/error/engine/engine-2", DENIED),
+    ("engine-1", BOARD1_EVENT, DENIED),
+    ("engine-1", "gobuddy/v1/board/engine-1/event", DENIED),
+    ("engine-1", "gobuddy/v1/board/engine-1/state", DENIED),
+    ("engine-1", "gobuddy/v1/status/board/engine-1", DENIED),
+    ("engine-1", "gobuddy/v1/engine/request/board/engine-1", DENIED),
+    ("engine-1", "gobuddy/v1/engine/request/engine/engine-1", DENIED),
     ("dashboard", "gobuddy/v1/board/web-1/event", OK),
     ("dashboard", "gobuddy/v1/board/web-8/state", OK),
-    ("dashboard", "gobuddy/v1/engine/request/dashboard/dashboard-a", OK),
-    ("dashboard", "gobuddy/v1/status/dashboard/dashboard-a", OK),
+    ("dashboard", "gobuddy/v1/engine/request/dashboard/dashboard", OK),
+    ("dashboard", "gobuddy/v1/engine/request/dashboard/dashboard-a", DENIED),  # only its own id
+    ("dashboard", "gobuddy/v1/status/dashboard/dashboard", OK),
+    ("dashboard", "gobuddy/v1/status/dashboard/dashboard-a", DENIED),
     ("dashboard", BOARD1_EVENT, DENIED),                                 # cannot pose as a board
     ("dashboard", "gobuddy/v1/board/board-1/state", DENIED),
     ("dashboard", "gobuddy/v1/board/web-9/event", DENIED),
@@ -63,11 +67,13 @@ PUBLISH_TABLE = [
     ("recorder", "gobuddy/v1/engine/request/board/recorder", DENIED),
     ("observer", BOARD1_EVENT, DENIED),
     ("observer", "gobuddy/v1/board/observer/event", DENIED),
-    ("observer", "gobuddy/v1/status/observer/observer-1", DENIED),
+    ("observer", "gobuddy/v1/status/observer/observer", DENIED),
     ("observer", "gobuddy/v1/status/board/observer", DENIED),
     ("observer", "gobuddy/v1/error/board/observer", DENIED),
     ("observer", "gobuddy/v1/engine/request/board/observer", DENIED),
     ("observer", "$SYS/broker/uptime", DENIED),
+    ("health", "$SYS/broker/uptime", DENIED),
+    ("health", BOARD1_EVENT, DENIED),
     ("board-2", "other/topic", DENIED),
 ]
 
@@ -104,7 +110,7 @@ def test_publish_permissions_and_denied_messages_are_not_delivered(mqtt_broker) 
         with lock:
             delivered.append(msg.topic)
 
-    spy = mqtt_broker.raw_client("recorder", on_message=collect)  # reads gobuddy/v1/#
+    spy = mqtt_broker.raw_client("observer-3", on_message=collect)  # reads gobuddy/v1/#
     spy.subscribe([("gobuddy/v1/#", 1), ("other/#", 1), ("$SYS/#", 0)])
     clients = {user: mqtt_broker.raw_client(user) for user in {row[0] for row in PUBLISH_TABLE}}
     time.sleep(0.2)
@@ -129,11 +135,10 @@ def test_reads_are_restricted_to_ones_own_hints_and_answers(mqtt_broker) -> None
     inboxes: dict[str, list[str]] = {"board-1": [], "board-2": []}
     readers = {}
     for user in inboxes:
-        readers[user] = mqtt_broker.raw_client(user, client_id=user,
-                                               on_message=lambda c, u, m, user=user: inboxes[user].append(m.topic))
+        readers[user] = mqtt_broker.raw_client(user, on_message=lambda c, u, m, user=user: inboxes[user].append(m.topic))
         readers[user].subscribe([("gobuddy/v1/board/board-1/led", 1), ("gobuddy/v1/engine/response/board/board-1", 1),
                                  ("gobuddy/v1/board/board-1/event", 1), ("gobuddy/v1/#", 1)])
-    engine = mqtt_broker.raw_client("engine")
+    engine = mqtt_broker.raw_client("engine-1")
     time.sleep(0.2)
     try:
         for topic in ("gobuddy/v1/board/board-1/led", "gobuddy/v1/engine/response/board/board-1"):

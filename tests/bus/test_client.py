@@ -83,7 +83,7 @@ def test_birth_will_and_reconnect(bus_client) -> None:
     statuses.wait_for(2, where=lambda r: r.message.state == "online")  # reconnected: a new birth
     assert ("offline", "connection_lost") in states()
 
-    engine = bus_client("engine")  # subscriptions were re-sent on reconnect
+    engine = bus_client("engine-1")  # subscriptions were re-sent on reconnect
     answer = {**examples("engine_answer")[0], "board_id": "board-1"}
     engine.publish(topics.board_led("board-1"), answer, wait=True)
     assert hints.wait_for(1)[0].message.id == answer["id"]
@@ -92,7 +92,7 @@ def test_birth_will_and_reconnect(bus_client) -> None:
 def test_clean_stop_publishes_offline_shutdown(bus_client) -> None:
     statuses = Inbox()
     bus_client("observer", subscribe={topics.status("engine", "engine-stop-1"): statuses})
-    engine = bus_client("engine", client_id="engine-stop-1")
+    engine = bus_client("engine-1", client_id="engine-stop-1")
     engine.set_status(model="test-model", queue_depth=3)
     last = statuses.wait_for(1, where=lambda r: r.message.details.get("queue_depth") == 3)[-1]
     assert last.message.details["model"] == "test-model"
@@ -108,7 +108,7 @@ def test_invalid_payloads_are_reported_and_skipped(bus_client, mqtt_broker) -> N
                           subscribe={topics.everything_filter(): handled})
     time.sleep(0.2)
     board = mqtt_broker.raw_client("board-1")
-    engine = mqtt_broker.raw_client("engine")
+    engine = mqtt_broker.raw_client("engine-1")
     event_topic = topics.board_event("board-1")
     good = examples("game_event")[2]
     bad = [
@@ -116,7 +116,7 @@ def test_invalid_payloads_are_reported_and_skipped(bus_client, mqtt_broker) -> N
         (board, event_topic, b"\xc3\x28", "invalid_utf8", None),
         (board, event_topic, json.dumps({**good, "seq": "3"}).encode(), "schema", "seq"),
         (board, event_topic, json.dumps({k: v for k, v in good.items() if k != "vertex"}).encode(), "schema", "vertex"),
-        (board, event_topic, json.dumps({**good, "game_id": "x" * 20_000}).encode(), "schema", "game_id"),
+        (board, event_topic, json.dumps({**good, "game_id": "x" * 20_000}).encode(), "too_large", "game_id"),
         (board, event_topic, json.dumps({**good, "game_id": "x" * 300_000}).encode(), "too_large", None),
         (board, topics.board_state("board-1"), json.dumps(good).encode(), "schema", "status"),
         (engine, "gobuddy/v1/board/Board_1/led", json.dumps(examples("engine_answer")[0]).encode(), "topic", None),

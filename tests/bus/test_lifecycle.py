@@ -24,7 +24,7 @@ def test_connect_retries_until_the_broker_listens():
         made: list[BusClient] = []
 
         def make_client() -> BusClient:
-            made.append(BusClient(broker.config("engine", connect_timeout_s=0.3)))
+            made.append(BusClient(broker.config("engine-1", connect_timeout_s=0.3)))
             return made[-1]
 
         result: list[BusClient | None] = []
@@ -47,7 +47,7 @@ def test_connect_gives_up_when_stopped():
         stop = threading.Event()
         threading.Timer(0.5, stop.set).start()
         started = time.monotonic()
-        assert connect(lambda: BusClient(broker.config("engine", connect_timeout_s=0.2)), (None, stop), log) is None
+        assert connect(lambda: BusClient(broker.config("engine-1", connect_timeout_s=0.2)), (None, stop), log) is None
         assert time.monotonic() - started < 3
 
 
@@ -56,7 +56,7 @@ def test_a_refused_account_is_not_retried():
         made = []
 
         def make_client() -> BusClient:
-            made.append(BusClient(broker.config("engine", password="wrong")))
+            made.append(BusClient(broker.config("engine-1", password="wrong")))
             return made[-1]
 
         with pytest.raises(ConnectionRefusedError):

@@ -50,7 +50,7 @@ def responder(client_holder: list, log: list | None = None):
 
 def start_worker(bus_client, client_id: str, log: list | None = None):
     holder: list = []
-    worker = bus_client("engine", client_id=client_id, start=False)
+    worker = bus_client("engine-1", client_id=client_id, start=False)
     holder.append(worker)
     worker.subscribe(topics.engine_requests_filter(), responder(holder, log))
     worker.start()
@@ -59,7 +59,7 @@ def start_worker(bus_client, client_id: str, log: list | None = None):
 
 def test_request_answer_round_trip(bus_client) -> None:
     seen = Inbox()
-    worker = bus_client("engine", client_id="engine-rt", start=False)
+    worker = bus_client("engine-1", client_id="engine-rt", start=False)
 
     def handle(received: Received) -> None:
         seen(received)
@@ -85,7 +85,7 @@ def test_partial_answers_then_final(bus_client) -> None:
             holder[0].respond(received, answer_for(received, "engine-partial", during=True))
         holder[0].respond(received, answer_for(received, "engine-partial"))
 
-    holder.append(bus_client("engine", client_id="engine-partial", subscribe={topics.engine_requests_filter(): handle}))
+    holder.append(bus_client("engine-1", client_id="engine-partial", subscribe={topics.engine_requests_filter(): handle}))
     partial = Inbox()
     answer = bus_client("dashboard").request(make_request("replay-1", board_id=None), on_partial=partial)
     assert not answer.is_during_search
@@ -99,7 +99,7 @@ def test_engine_error_fails_the_request(bus_client) -> None:
         holder[0].respond(received, EngineError(id=received.message.id, error="no such rules", field="position.rules",
                                                 worker="engine-refuse"))
 
-    holder.append(bus_client("engine", client_id="engine-refuse", subscribe={topics.engine_requests_filter(): refuse}))
+    holder.append(bus_client("engine-1", client_id="engine-refuse", subscribe={topics.engine_requests_filter(): refuse}))
     with pytest.raises(EngineRequestFailed) as info:
         bus_client("board-2").request(make_request("r-err", board_id="board-2"))
     assert info.value.error.field == "position.rules"
@@ -122,7 +122,7 @@ def test_a_late_answer_is_dropped(bus_client) -> None:
         time.sleep(0.5)
         holder[0].respond(received, answer_for(received, "engine-slow"))
 
-    holder.append(bus_client("engine", client_id="engine-slow", subscribe={topics.engine_requests_filter(): slow}))
+    holder.append(bus_client("engine-1", client_id="engine-slow", subscribe={topics.engine_requests_filter(): slow}))
     board = bus_client("board-1")
     with pytest.raises(TimeoutError):
         board.request(make_request("r-late"), timeout_s=0.2)
@@ -211,6 +211,6 @@ def test_respond_refuses_a_reply_with_a_foreign_id(bus_client) -> None:
             problems(str(exc))
         holder[0].respond(received, answer_for(received, "engine-wrong"))
 
-    holder.append(bus_client("engine", client_id="engine-wrong", subscribe={topics.engine_requests_filter(): wrong}))
+    holder.append(bus_client("engine-1", client_id="engine-wrong", subscribe={topics.engine_requests_filter(): wrong}))
     assert bus_client("board-2").request(make_request("r-id", board_id="board-2")).id == "r-id"
     assert "does not echo" in problems.wait_for(1)[0]

@@ -100,7 +100,7 @@ def test_queued_messages_survive_a_broker_crash_after_autosave(mqtt_broker, bus_
 def test_a_client_started_before_the_broker_connects_when_it_comes_up(mqtt_broker) -> None:
     mqtt_broker.stop()
     inbox = Inbox()
-    client = BusClient(mqtt_broker.config("recorder", client_id="recorder-early", reconnect_max_s=0.2))
+    client = BusClient(mqtt_broker.config("recorder", reconnect_max_s=0.2))
     client.subscribe(topics.boards_filter("event"), inbox)
     client.start(wait=False)  # keeps trying with capped backoff
     try:

@@ -4,7 +4,6 @@ queue depths, recent latencies; the dashboard's arguments and their errors."""
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from concurrent.futures import Future
@@ -61,8 +60,8 @@ def test_arguments(argv, expected):
     (["--broker-port", "0"], "port"),
     (["--live-interval", "0"], "--live-interval"),
     (["--live-interval", "soon"], "--live-interval"),
-    (["--credentials", "/nonexistent/credentials.json"], "--credentials"),
-    (["--client-id", "no spaces"], "client id"),
+    (["--password-file", "/nonexistent/dashboard.password"], "--password-file"),
+    (["--username", "no spaces"], "client id"),
 ])
 def test_argument_errors_name_the_argument(argv, words):
     with pytest.raises(ConfigError, match=words):
@@ -71,15 +70,14 @@ def test_argument_errors_name_the_argument(argv, words):
 
 def test_the_launchers_arguments(tmp_path):
     """As launcher/__main__.py and docker-compose.yml start the dashboard."""
-    credentials = tmp_path / "credentials.json"
-    credentials.write_text(json.dumps({"dashboard": "s3cret", "engine": "other"}))
-    argv = ["--broker-host", "127.0.0.1", "--broker-port", "1884", "--credentials", str(credentials),
+    secret = tmp_path / "dashboard.password"
+    secret.write_text("s3cret\n")
+    argv = ["--broker-host", "127.0.0.1", "--broker-port", "1884", "--password-file", str(secret),
             "--username", "dashboard", "--db", "sqlite:///var/gobuddy.db"]
     config = from_args(argv)
     assert (config.bus.username, config.bus.password, config.bus.role) == ("dashboard", "s3cret", "dashboard")
-    assert config.bus.client_id.startswith("dashboard-")
-    assert from_args(list(argv)) is config  # one client id for the life of the process
-    assert from_args(argv + ["--client-id", "dash-2"]).bus.client_id == "dash-2"
+    assert config.bus.client_id == "dashboard"  # the broker binds the client id to the account
+    assert from_args(list(argv)) is config
     with pytest.raises(ConfigError, match="role 'dashboard'"):
         DashboardConfig(bus=replace(config.bus, role="engine"))
 

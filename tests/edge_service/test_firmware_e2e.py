@@ -9,7 +9,6 @@ in again: the agent reconnects, lights the hint again, and records no false move
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import sys
@@ -39,16 +38,15 @@ def cover(board: SimBoard, vertices: str) -> None:
 def test_edge_agent_on_the_real_firmware(broker, tmp_path):
     forget_board(broker, "board-t2")
     observer = Observer(broker, "board-t2")
-    engine = BusClient(broker.config("engine"))
+    engine = BusClient(broker.config("engine-1"))
     engine.start()
-    creds = tmp_path / "credentials.json"
-    creds.write_text(json.dumps(broker.credentials))
     link = tmp_path / "ttyACM0"
     board = SimBoard(link=link).start()
     cover(board, "")
     agent = subprocess.Popen(
         [sys.executable, "-m", "edge", "--serial", str(link), "--board-id", "board-t2", "--broker-host", broker.host,
-         "--broker-port", str(broker.port), "--credentials", str(creds), "--data-dir", str(tmp_path / "edge"),
+         "--broker-port", str(broker.port), "--username", "board-t2",
+         "--password-file", str(broker.password_file("board-t2")), "--data-dir", str(tmp_path / "edge"),
          "--frames-per-s", "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         wait_until(lambda: (tmp_path / "edge" / "calibration" / "board-t2.json").exists(), 20,

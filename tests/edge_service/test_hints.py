@@ -37,7 +37,7 @@ def key_after(moves: str) -> tuple[int, str]:
 
 
 def test_stale_answer_never_lights_a_current_one_does(broker, observer, tmp_path):
-    engine = BusClient(broker.config("engine"))
+    engine = BusClient(broker.config("engine-1"))
     engine.start()
     try:
         with AgentRig(broker, tmp_path) as rig:
@@ -61,7 +61,7 @@ def test_stale_answer_never_lights_a_current_one_does(broker, observer, tmp_path
 
 def test_advice_button_asks_the_engine_and_lights_its_answer(broker, observer, tmp_path):
     requests = Inbox()
-    engine = BusClient(broker.config("engine"))
+    engine = BusClient(broker.config("engine-1"))
 
     def respond(received):
         request = received.message
@@ -92,7 +92,7 @@ def test_advice_button_asks_the_engine_and_lights_its_answer(broker, observer, t
 
 
 def test_vs_engine_lights_the_engine_move_and_checks_the_stone(broker, observer, tmp_path):
-    engine = BusClient(broker.config("engine"))
+    engine = BusClient(broker.config("engine-1"))
 
     def respond(received):
         pos, _ = build(received.message.position, (9,))

@@ -5,7 +5,6 @@ its auto-played moves reach the database; SIGTERM stops every service it started
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import socket
@@ -42,10 +41,10 @@ def alive(pid: int) -> bool:
 
 def board_status(var: Path, port: int, board_id: str, timeout_s: float = 15.0) -> dict:
     """The board's retained status as the broker holds it, read with the ``observer``
-    account from the launcher's credentials (waits for one that is online)."""
-    password = json.loads((var / "broker" / "credentials.json").read_text())["observer"]
+    account and its password file, as the launcher made them (waits for one that is online)."""
+    password = (var / "broker" / "secrets" / "observer.password").read_text().strip()
     seen: list[dict] = []
-    client = BusClient(BusConfig(client_id="observer-make-run", role="observer", port=port, username="observer",
+    client = BusClient(BusConfig(client_id="observer", role="observer", port=port, username="observer",
                                  password=password))
     client.subscribe(topics.status("board", board_id), lambda r: seen.append(r.message.to_dict()))
     client.start()
@@ -62,7 +61,8 @@ def board_status(var: Path, port: int, board_id: str, timeout_s: float = 15.0) -
 @pytest.mark.parametrize("auto_play, colour", [(True, True), (False, False)])
 def test_the_simulated_board_senses_colours_when_it_plays_by_itself(auto_play, colour, tmp_path):
     config = LaunchConfig(var=tmp_path, simulate_game=auto_play)
-    command = edge_command(config, ["--broker-port", "1884", "--credentials", "creds.json"])
+    command = edge_command(config, ["--broker-port", "1884", "--username", "board-sim",
+                                    "--password-file", "board-sim.password"])
     assert command[1:3] == ["-m", "edge"]
     args = build_parser().parse_args(command[3:])  # the agent's own parser accepts it
     assert (args.simulate, args.auto_play, args.color_sensing) == (True, auto_play, colour)

@@ -13,7 +13,6 @@ dead worker's request: see ``engine_worker.worker``).
 
 from __future__ import annotations
 
-import json
 import re
 import signal
 import subprocess
@@ -82,21 +81,23 @@ class Service:
 
 
 def broker_args(broker: MosquittoBroker, username: str) -> list[str]:
-    """The shared broker options (``gobuddy.bus.cli``) with a credentials file."""
-    path = broker.workdir / "credentials.json"
-    path.write_text(json.dumps(broker.credentials))
-    return ["--broker-host", broker.host, "--broker-port", str(broker.port), "--credentials", str(path),
-            "--username", username]
+    """The shared broker options (``gobuddy.bus.cli``): the account (made if need be) and
+    its own password file, as a deployment hands each service."""
+    broker.ensure_account(username)
+    return ["--broker-host", broker.host, "--broker-port", str(broker.port),
+            "--password-file", str(broker.password_file(username)), "--username", username]
 
 
 def spawn_worker(broker: MosquittoBroker, model: Path, worker_id: str, *extra: str) -> Service:
-    argv = ["-m", "engine_worker", *broker_args(broker, "engine"), "--model", str(model), "--worker-id", worker_id,
+    """``python -m engine_worker`` as the engine account ``worker_id`` (``engine-<name>``)."""
+    argv = ["-m", "engine_worker", *broker_args(broker, worker_id), "--model", str(model),
             "--status-interval", "0.5", "--log-level", "DEBUG", *extra]
     return Service(worker_id, argv, broker.workdir / f"{worker_id}.log")
 
 
 def spawn_recorder(broker: MosquittoBroker, db_url: str, client_id: str = "recorder", *extra: str) -> Service:
-    argv = ["-m", "dashboard.recorder", *broker_args(broker, "recorder"), "--db", db_url, "--client-id", client_id,
+    """``python -m dashboard.recorder`` as the recorder account ``client_id`` (``recorder[-<name>]``)."""
+    argv = ["-m", "dashboard.recorder", *broker_args(broker, client_id), "--db", db_url,
             "--session-expiry", "600", "--status-interval", "0.3", *extra]
     return Service(client_id, argv, broker.workdir / f"{client_id}.log")
 

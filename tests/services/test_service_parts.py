@@ -22,9 +22,9 @@ from gobuddy.go.coords import BLACK, WHITE, from_gtp
 def test_worker_command_line(tmp_path: Path) -> None:
     model = tmp_path / "m.onnx"
     model.write_bytes(b"")
-    secrets = tmp_path / "credentials.json"
-    secrets.write_text('{"engine": "s3cret"}')
-    config, level = worker_args(["--model", str(model), "--credentials", str(secrets), "--worker-id", "engine-x-1",
+    secret = tmp_path / "engine-x-1.password"
+    secret.write_text("s3cret\n")
+    config, level = worker_args(["--model", str(model), "--password-file", str(secret), "--username", "engine-x-1",
                                  "--visits", "300", "--threads", "2", "--share-group", "fast", "--broker-port", "1884"])
     assert (config.bus.client_id, config.bus.role, config.bus.password, config.bus.port) == \
         ("engine-x-1", "engine", "s3cret", 1884)
@@ -35,7 +35,8 @@ def test_worker_command_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize("argv, words", [
     ([], "models/gobuddy-9x9.onnx does not exist (no trained model yet"),
     (["--model", "{model}", "--share-group", "a/b"], "shared subscription group"),
-    (["--model", "{model}", "--worker-id", "bad id"], "--worker-id: 'bad id' is not a client id"),
+    (["--model", "{model}", "--username", "bad id"], "'bad id' is not a client id"),
+    (["--model", "{model}", "--password-file", "/nonexistent/engine-1.password"], "--password-file"),
     (["--model", "{model}", "--visits", "0"], "visit_cap"),
     (["--model", "{model}", "--broker-port", "0"], "port: 0 is not a TCP port"),
 ])

@@ -22,8 +22,8 @@ from paho.mqtt.properties import Properties
 from gobuddy.bus import topics
 from tests.mqtt_broker import MosquittoBroker
 
-GROUP_FILTER = topics.engine_requests_filter("probe")
-TOPIC = topics.engine_request("dashboard", "probe")
+GROUP_FILTER = topics.engine_requests_filter()  # the only group engine accounts may join
+TOPIC = topics.engine_request("dashboard", "dashboard")
 
 
 class Subscriber:
@@ -34,7 +34,7 @@ class Subscriber:
         self.ready = threading.Event()
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5,
                                   manual_ack=True)
-        self.client.username_pw_set("engine", broker.credentials["engine"])
+        self.client.username_pw_set(client_id, broker.ensure_account(client_id))
         self.client.on_connect = lambda c, u, f, r, p: c.subscribe(GROUP_FILTER, qos=1)
         self.client.on_subscribe = lambda *args: self.ready.set()
         self.client.on_message = self._on_message
@@ -73,13 +73,13 @@ def publish(broker: MosquittoBroker, names: list[str]) -> None:
 
 def run_probe(broker: MosquittoBroker, persistent: bool, tag: str) -> tuple[list[str], list[str], list[str]]:
     """(what the dying one got, what the survivor got, what the dying one gets when back)."""
-    dying = Subscriber(broker, f"probe-dies-{tag}", persistent, acknowledge=False)
-    survivor = Subscriber(broker, f"probe-lives-{tag}", persistent, acknowledge=True)
+    dying = Subscriber(broker, f"engine-dies-{tag}", persistent, acknowledge=False)
+    survivor = Subscriber(broker, f"engine-lives-{tag}", persistent, acknowledge=True)
     try:
         publish(broker, ["m0", "m1", "m2", "m3"])
         dying.cut()
         publish(broker, ["m4", "m5", "m6", "m7"])
-        back = Subscriber(broker, f"probe-dies-{tag}", persistent, acknowledge=True)
+        back = Subscriber(broker, f"engine-dies-{tag}", persistent, acknowledge=True)
         time.sleep(0.3)
         back.close()
         return dying.got, survivor.got, back.got
