@@ -5,9 +5,12 @@
         --username dashboard --credentials var/broker/credentials.json
 
 Arguments after ``--`` build the ``DashboardConfig`` (``dashboard.config``; ``--help``
-lists them). Each run: read the config, take the process-wide services (store and live
-feed, ``st.cache_resource``), draw the frame (title, the bus status in the sidebar) and
-run the page chosen in the navigation:
+lists them). Each run: read the config, decide whether pages ask for a sign-in
+(``--auth``, ``dashboard.access``, from the address Streamlit serves on; ``--auth off``
+beyond loopback stops here with an error), take the process-wide services (store and
+live feed, ``st.cache_resource``), pass the sign-in gate (``views/login.py``: the form
+until someone signs in), draw the frame (who is signed in, the bus status in the
+sidebar) and run the page chosen in the navigation (Play only for players and admins):
 
 | page   | file                 | reads                                   |
 |--------|----------------------|-----------------------------------------|
@@ -23,16 +26,20 @@ from __future__ import annotations
 import sys
 
 import streamlit as st
+from sqlalchemy.engine import make_url
 
+from dashboard import access
+from dashboard.access import AuthRefused
 from dashboard.config import ConfigError, from_args
+from dashboard.views import login
 from dashboard.views.page_context import Services, services_for, set_current
 
-PAGES = (
-    ("views/live.py", "Live", ":material/sensors:"),
-    ("views/games.py", "Games", ":material/list:"),
-    ("views/replay.py", "Replay", ":material/replay:"),
-    ("views/play.py", "Play", ":material/sports_esports:"),
-    ("views/system.py", "System", ":material/monitor_heart:"),
+PAGES = (  # file, title, icon, the action a user needs to see it
+    ("views/live.py", "Live", ":material/sensors:", "view"),
+    ("views/games.py", "Games", ":material/list:", "view"),
+    ("views/replay.py", "Replay", ":material/replay:", "view"),
+    ("views/play.py", "Play", ":material/sports_esports:", "play"),
+    ("views/system.py", "System", ":material/monitor_heart:", "view"),
 )
 
 
@@ -50,6 +57,14 @@ def sidebar(services: Services) -> None:
         st.caption(f"Boards online: {boards} · engine workers online: {engines}")
 
 
+def shown_url(url: str) -> str:
+    """A database URL fit for a page: its password replaced by ``***``."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # not a URL SQLAlchemy can read: show none of it
+        return "(the --db URL)"
+
+
 def main(argv: list[str]) -> None:
     st.set_page_config(page_title="Go Learning Buddy", page_icon=":material/grid_on:", layout="wide")
     try:
@@ -58,14 +73,21 @@ def main(argv: list[str]) -> None:
         st.error(f"The dashboard cannot start: {exc}")
         st.stop()
     try:
+        sign_in = access.sign_in_required(config.auth, st.get_option("server.address"))
+    except AuthRefused as exc:
+        st.error(f"The dashboard refuses to serve pages: {exc}", icon=":material/lock_open:")
+        st.stop()
+    try:
         services = services_for(config)
     except Exception as exc:  # a database that cannot be opened or migrated: say which and why
-        st.error(f"The dashboard cannot open its database {config.db_url}: {type(exc).__name__}: {exc}")
+        st.error(f"The dashboard cannot open its database {shown_url(config.db_url)}: {type(exc).__name__}: {exc}")
         st.stop()
     set_current(services)
+    identity = login.gate(services.store, config.db_url, sign_in)
     pages = [st.Page(path, title=title, icon=icon, url_path=title.lower(), default=index == 0)
-             for index, (path, title, icon) in enumerate(PAGES)]
+             for index, (path, title, icon, action) in enumerate(PAGES) if identity.can(action)]
     page = st.navigation(pages)
+    login.sidebar(identity)
     sidebar(services)
     page.run()
 

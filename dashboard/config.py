@@ -9,7 +9,9 @@ docker-compose pass the same broker options as every service, ``gobuddy.bus.cli`
 
 Nothing here reads the environment; the only file read is the one ``--credentials``
 names. ``--no-bus`` runs the dashboard without a broker: Games and Replay work from the
-database, Live/Play/System say that there is no bus.
+database, Live/Play/System say that there is no bus. ``--auth auto|on|off`` says whether
+pages ask for a sign-in (``dashboard.access``: ``auto``, the default, is on unless
+Streamlit serves on loopback only).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Sequence
 
+from dashboard.access import AUTH_MODES
 from gobuddy.bus.cli import add_broker_arguments, bus_config_from_args
 from gobuddy.bus.config import BusConfig
 from gobuddy.bus.topics import TopicError, check_client_id
@@ -48,6 +51,7 @@ class DashboardConfig:
     live_interval_s: float = 0.1
     analysis_visits: int = 200
     analysis_timeout_s: float = 30.0
+    auth: str = "auto"
 
     def __post_init__(self) -> None:
         if not self.db_url or "://" not in self.db_url:
@@ -60,6 +64,8 @@ class DashboardConfig:
             raise ConfigError(f"--analysis-visits: {self.analysis_visits} is outside 1..100000")
         if not 1 <= self.analysis_timeout_s <= 600:
             raise ConfigError(f"--analysis-timeout: {self.analysis_timeout_s} s is outside 1..600")
+        if self.auth not in AUTH_MODES:
+            raise ConfigError(f"--auth: {self.auth!r} is not one of {', '.join(AUTH_MODES)}")
 
     @property
     def has_broker(self) -> bool:
@@ -91,6 +97,8 @@ def parser() -> argparse.ArgumentParser:
                    help="visits of the dashboard's analysis requests (default 200)")
     p.add_argument("--analysis-timeout", type=float, default=30.0,
                    help="seconds to wait for one engine answer (default 30)")
+    p.add_argument("--auth", choices=AUTH_MODES, default="auto",
+                   help="sign-in: on, off (loopback only) or auto = on unless serving on loopback (default auto)")
     return p
 
 
@@ -114,7 +122,8 @@ def _parse(argv: tuple[str, ...]) -> DashboardConfig:
             raise ConfigError(str(exc)) from None
         bus = replace(bus, reconnect_min_s=0.2, reconnect_max_s=5.0)
     return DashboardConfig(db_url=args.db, bus=bus, live_interval_s=args.live_interval,
-                           analysis_visits=args.analysis_visits, analysis_timeout_s=args.analysis_timeout)
+                           analysis_visits=args.analysis_visits, analysis_timeout_s=args.analysis_timeout,
+                           auth=args.auth)
 
 
 def from_args(argv: Sequence[str]) -> DashboardConfig:

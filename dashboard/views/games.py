@@ -1,6 +1,8 @@
 """Games: every stored game, newest first, searchable and filterable; rename, delete,
 download as SGF (with the engine's evaluations as comments), open in Replay; import
-SGF files.
+SGF files. Who may do which: ``dashboard.access`` (download and import: players;
+rename and delete: admins), checked on the server when the action runs
+(``views/login.py``), not only by which controls are shown.
 
 Everything here reads and writes the database through ``dashboard.store``. An SGF file
 is imported all or nothing (``Store.import_sgf``): a file with any error stores none
@@ -16,6 +18,7 @@ import streamlit as st
 
 from dashboard.store import GameFilter, RecordError, SgfImportError, Store, UnknownGame
 from dashboard.store.games import GameSummary
+from dashboard.views.login import can, refusal, require
 from dashboard.views.page_context import current
 
 RESULTS = {"any": None, "black won": "B", "white won": "W", "draw": "draw", "unfinished": "unfinished"}
@@ -60,7 +63,7 @@ def games_rows(games: list[GameSummary]) -> list[dict[str, Any]]:
 
 
 def selected_game(store: Store, game: GameSummary) -> None:
-    """Actions on one game: replay, download, rename, delete."""
+    """Actions on one game: replay; download (players); rename, delete (admins)."""
     st.subheader(game.title)
     st.caption(f"{game.id} · {game.size}x{game.size}, komi {game.komi:g}, {game.rules} · {game.move_count} moves"
                + (f" · result {game.result}" if game.result else ""))
@@ -68,30 +71,51 @@ def selected_game(store: Store, game: GameSummary) -> None:
     if c1.button("Open in Replay", key="games_replay", icon=":material/replay:"):
         st.session_state["replay_game"] = game.id
         st.switch_page("views/replay.py", query_params={"game": game.id})
-    try:
-        sgf = store.export_sgf(game.id)
-    except RecordError as exc:
-        c2.warning(f"No SGF yet: {exc}")
+    if not can("download"):
+        c2.caption("Downloading SGF needs the player role.")
     else:
-        c2.download_button("Download SGF", sgf, file_name=f"{game.id}.sgf", mime="application/x-go-sgf",
-                           key="games_download", icon=":material/download:")
+        try:
+            sgf = store.export_sgf(game.id)
+        except RecordError as exc:
+            c2.warning(f"No SGF yet: {exc}")
+        else:
+            c2.download_button("Download SGF", sgf, file_name=f"{game.id}.sgf", mime="application/x-go-sgf",
+                               key="games_download", icon=":material/download:")
+    error = st.session_state.pop("games_error", None)
+    if error:
+        st.error(error, icon=":material/lock:" if error.startswith(("Only", "You were", "Sign in")) else None)
+    if not can("rename"):
+        st.caption("Renaming and deleting games needs the admin role.")
+        return
     with st.form("games_rename"):
-        name = st.text_input("Name", value=game.name or "", key=f"games_name_{game.id}",
-                             placeholder=f"{game.black or 'Black'} vs {game.white or 'White'}")
-        if st.form_submit_button("Rename"):
-            try:
-                store.rename_game(game.id, name)
-            except (ValueError, UnknownGame) as exc:
-                st.error(str(exc))
-            else:
-                st.rerun()
+        st.text_input("Name", value=game.name or "", key=f"games_name_{game.id}",
+                      placeholder=f"{game.black or 'Black'} vs {game.white or 'White'}")
+        st.form_submit_button("Rename", on_click=_rename, args=(store, game.id))
     sure = st.checkbox("Yes, delete this game for good", key="games_delete_sure")
     st.button("Delete game", key="games_delete", disabled=not sure, type="primary", on_click=_delete,
               args=(store, game.id))
 
 
+def _rename(store: Store, game_id: str) -> None:
+    """Form callback: rename, when this session may (checked now, on the server)."""
+    why = refusal("rename")
+    if why:
+        st.session_state["games_error"] = why
+        return
+    try:
+        store.rename_game(game_id, st.session_state.get(f"games_name_{game_id}", ""))
+    except (ValueError, UnknownGame) as exc:
+        st.session_state["games_error"] = str(exc)
+
+
 def _delete(store: Store, game_id: str) -> None:
-    """Button callback (runs before the next script run, so it may reset widgets)."""
+    """Button callback (runs before the next script run, so it may reset widgets);
+    deletes only when this session may (checked now, on the server)."""
+    st.session_state["games_delete_sure"] = False
+    why = refusal("delete")
+    if why:
+        st.session_state["games_error"] = why
+        return
     try:
         store.delete_game(game_id)
     except UnknownGame as exc:
@@ -99,7 +123,6 @@ def _delete(store: Store, game_id: str) -> None:
     else:
         st.session_state["games_message"] = f"Deleted {game_id}."
     st.session_state.pop("games_selected", None)
-    st.session_state["games_delete_sure"] = False
 
 
 def render() -> None:
@@ -108,10 +131,11 @@ def render() -> None:
     message = st.session_state.pop("games_message", None)
     if message:
         st.toast(message)
-    with st.expander("Import SGF files", icon=":material/upload:"):
-        files = st.file_uploader("SGF files", type=["sgf"], accept_multiple_files=True, key="games_upload")
-        if st.button("Import", key="games_import", disabled=not files):
-            import_files(store, list(files or []))
+    if can("import"):
+        with st.expander("Import SGF files", icon=":material/upload:"):
+            files = st.file_uploader("SGF files", type=["sgf"], accept_multiple_files=True, key="games_upload")
+            if st.button("Import", key="games_import", disabled=not files) and require("import"):
+                import_files(store, list(files or []))
     boards = [b.id for b in store.boards()]
     c = st.columns([3, 2, 2, 2, 2, 2])
     text = c[0].text_input("Search (name, player, id)", key="games_text")

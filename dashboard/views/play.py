@@ -10,6 +10,9 @@ Storage, decided: the page publishes the game's events (and the retained board s
 on a web board ``web-<n>`` exactly like a physical board, and the recorder stores them;
 there is one path into the database. Without a running recorder the game is played
 but not stored. The Live page can follow a web game like any other.
+
+Playing needs the player role (``dashboard.access``): each run of the page checks it on
+the server (``views/login.require``) before it handles any click.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from dashboard.board_svg import board_svg
 from dashboard.live_feed import LiveFeed, position_request
 from dashboard.views.click_board import clickable_board
 from dashboard.views.game_board import candidates_table, last_vertex, recommendations, show_winrate
+from dashboard.views.login import require
 from dashboard.views.page_context import Services, current, session_id
 from dashboard.views.play_game import IllegalMove, PlayGame, dead_stones
 from gobuddy.bus import topics
@@ -179,6 +183,8 @@ def typed_move(game: PlayGame) -> str | None:
 def render() -> None:
     services = current()
     st.title("Play against the engine")
+    if not require("play"):  # every move, hint and engine request below runs in this run, after this check
+        return
     if not services.feed.has_bus:
         st.info("Playing needs the engine workers, which the dashboard reaches over the broker; this "
                 "dashboard runs without one (--no-bus).")

@@ -7,7 +7,9 @@ position of the game at once, spread over all workers, with progress), the win-r
 bar, and what the next move cost. Below: the win rate (and the score lead where the
 model has one) over the game, the mistakes ordered by how much each move lost, in
 KaTrain-like classes, each a click away, a report per player, and "try another move":
-click a point (or type one) and see the engine's answer to it.
+click a point (or type one) and see the engine's answer to it. Asking the engine
+needs the player role (``dashboard.access``), checked when the request would go out;
+a viewer sees what is stored.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from dashboard.views.click_board import clickable_board
 from dashboard.views.game_analysis import analyse_positions, batch_timeout, try_move
 from dashboard.views.game_board import (candidates_table, last_vertex, legal_reason, passes_recommended,
                                         recommendations, show_board, show_winrate)
+from dashboard.views.login import can, require
 from dashboard.views.page_context import Services, current
 from gobuddy.bus.requests import EngineRequestFailed
 from gobuddy.go.coords import CoordinateError, from_gtp
@@ -126,13 +129,16 @@ def analysis_buttons(services: Services, detail: GameDetail, keys: dict, answers
     if not feed.has_bus:
         st.caption("No broker configured: only stored analyses are shown.")
         return
+    allowed = can("analyse")  # the buttons stay (disabled) for viewers; a click is checked below all the same
+    if not allowed:
+        st.caption("Asking the engine needs the player role: only stored analyses are shown.")
     missing = [k for k in sorted(keys) if k not in answers]
-    one = st.button("Analyse this position", key="replay_ask", disabled=n in answers, width="stretch")
-    whole = st.button(f"Analyse the game ({len(missing)} left)", key="replay_all", disabled=not missing,
+    one = st.button("Analyse this position", key="replay_ask", disabled=n in answers or not allowed, width="stretch")
+    whole = st.button(f"Analyse the game ({len(missing)} left)", key="replay_all", disabled=not missing or not allowed,
                       type="primary", width="stretch",
                       help="Every position not analysed yet, spread over all engine workers")
     numbers = [n] if one else (missing if whole else [])
-    if not numbers:
+    if not numbers or not require("analyse"):
         return
     workers = sum(p.online for p in feed.presence("engine"))
     bar = st.progress(0.0, text=f"Asking {workers} engine worker(s) about {len(numbers)} position(s)…")
@@ -193,7 +199,7 @@ def try_another(services: Services, detail: GameDetail, pos: Position, n: int, a
             why = str(exc)
         if why:
             st.warning(f"{vertex} is not possible: {why}")
-        else:
+        elif require("analyse"):
             with st.spinner(f"Asking the engine about {vertex}…"):
                 try:
                     result = try_move(services.feed, detail, n, color, vertex, visits=services.config.analysis_visits,
@@ -287,8 +293,10 @@ def render() -> None:
         st.dataframe(report_table(review), hide_index=True, width="stretch")
         st.caption(f"Losses in {review.unit}; accuracy as KaTrain's (100 = no loss).")
     with st.expander("Try another move here", icon=":material/science:"):
-        if services.feed.has_bus:
+        if services.feed.has_bus and can("analyse"):
             try_another(services, detail, pos, n, answer)
+        elif services.feed.has_bus:
+            st.caption("Asking the engine needs the player role.")
         else:
             st.caption("Needs the engine workers (the dashboard runs with --no-bus).")
 

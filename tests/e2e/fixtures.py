@@ -5,6 +5,8 @@ worker and recorder, and ``open_app`` which runs ``dashboard/app.py`` on one pag
 
 ``open_app(page, broker=None, *args)`` sets ``sys.argv`` the way ``streamlit run ... --``
 does, runs the app once, switches to ``page`` (``"views/games.py"``...) and runs it.
+It serves "on" 127.0.0.1 (``server.address``, as the launcher does), so ``--auth auto``
+asks for no sign-in; ``serving_on`` sets another address for a test.
 The process-wide services the app caches are released after each test.
 """
 
@@ -17,6 +19,7 @@ from typing import Any, Callable, Iterator
 
 import pytest
 import streamlit as st
+from streamlit import config as streamlit_config
 from streamlit.testing.v1 import AppTest
 
 from dashboard.store import Store
@@ -62,7 +65,7 @@ def app_store(app_db_url: str) -> Iterator[Store]:
 @pytest.fixture
 def stand_in_worker(app_broker: MosquittoBroker) -> Iterator[Any]:
     """An engine worker on the test's broker: the real one in process when it exists."""
-    with engine_for_tests(app_broker.config("engine")) as worker:
+    with engine_for_tests(app_broker.config("engine-1")) as worker:
         yield worker
 
 
@@ -82,7 +85,22 @@ def dashboard_args(db_url: str, broker: MosquittoBroker | None = None, *extra: s
 
 
 @pytest.fixture
+def serving_on() -> Iterator[Callable[[str | None], None]]:
+    """``serving_on(address)``: the ``server.address`` option the app reads (restored after the test)."""
+    before = streamlit_config.get_option("server.address")
+
+    def set_address(address: str | None) -> None:
+        streamlit_config.set_option("server.address", address)
+
+    yield set_address
+    streamlit_config.set_option("server.address", before)
+
+
+@pytest.fixture
 def open_app(monkeypatch: pytest.MonkeyPatch, app_db_url: str) -> Iterator[Callable[..., AppTest]]:
+    address = streamlit_config.get_option("server.address")
+    streamlit_config.set_option("server.address", "127.0.0.1")
+
     def open_page(page: str, broker: MosquittoBroker | None = None, *extra: str) -> AppTest:
         monkeypatch.setattr(sys, "argv", [str(APP), *dashboard_args(app_db_url, broker, *extra)])
         at = AppTest.from_file(str(APP), default_timeout=60)
@@ -93,6 +111,7 @@ def open_app(monkeypatch: pytest.MonkeyPatch, app_db_url: str) -> Iterator[Calla
 
     yield open_page
     st.cache_resource.clear()  # releases the services: stops the test's bus client
+    streamlit_config.set_option("server.address", address)
 
 
 def services(at: AppTest) -> Any:
