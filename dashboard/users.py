@@ -35,24 +35,27 @@ from dashboard.store.users import (ROLES, UserError, UserView, add_user, check_n
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m dashboard.users", description="Manage the dashboard's users.")
+    p = argparse.ArgumentParser(prog="python -m dashboard.users", description="Manage the dashboard's users.",
+                                allow_abbrev=False)
     db = argparse.ArgumentParser(add_help=False)
     db.add_argument("--db", default=DEFAULT_DB_URL, help=f"the dashboard's database URL (default {DEFAULT_DB_URL})")
     secret = argparse.ArgumentParser(add_help=False)
     secret.add_argument("--password-file", type=Path, default=None,
                         help="read the password from the first line of this file ('-': standard input) "
                              "instead of asking")
+    # allow_abbrev=False: "--password SECRET" must be an error, not --password-file SECRET
     commands = p.add_subparsers(dest="command", required=True)
-    add = commands.add_parser("add", parents=[db, secret], help="make a user")
+    add = commands.add_parser("add", parents=[db, secret], allow_abbrev=False, help="make a user")
     add.add_argument("name")
     add.add_argument("--role", choices=ROLES, required=True)
-    commands.add_parser("list", parents=[db], help="list the users, their roles and last sign-in")
-    remove = commands.add_parser("remove", parents=[db], help="delete a user")
+    commands.add_parser("list", parents=[db], allow_abbrev=False, help="list the users, their roles and last sign-in")
+    remove = commands.add_parser("remove", parents=[db], allow_abbrev=False, help="delete a user")
     remove.add_argument("name")
-    role = commands.add_parser("set-role", parents=[db], help="change a user's role")
+    role = commands.add_parser("set-role", parents=[db], allow_abbrev=False, help="change a user's role")
     role.add_argument("name")
     role.add_argument("--role", choices=ROLES, required=True)
-    password = commands.add_parser("set-password", parents=[db, secret], help="change a user's password")
+    password = commands.add_parser("set-password", parents=[db, secret], allow_abbrev=False,
+                                   help="change a user's password")
     password.add_argument("name")
     return p
 
