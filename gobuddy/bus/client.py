@@ -22,8 +22,14 @@ What it guarantees:
 - Publish: topic parsed, QoS and retain taken from the topic table, payload validated
   against its schema and its ids checked against the topic (``MessageError`` /
   ``TopicError`` raised before anything is sent).
-- Receive: every message is checked (``inbox.decode_incoming``); a rejected one is
-  logged, reported on this client's error topic (rate limited) and skipped. Handlers run
+- Receive: every message is checked (``inbox.decode_incoming`` with ``limits``: size,
+  depth, shape, schema, ids, ``ts`` against this host's clock); a rejected one is
+  logged, reported on this client's error topic (rate limited) and skipped. A retained
+  copy on a topic the design never retains is dropped with a log line. No callback
+  lets an exception reach paho's network thread; if its loop fails anyway it
+  reconnects (``network_loop``), and if a network or dispatcher thread ends while the
+  client is not stopping, ``on_fatal`` runs (default: exit the process with status 70
+  so its supervisor restarts it). Handlers run
   one at a time, in arrival order, on one dispatcher thread (not paho's network thread);
   an exception in a handler is logged, reported and skipped. An empty payload on a
   retained topic (deleting the retained message) is skipped silently. QoS 1 messages are
@@ -54,10 +60,13 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from gobuddy.bus import topics
+from gobuddy.bus.bounds import InboxLimits
 from gobuddy.bus.config import BusConfig
 from gobuddy.bus.delivery import Delivery, DeliveryTracker
-from gobuddy.bus.inbox import Received, Rejected, check_topic_agrees, decode_incoming, is_clear, kind_for
-from gobuddy.bus.message import Message
+from gobuddy.bus.inbox import (Received, Rejected, check_topic_agrees, decode_incoming, is_clear, kind_for,
+                               retained_by_design)
+from gobuddy.bus.message import Message, now_ms
+from gobuddy.bus.network_loop import GuardedPaho, exit_process
 from gobuddy.bus.reporting import Reporter, prop, topic_text
 from gobuddy.bus.requests import EngineCalls, PendingRequests
 from gobuddy.bus.service_messages import Status
@@ -80,9 +89,12 @@ def _no_delay(client: mqtt.Client, userdata: Any, sock: Any) -> None:
 class BusClient(EngineCalls):
     """One connection to the broker for one service; see the module docstring."""
 
-    def __init__(self, config: BusConfig, *, logger: logging.Logger | None = None):
+    def __init__(self, config: BusConfig, *, logger: logging.Logger | None = None,
+                 limits: InboxLimits | None = None, on_fatal: Callable[[str], None] = exit_process):
         self.config = config
         self.log = logger or logging.getLogger(f"gobuddy.bus.{config.client_id}")
+        self.limits = limits or InboxLimits(max_bytes=config.max_payload_bytes)
+        self._on_fatal = on_fatal
         self._subs = Subscriptions()
         self._deliveries = DeliveryTracker()
         self._requests = PendingRequests(self.log)
@@ -94,7 +106,8 @@ class BusClient(EngineCalls):
         self._started = self._stopping = False
         self._details: dict[str, Any] = {}
         self._reporter = Reporter(config, self.publish, self.log)
-        self._counts = {"received": 0, "handler_errors": 0, "published": 0}
+        self._counts = {"received": 0, "handler_errors": 0, "published": 0, "retained_dropped": 0,
+                        "callback_errors": 0}
         self._dispatcher = threading.Thread(target=self._dispatch_loop, name=f"bus-dispatch-{config.client_id}",
                                             daemon=True)
         self._mqtt = self._make_paho()
@@ -103,8 +116,9 @@ class BusClient(EngineCalls):
 
     def _make_paho(self) -> mqtt.Client:
         cfg = self.config
-        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=cfg.client_id,
-                             protocol=mqtt.MQTTv5, manual_ack=True)
+        client = GuardedPaho(mqtt.CallbackAPIVersion.VERSION2, client_id=cfg.client_id, protocol=mqtt.MQTTv5,
+                             manual_ack=True, log=self.log, on_failure=self._on_loop_failure,
+                             on_exit=self._on_loop_exit)
         if cfg.username is not None:
             client.username_pw_set(cfg.username, cfg.password)
         if cfg.uses_tls:
@@ -138,8 +152,24 @@ class BusClient(EngineCalls):
 
     @property
     def stats(self) -> dict[str, int]:
-        """Counters since start: received, rejected, handler_errors, published."""
-        return {**self._counts, "rejected": self._reporter.rejected}
+        """Counters since start: received, rejected, handler_errors, published,
+        retained_dropped (retained copies on topics never retained by design),
+        callback_errors (exceptions caught in paho's network thread) and loop_failures
+        (network loops restarted by the guard)."""
+        return {**self._counts, "rejected": self._reporter.rejected, "loop_failures": self._mqtt.loop_failures}
+
+    @property
+    def network_alive(self) -> bool:
+        """True while both of this client's threads run: paho's network loop (our own
+        flag, see ``network_loop``) and the dispatcher. False before ``start()``."""
+        return self._mqtt.loop_running and self._dispatcher.is_alive()
+
+    def report_refusal(self, received: Received, reason: str, *, field: str | None = None) -> None:
+        """Report on this client's error topic (kind ``refused``, rate limited, never
+        raises) that a valid message was refused by its consumer, e.g. a value the store
+        would not take. Logging and acknowledging it stay the handler's business."""
+        body = json.dumps(received.payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        self._reporter.report(received.topic, "refused", reason, field, body)
 
     @property
     def dispatch_backlog(self) -> int:
@@ -321,31 +351,72 @@ class BusClient(EngineCalls):
         self._deliveries.published(mid, reason.value, str(reason))
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        """Route one message (paho's network thread). Never raises: an exception here
+        would end paho's network thread. A retained copy on a topic that is never
+        retained by design (anyone may set the flag; the ACL cannot forbid it) is
+        dropped with a log line before any handler or request sees it."""
         generation = self._generation
-        self._counts["received"] += 1
-        internal, handlers = self._subs.route(topic_text(msg), prop(msg, "SubscriptionIdentifier"))
-        if internal:
-            self._take_answer(msg)
-        if not handlers:
-            self._ack(msg, generation)
-            return
-        item = (msg, handlers, generation)
-        if msg.qos == 0:
+        try:
+            self._counts["received"] += 1
+            topic = topic_text(msg)
+            if msg.retain and not retained_by_design(topic):
+                self._counts["retained_dropped"] += 1
+                self.log.warning("dropped a retained message on %r: that topic is never retained by design", topic)
+                self._ack(msg, generation)
+                return
+            internal, handlers = self._subs.route(topic, prop(msg, "SubscriptionIdentifier"))
+            if internal:
+                self._take_answer(msg)
+            if not handlers:
+                self._ack(msg, generation)
+                return
+            item = (msg, handlers, generation)
+            if msg.qos == 0:
+                try:
+                    self._queue.put_nowait(item)
+                except queue.Full:
+                    self.log.warning("dispatch queue full: dropped a QoS 0 message on %r", topic)
+            else:
+                self._queue.put(item)  # back-pressure: the broker holds further QoS 1 messages
+        except Exception:
+            self._counts["callback_errors"] += 1
+            self.log.exception("unexpected failure receiving a message; skipped")
             try:
-                self._queue.put_nowait(item)
-            except queue.Full:
-                self.log.warning("dispatch queue full: dropped a QoS 0 message on %r", topic_text(msg))
-        else:
-            self._queue.put(item)  # back-pressure: the broker holds further QoS 1 messages
+                self._ack(msg, generation)
+            except Exception:
+                self.log.exception("could not acknowledge the skipped message")
 
     def _take_answer(self, msg: mqtt.MQTTMessage) -> None:
+        """Match an engine answer to its request (paho's network thread). Never raises."""
         try:
-            _, _, reply = decode_incoming(topic_text(msg), msg.payload, self.config.max_payload_bytes)
-        except Rejected as rejection:
-            self._reporter.reject(msg, rejection)
-            return
-        if not self._requests.answer(prop(msg, "CorrelationData"), reply):  # type: ignore[arg-type]
-            self.log.info("dropped an engine answer %r that no request is waiting for", getattr(reply, "id", None))
+            try:
+                _, _, reply = decode_incoming(topic_text(msg), msg.payload, limits=self.limits, now_ms=now_ms())
+            except Rejected as rejection:
+                self._reporter.reject(msg, rejection)
+                return
+            if not self._requests.answer(prop(msg, "CorrelationData"), reply):  # type: ignore[arg-type]
+                self.log.info("dropped an engine answer %r that no request is waiting for",
+                              getattr(reply, "id", None))
+        except Exception:
+            self._counts["callback_errors"] += 1
+            self.log.exception("unexpected failure taking an engine answer; skipped")
+
+    def _on_loop_failure(self, error: BaseException) -> None:
+        """The guard caught an exception that ended paho's loop; it reconnects next."""
+        self._connected.clear()
+
+    def _on_loop_exit(self, error: BaseException | None) -> None:
+        """paho's network loop ended: expected after ``stop()``, fatal otherwise."""
+        if not self._stopping:
+            self._connected.clear()
+            self._fatal(f"the network thread of {self.client_id} ended: {error!r}")
+
+    def _fatal(self, reason: str) -> None:
+        self.log.critical("%s", reason)
+        try:
+            self._on_fatal(reason)
+        except Exception:
+            self.log.exception("on_fatal failed")
 
     def _ack(self, msg: mqtt.MQTTMessage, generation: int) -> None:
         if msg.qos > 0 and generation == self._generation:
@@ -354,24 +425,35 @@ class BusClient(EngineCalls):
     # ---- dispatching (dispatcher thread) ------------------------------------------------
 
     def _dispatch_loop(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is _STOP:
-                return
-            msg, handlers, generation = item
-            try:
-                self._dispatch(msg, handlers)
-            except Exception:  # never let the dispatcher die
-                self.log.exception("unexpected failure dispatching a message")
-            finally:
-                self._ack(msg, generation)
+        """Handle queued messages until ``_STOP``. Nothing a message does ends it; if it
+        ends anyway (a ``BaseException``) while the client is not stopping, that is fatal."""
+        ended = False
+        try:
+            while True:
+                item = self._queue.get()
+                if item is _STOP:
+                    ended = True
+                    return
+                msg, handlers, generation = item
+                try:
+                    self._dispatch(msg, handlers)
+                except Exception:  # never let the dispatcher die
+                    self.log.exception("unexpected failure dispatching a message")
+                finally:
+                    try:
+                        self._ack(msg, generation)
+                    except Exception:
+                        self.log.exception("could not acknowledge a message")
+        finally:
+            if not ended and not self._stopping:
+                self._fatal(f"the dispatcher of {self.client_id} ended unexpectedly")
 
     def _dispatch(self, msg: mqtt.MQTTMessage, handlers: list[Handler]) -> None:
         if is_clear(topic_text(msg), msg.payload):
             self.log.debug("retained message on %r cleared", topic_text(msg))
             return
         try:
-            info, kind, message = decode_incoming(topic_text(msg), msg.payload, self.config.max_payload_bytes)
+            info, kind, message = decode_incoming(topic_text(msg), msg.payload, limits=self.limits, now_ms=now_ms())
         except Rejected as rejection:
             self._reporter.reject(msg, rejection)
             return

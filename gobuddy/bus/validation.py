@@ -6,6 +6,11 @@ rules a schema cannot express (lengths that depend on ``size``, vertices on the 
 ranks in order). It raises ``MessageError`` naming the offending field as a path such as
 ``moves[3].pv[0]``. Validators are compiled once per process, on first use.
 
+Stricter than JSON Schema in one respect: ``"type": "integer"`` admits only integers
+written as such (``5``), never a number with a zero fraction (``5.0``, ``1e308``).
+Every number, string and array in the schemas has a bound, and every integer fits
+PostgreSQL's INTEGER (or BIGINT for times), so a valid message is one the store takes.
+
 The schema directory is found relative to this package (``<repo>/schemas``); it is read,
 never written. Not checked here: that topics match payloads (see ``client``), and
 anything about Go beyond coordinates (legality, captures, hashes).
@@ -22,6 +27,7 @@ from typing import Any, Callable
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.validators import extend
 from referencing import Registry, Resource
 
 from gobuddy.go.coords import CoordinateError, from_gtp
@@ -74,9 +80,20 @@ def _schema_id(kind: str) -> str:
     return f"https://schemas.gobuddy.invalid/v1/{kind}.schema.json"
 
 
+def _is_integer(checker: Any, instance: Any) -> bool:
+    """JSON Schema's "integer" also admits numbers with a zero fraction (``1.0``,
+    ``1e308``); ours admits only integers written as such, so a value a consumer stores
+    in an INTEGER column or loops over is a Python ``int`` (``bool`` excluded)."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+StrictValidator = extend(Draft202012Validator,
+                         type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
+
+
 @cache
 def _validator(kind: str) -> Draft202012Validator:
-    return Draft202012Validator(schema(kind), registry=_registry())
+    return StrictValidator(schema(kind), registry=_registry())
 
 
 def examples(kind: str) -> list[dict[str, Any]]:

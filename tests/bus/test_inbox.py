@@ -44,7 +44,8 @@ REJECTIONS = [
     (EVENT_TOPIC, body({**MOVE, "seq": "one"}), "schema", "seq"),
     (EVENT_TOPIC, body({k: v for k, v in MOVE.items() if k != "color"}), "schema", "color"),
     (EVENT_TOPIC, body({**MOVE, "game_id": "g" * 100_000}), "too_large", None),
-    (EVENT_TOPIC, body({**MOVE, "game_id": "g" * 5_000}), "schema", "game_id"),
+    (EVENT_TOPIC, body({**MOVE, "game_id": "g" * 1_000}), "schema", "game_id"),
+    (EVENT_TOPIC, body({**MOVE, "game_id": "g" * 5_000}), "too_large", "game_id"),  # longer than any string
     ("gobuddy/v1/board/board-2/event", body(MOVE), "topic", "board_id"),  # payload of another board
     ("gobuddy/v1/board/board-1/frame", body(MOVE), "schema", "size"),     # wrong kind for the topic
     ("gobuddy/v1/status/engine/engine-9", body(examples("status")[0]), "topic", None),
