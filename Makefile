@@ -3,6 +3,7 @@
 #   make test   install what is missing, then run every test
 #   make bench  run the benchmarks and rewrite bench/RESULTS.md
 #   make model  reproduce the shipped model from nothing (long)
+#   make deploy the secrets of a docker compose deployment, into deploy/ (see README)
 # All targets are idempotent: a second run installs nothing and changes nothing.
 
 SHELL := /bin/bash
@@ -18,7 +19,7 @@ APT_PACKAGES := python3 python3-venv python3-dev make gcc git \
 	gcc-avr avr-libc arduino-core-avr simavr libsimavr-dev libelf-dev pkg-config \
 	chromium postgresql openssl
 
-.PHONY: run test bench model firmware deps apt venv clean-venv lint
+.PHONY: run test bench model firmware deps apt venv clean-venv lint deploy
 
 deps: apt venv
 
@@ -53,6 +54,19 @@ run: deps firmware
 
 model: deps
 	$(PY) -m training.make_model
+
+# A compose deployment's secrets (once, before the first `docker compose up`; re-running
+# keeps the passwords and the CA): accounts with one password file each, a CA and the
+# broker's TLS certificate for the name `broker` and BROKER_SANS (e.g. "IP:192.168.1.10").
+BOARDS ?= board-1
+ENGINES ?= 2
+BROKER_SANS ?=
+deploy: deps
+	$(PY) broker/make_users.py --boards $(BOARDS) --engines $(ENGINES) \
+		--dynsec deploy/broker/dynamic-security.json --secrets-dir deploy/secrets
+	sh broker/make_certs.sh -o deploy/certs DNS:broker $(BROKER_SANS)
+	install -d -m 0700 deploy/broker/certs
+	install -m 0600 deploy/certs/ca.crt deploy/certs/server.crt deploy/certs/server.key deploy/broker/certs/
 
 clean-venv:
 	rm -rf $(VENV)
