@@ -1,9 +1,10 @@
 """``python -m edge``: the edge agent of one board (on the Raspberry Pi, or on the simulator).
 
-    python -m edge --serial /dev/ttyACM0 --board-id board-kitchen \\
-        --broker-host 192.168.1.10 --credentials creds.json --data-dir /var/lib/gobuddy
-    python -m edge --simulate --auto-play --board-id board-sim --credentials var/broker/credentials.json \\
-        --username board-sim --data-dir var/edge          # what `make run` starts
+    python -m edge --serial /dev/ttyACM0 --board-id board-kitchen --username board-kitchen \\
+        --broker-host 192.168.1.10 --broker-port 8883 --tls-ca ca.crt \\
+        --password-file board-kitchen.password --data-dir /var/lib/gobuddy
+    python -m edge --simulate --auto-play --board-id board-sim --username board-sim \\
+        --password-file var/broker/secrets/board-sim.password --data-dir var/edge   # what `make run` starts
 
 Calibration: with no stored calibration (or ``--calibrate``, or TURN DONE held for two
 seconds on the empty board) the agent measures the empty board. With ``--color-sensing``

@@ -34,7 +34,7 @@ from paho.mqtt.client import topic_matches_sub
 
 ROOT = "gobuddy/v1"
 ENGINE_GROUP = "engine"
-WEB_BOARD_SLOTS = 8  # web-1 .. web-8; broker/acl grants the dashboard exactly these
+WEB_BOARD_SLOTS = 8  # web-1 .. web-8; broker/make_users.py grants the dashboard exactly these
 
 # The same patterns as schemas/common.schema.json (a test keeps them equal).
 BOARD_ID_PATTERN = r"^(board|web)-[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$"
