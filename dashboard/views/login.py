@@ -62,10 +62,11 @@ def gate(store: Store, db_url: str, required: bool) -> Identity:
         found = _account(store)
         if found is None:
             st.session_state.pop(IDENTITY, None)
-            if count_users(store) == 0:
-                first_user_help(db_url)
-            else:
-                sign_in_form(store)
+            with st.columns([1, 2, 1])[1]:  # a narrow column in the middle of the wide layout
+                if count_users(store) == 0:
+                    first_user_help(db_url)
+                else:
+                    sign_in_form(store)
             st.stop()
         identity = found
     st.session_state[IDENTITY] = identity
@@ -79,7 +80,7 @@ def first_user_help(db_url: str) -> None:
     st.markdown("On the machine that runs the dashboard, make the first user, an admin, with the same "
                 "database; it asks for the password twice. Then reload this page.")
     url = make_url(db_url).render_as_string(hide_password=True)
-    st.code(f"python -m dashboard.users add NAME --role admin --db '{url}'", language="bash")
+    st.code(f"python -m dashboard.users add NAME --role admin --db '{url}'", language="bash", wrap_lines=True)
     st.caption("More users: the same command with --role player (plays, asks the engine, imports and downloads "
                "SGF) or --role viewer (looks only). `python -m dashboard.users --help` lists the other commands.")
 
@@ -106,6 +107,8 @@ def sign_in_form(store: Store) -> None:
         st.error(f"Too many wrong passwords for this name: try again in {wait} s.")
     else:
         st.error("Wrong user name or password.")
+    st.caption("Forgot your password? An admin sets a new one on the server with "
+               "`python -m dashboard.users set-password NAME`.")
 
 
 def sign_out() -> None:
