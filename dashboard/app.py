@@ -23,6 +23,7 @@ sidebar) and run the page chosen in the navigation (Play only for players and ad
 
 from __future__ import annotations
 
+import logging
 import sys
 
 import streamlit as st
@@ -57,6 +58,20 @@ def sidebar(services: Services) -> None:
         st.caption(f"Boards online: {boards} · engine workers online: {engines}")
 
 
+def sign_in_log() -> logging.Logger:
+    """Sign-ins and refusals (``dashboard.auth``: names only, never a password) go to
+    standard error with a time stamp; the handler is added once per process."""
+    logger = logging.getLogger("dashboard.auth")
+    if any(h.name == "gobuddy-sign-in" for h in logger.handlers):
+        return logger
+    handler = logging.StreamHandler(sys.stderr)
+    handler.name = "gobuddy-sign-in"
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    return logger
+
+
 def shown_url(url: str) -> str:
     """A database URL fit for a page: its password replaced by ``***``."""
     try:
@@ -83,6 +98,8 @@ def main(argv: list[str]) -> None:
         st.error(f"The dashboard cannot open its database {shown_url(config.db_url)}: {type(exc).__name__}: {exc}")
         st.stop()
     set_current(services)
+    if sign_in:
+        sign_in_log()
     identity = login.gate(services.store, config.db_url, sign_in)
     pages = [st.Page(path, title=title, icon=icon, url_path=title.lower(), default=index == 0)
              for index, (path, title, icon, action) in enumerate(PAGES) if identity.can(action)]
