@@ -9,9 +9,11 @@
 | ``download``   | download a game as SGF                              | player     |
 | ``rename``     | rename a game                                       | admin      |
 | ``delete``     | delete a game                                       | admin      |
+| ``manage_users`` | the Users page: add, change and remove accounts   | admin      |
 
 Roles are ordered, ``viewer < player < admin``; each may do what the ones below may.
-Accounts are managed with ``python -m dashboard.users`` (admins, on the server).
+Accounts are managed on the Users page (admins) or with ``python -m dashboard.users``
+on the server (whoever may write the database).
 
 Sign-in (``--auth``): ``on``; ``off``; ``auto`` (the default) is on unless Streamlit
 serves on a loopback address only (``127.0.0.0/8``, ``::1``, ``localhost``). An unset
@@ -31,9 +33,10 @@ from dashboard.store.users import ROLES
 
 AUTH_MODES = ("auto", "on", "off")
 LEAST_ROLE = {"view": "viewer", "play": "player", "analyse": "player", "import": "player", "download": "player",
-              "rename": "admin", "delete": "admin"}
+              "rename": "admin", "delete": "admin", "manage_users": "admin"}
 WORDS = {"view": "see the pages", "play": "play", "analyse": "ask the engine", "import": "import SGF files",
-         "download": "download games", "rename": "rename games", "delete": "delete games"}
+         "download": "download games", "rename": "rename games", "delete": "delete games",
+         "manage_users": "manage users"}
 
 
 class AuthRefused(ValueError):

@@ -10,7 +10,8 @@ lists them). Each run: read the config, decide whether pages ask for a sign-in
 beyond loopback stops here with an error), take the process-wide services (store and
 live feed, ``st.cache_resource``), pass the sign-in gate (``views/login.py``: the form
 until someone signs in), draw the frame (who is signed in, the bus status in the
-sidebar) and run the page chosen in the navigation (Play only for players and admins):
+sidebar) and run the page chosen in the navigation (Play only for players and admins,
+Users only for admins):
 
 | page   | file                 | reads                                   |
 |--------|----------------------|-----------------------------------------|
@@ -19,6 +20,7 @@ sidebar) and run the page chosen in the navigation (Play only for players and ad
 | Replay | ``views/replay.py``  | the database, engine via bus            |
 | Play   | ``views/play.py``    | the live feed; writes game events to the bus |
 | System | ``views/system.py``  | the live feed, the database             |
+| Users  | ``views/users.py``   | the database's accounts (admins only)   |
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ PAGES = (  # file, title, icon, the action a user needs to see it
     ("views/replay.py", "Replay", ":material/replay:", "view"),
     ("views/play.py", "Play", ":material/sports_esports:", "play"),
     ("views/system.py", "System", ":material/monitor_heart:", "view"),
+    ("views/users.py", "Users", ":material/group:", "manage_users"),
 )
 
 

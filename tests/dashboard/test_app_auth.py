@@ -9,7 +9,8 @@ import pytest
 
 from dashboard.access import AuthRefused, allowed, is_loopback, sign_in_required
 from dashboard.store import Store
-from dashboard.store.users import MAX_FAILURES, add_user, remove_user, set_password, set_role
+from dashboard.store.users import (MAX_FAILURES, add_user, authenticate, list_users, remove_user, set_password,
+                                   set_role)
 from tests.e2e.fixtures import (_migrated_sqlite, app_broker, app_db_url, app_store, no_exceptions,  # noqa: F401
                                 open_app, serving_on)
 
@@ -267,3 +268,45 @@ def test_a_demoted_player_gets_no_play_page(open_app, app_broker, app_store):
     no_exceptions(at)
     assert at.title[0].value != "Play against the engine"
     assert "play_game" not in at.session_state
+
+
+def test_an_admin_manages_users_on_the_users_page(open_app, app_store):
+    with_users(app_store)
+    at = sign_in(open_app("views/live.py", None, "--auth", "on"), "ana")
+    at.switch_page("views/users.py").run()
+    no_exceptions(at)
+    assert list(at.dataframe[0].value["name"]) == ["ana", "pia", "vic"]
+
+    def add(name: str, role: str, password: str, again: str) -> None:
+        at.text_input(key="users_add_name").input(name)
+        at.selectbox(key="users_add_role").set_value(role)
+        at.text_input(key="users_add_password").input(password)
+        at.text_input(key="users_add_again").input(again)
+        at.button(key="FormSubmitter:users_add-Add user").click().run()
+        no_exceptions(at)
+
+    add("Nia", "player", "nia-password", "nia-passw0rd")
+    assert [e.value for e in at.error] == ["The two passwords differ."]
+    add("nia", "player", "short", "short")
+    assert "too short" in at.error[0].value
+    add("Nia", "player", "nia-password", "nia-password")
+    assert [s.value for s in at.success] == ["Added nia (player)."]
+    at.selectbox(key="users_role_name").set_value("ana")
+    at.selectbox(key="users_role_role").set_value("viewer")
+    at.button(key="FormSubmitter:users_role-Change role").click().run()
+    assert at.error[0].value.startswith("'ana' is the only admin")
+    at.selectbox(key="users_remove_name").set_value("vic")
+    at.checkbox(key="users_remove_sure").check()
+    at.button(key="FormSubmitter:users_remove-Remove user").click().run()
+    no_exceptions(at)
+    assert [s.value for s in at.success] == ["Removed vic."]
+    assert list(at.dataframe[0].value["name"]) == ["ana", "nia", "pia"]
+    assert [(u.name, u.role) for u in list_users(app_store)] == [("ana", "admin"), ("nia", "player"), ("pia", "player")]
+    assert authenticate(app_store, "nia", "nia-password").ok
+
+
+def test_only_admins_get_the_users_page(open_app, app_store):
+    with_users(app_store)
+    at = sign_in(open_app("views/live.py", None, "--auth", "on"), "pia")
+    with pytest.raises(ValueError, match="Could not find a navigation page"):
+        at.switch_page("views/users.py")
