@@ -21,6 +21,12 @@ Game events, decided:
 - An event before its game's ``game_started`` is rejected, not created lazily: the
   board size, komi and rules are unknown without it (MQTT delivers one topic in order,
   so this means the start was lost). An event for a deleted game is ignored.
+- Work and memory per event grow with the number of events logged for its game, never
+  with the size of a number a peer sends (a seq of 10**7 costs what a seq of 7 does).
+
+A message the database refuses (out of a column's range, a broken constraint) is
+``rejected`` like any other, so it can be acknowledged and reported instead of blocking
+every later message; only transient failures (``is_transient``) propagate for a retry.
 Not checked: whose turn it is (see ``dashboard.store.replay``).
 """
 
@@ -29,9 +35,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
-from sqlalchemy import select
+from sqlalchemy import select, text
+from sqlalchemy.exc import (DisconnectionError, IntegrityError, InterfaceError, OperationalError, SQLAlchemyError)
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
 
 from dashboard.store.analyses import game_positions, save_analysis
@@ -43,6 +51,7 @@ from gobuddy.go.coords import CoordinateError, from_gtp
 log = logging.getLogger(__name__)
 
 RECENT_GAMES = 3  # how many of a board's latest games an engine answer is matched against
+MAX_GAME_SEQ = 100_000  # schemas/common.schema.json: $defs.game_seq.maximum
 
 
 class Rejected(ValueError):
@@ -57,23 +66,66 @@ class Outcome:
 
 def ingest(sessions: sessionmaker[Session], kind: str, message: dict[str, Any]) -> Outcome:
     """Apply one message of ``kind`` in its own transaction; never raises ``Rejected``
-    (returns it as an outcome, logged). Database errors propagate: the caller should
-    not acknowledge the message, so that it comes again."""
+    (returns it as an outcome, logged).
+
+    A message the database refuses (a value out of a column's range, a constraint it
+    breaks: any non-transient ``SQLAlchemyError``) is ``rejected`` too, after one more
+    try for an ``IntegrityError`` (a concurrent writer may have won a race). Only
+    transient failures (``is_transient``: unreachable, locked, a serialization conflict)
+    propagate: the caller should not acknowledge the message, so that it comes again."""
     handler = HANDLERS.get(kind)
     if handler is None:
         raise ValueError(f"unknown message kind {kind!r}; expected one of {sorted(HANDLERS)}")
+    for attempt in (1, 2):
+        try:
+            with sessions.begin() as session:
+                start_transaction(session, write=True)
+                outcome = handler(session, message)
+        except Rejected as exc:
+            log.warning("rejected %s: %s", kind, exc)
+            return Outcome("rejected", str(exc))
+        except (KeyError, TypeError) as exc:
+            log.warning("rejected malformed %s (%s: %s): %.300r", kind, type(exc).__name__, exc, message)
+            return Outcome("rejected", f"malformed {kind}: {type(exc).__name__} {exc}")
+        except (SQLAlchemyError, ArithmeticError, ValueError) as exc:
+            if is_transient(exc):
+                raise
+            if isinstance(exc, IntegrityError) and attempt == 1:
+                continue
+            what = "the database refused" if isinstance(exc, SQLAlchemyError) else "could not store"
+            reason = f"{what} the {kind}: {type(exc).__name__}: {_first_line(exc)}"
+            log.warning("rejected %s: %s: %.300r", kind, reason, message)
+            return Outcome("rejected", reason)
+        log.debug("%s %s: %s %.300r", kind, outcome.status, outcome.detail, message)
+        return outcome
+    raise AssertionError("unreachable")
+
+
+TRANSIENT_ERRORS = (OperationalError, InterfaceError, DisconnectionError, PoolTimeout)
+
+
+def is_transient(exc: BaseException) -> bool:
+    """True for a database failure that says nothing about the message: the database is
+    unreachable or restarting, locked by another writer, out of connections, or a
+    transaction lost a serialization conflict. Worth retrying; anything else is not."""
+    return isinstance(exc, TRANSIENT_ERRORS)
+
+
+def database_writable(sessions: sessionmaker[Session]) -> bool:
+    """True when an empty write transaction commits now: the database is reachable and
+    no other writer holds it locked (SQLite waits its busy timeout first)."""
     try:
         with sessions.begin() as session:
             start_transaction(session, write=True)
-            outcome = handler(session, message)
-    except Rejected as exc:
-        log.warning("rejected %s: %s", kind, exc)
-        return Outcome("rejected", str(exc))
-    except (KeyError, TypeError) as exc:
-        log.warning("rejected malformed %s (%s: %s): %r", kind, type(exc).__name__, exc, message)
-        return Outcome("rejected", f"malformed {kind}: {type(exc).__name__} {exc}")
-    log.debug("%s %s: %s %s", kind, outcome.status, outcome.detail, message)
-    return outcome
+            session.execute(text("SELECT 1"))
+        return True
+    except SQLAlchemyError:
+        return False
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    return text[0][:300] if text else ""
 
 
 def to_datetime(ts_ms: int) -> datetime:
@@ -96,6 +148,8 @@ def _touch_board(session: Session, board_id: str, when: datetime) -> Board:
 def apply_game_event(session: Session, event: dict[str, Any]) -> Outcome:
     """Apply one game event (see the module docstring for the rules)."""
     game_id, seq, kind = event["game_id"], event["seq"], event["type"]
+    if type(seq) is not int or not 0 <= seq <= MAX_GAME_SEQ:
+        raise Rejected(f"{kind} seq {seq!r} for game {game_id!r} is not a seq (an integer 0..{MAX_GAME_SEQ})")
     game = session.get(Game, game_id, with_for_update=True)
     if game is not None and game.deleted_at is not None:
         return Outcome("ignored", f"game {game_id!r} was deleted")
@@ -126,8 +180,7 @@ def apply_game_event(session: Session, event: dict[str, Any]) -> Outcome:
                           ts=when, received_at=datetime.now(timezone.utc)))
     _touch_board(session, event["board_id"], when)
     if seq in pending:
-        missing = min(set(range(seq)) - {s for s, _ in events})
-        return Outcome("pending", f"{kind} seq {seq} waits for seq {missing}")
+        return Outcome("pending", f"{kind} seq {seq} waits for seq {first_missing(s for s, _ in events)}")
     return Outcome("applied", f"{kind} seq {seq}")
 
 
@@ -172,8 +225,7 @@ def _project(game: Game, setup: list[tuple[str, str]], events: list[tuple[int, d
     """Fold ``events`` into moves, skipping (as pending) events that conflict after a
     gap in the seqs, or the new event when it follows a gap and the conflict is with an
     earlier one. Returns (moves with verified captures, last game_ended, pending)."""
-    seqs = {s for s, _ in events}
-    first_gap = next(s for s in range(len(seqs) + 1) if s not in seqs)
+    first_gap = first_missing(s for s, _ in events)
     pending: set[int] = set()
     while True:
         try:
@@ -264,13 +316,22 @@ def _sync(session: Session, game: Game, moves: dict[int, _Played], end: dict[str
     game.ended_at = to_datetime(end["ts"]) if end else None
 
 
+def first_missing(seqs: Iterable[int]) -> int:
+    """The smallest seq >= 0 not in ``seqs``. Work and memory are proportional to how
+    many seqs there are, never to how large one is (a peer chooses them)."""
+    present = set(seqs)
+    return next(s for s in range(len(present) + 1) if s not in present)
+
+
 # ---------------------------------------------------------------------- presence
 def apply_status(session: Session, status: dict[str, Any]) -> Outcome:
     """Record a board's presence (role ``board``; other roles are ignored). A status
-    older than the one stored changes nothing (retained messages come again)."""
+    older than the one stored changes nothing (retained messages come again). A ``ts``
+    ahead of this host's clock counts as now, so a board whose clock runs fast cannot
+    make its status outrank the ones that follow."""
     if status["role"] != "board":
         return Outcome("ignored", f"status of a {status['role']}, not a board")
-    when = to_datetime(status["ts"])
+    when = min(to_datetime(status["ts"]), datetime.now(timezone.utc))
     board = _touch_board(session, status["client_id"], when)
     if board.state_at is not None and when < board.state_at:
         return Outcome("duplicate", "older than the stored status")

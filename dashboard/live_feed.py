@@ -339,13 +339,17 @@ class LiveFeed:
                 self._bump()
 
     def _on_status(self, received: Received) -> None:
+        """The status that arrived last is the client's presence. Its ``ts`` (the
+        sender's clock) is shown, never used to order: one client's statuses arrive in
+        the order the broker took them (one topic, one subscription), a retained copy
+        on subscribing is the latest, and a sender's clock may run fast (a status from
+        the future must not outrank the ones after it) or the last will carry the time
+        of the connect that registered it (older than the birth it follows)."""
         status: Status = received.message  # type: ignore[assignment]
         presence = Presence(status.client_id, status.role, status.state, status.reason, status.ts,
                             dict(status.details), self._clock())
         with self._changed:
-            old = self._presence.get((status.role, status.client_id))
-            if old is None or status.ts >= old.ts:
-                self._presence[(status.role, status.client_id)] = presence
+            self._presence[(status.role, status.client_id)] = presence
             self._bump()
 
     def _on_error(self, received: Received) -> None:

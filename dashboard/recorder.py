@@ -19,13 +19,18 @@ broker restarts too) subscribed to:
 | ``gobuddy/v1/board/+/led``         | engine_answer (copies of boards' own hints: no news)    |
 
 Each message is applied in its own transaction and acknowledged only after it committed
-(the bus client acknowledges a QoS 1 message when its handler returns): a database
-error is retried with capped backoff, blocking further messages, for as long as the
-recorder runs; a recorder stopped or killed meanwhile leaves the message unacknowledged,
-so the broker delivers it again. Ingest is idempotent, so a redelivered message changes
-nothing. Invalid messages never get here (the bus client rejects and reports them); a
-valid message that the store refuses (an event before its game's start, an illegal move)
-is logged and counted, not retried. Presence: retained online status with counters,
+(the bus client acknowledges a QoS 1 message when its handler returns). A transient
+database failure (unreachable, locked: ``ingest.is_transient``) is retried with capped
+backoff, blocking further messages; a recorder stopped or killed meanwhile leaves the
+message unacknowledged, so the broker delivers it again. Once one message has failed
+for ``retry_limit_s``, an empty write transaction probes the database: if it commits,
+the failure is that message's own, and it is rejected; if not, the database is down for
+every message and the retries go on (nothing is acknowledged, so nothing is lost).
+Ingest is idempotent, so a redelivered message changes nothing. Invalid messages never
+get here (the bus client rejects and reports them); a valid message that the store
+refuses (an event before its game's start, an illegal move, a value out of a column's
+range) is logged, counted, reported on the recorder's error topic (kind ``refused``)
+and acknowledged, never retried. Presence: retained online status with counters,
 offline as last will and on a clean stop.
 """
 
@@ -45,7 +50,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
 from dashboard.config import DEFAULT_DB_URL
-from dashboard.ingest import ingest
+from dashboard.ingest import Outcome, database_writable, ingest
 from dashboard.store import Store
 from dashboard.store.engine import DEFAULT_BUSY_TIMEOUT_MS, make_engine
 from dashboard.store.migrate import upgrade_to_head
@@ -65,13 +70,16 @@ class RecorderConfig:
     """How the recorder runs. ``sqlite_busy_timeout_ms``: how long an SQLite write waits
     for another writer's lock before it counts as a database error (other databases
     ignore it); ``retry_min_s``/``retry_max_s``: the capped backoff while the database
-    fails; ``status_interval_s``: how often the counters are published."""
+    fails; ``retry_limit_s``: how long one message may fail before the database is
+    probed (see the module docstring); ``status_interval_s``: how often the counters are
+    published."""
 
     bus: BusConfig
     db_url: str = DEFAULT_DB_URL
     sqlite_busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS
     retry_min_s: float = 0.2
     retry_max_s: float = 10.0
+    retry_limit_s: float = 30.0
     status_interval_s: float = 10.0
 
     def __post_init__(self) -> None:
@@ -85,6 +93,8 @@ class RecorderConfig:
             raise ValueError(f"--sqlite-busy-timeout: {self.sqlite_busy_timeout_ms} ms is negative")
         if not 0 < self.retry_min_s <= self.retry_max_s:
             raise ValueError("retry_min_s must be > 0 and <= retry_max_s")
+        if self.retry_limit_s <= 0:
+            raise ValueError("retry_limit_s must be > 0")
 
 
 class Recorder:
@@ -145,16 +155,19 @@ class Recorder:
             self.counts["ignored"] += 1
             return
         outcome = self._store(kind, received)
-        self.counts[outcome] = self.counts.get(outcome, 0) + 1
+        self.counts[outcome.status] = self.counts.get(outcome.status, 0) + 1
+        if outcome.status == "rejected" and self.client is not None:
+            self.client.report_refusal(received, outcome.detail)
 
-    def _store(self, kind: str, received: Received) -> str:
-        """Apply one message, retrying database errors until it commits. When the
-        recorder stops meanwhile, raise only once the connection is gone, so the bus
-        client cannot acknowledge the message."""
+    def _store(self, kind: str, received: Received) -> Outcome:
+        """Apply one message, retrying transient database failures (see the module
+        docstring for the bound). When the recorder stops meanwhile, raise only once the
+        connection is gone, so the bus client cannot acknowledge the message."""
         delay = self.config.retry_min_s
+        failing_since = time.monotonic()
         while True:
             try:
-                return ingest(self.store.sessions, kind, received.payload).status  # type: ignore[union-attr]
+                return ingest(self.store.sessions, kind, received.payload)  # type: ignore[union-attr]
             except SQLAlchemyError as exc:
                 self.counts["db_retries"] += 1
                 if self._stopping.is_set():
@@ -162,6 +175,13 @@ class Recorder:
                     while self.client is not None and self.client.is_connected() and time.monotonic() < deadline:
                         time.sleep(0.05)
                     raise
+                failing_for = time.monotonic() - failing_since
+                sessions = self.store.sessions  # type: ignore[union-attr]
+                if failing_for >= self.config.retry_limit_s and database_writable(sessions):
+                    reason = (f"the database failed on this {kind} for {failing_for:.0f} s while it took other "
+                              f"writes: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}")
+                    log.warning("rejected a %s from %s: %s", kind, received.topic, reason)
+                    return Outcome("rejected", reason)
                 log.warning("database error storing a %s from %s (retrying in %.1f s): %s", kind, received.topic,
                             delay, exc)
                 self._stopping.wait(delay)

@@ -62,7 +62,7 @@ def nesting_depth(body: bytes) -> int:
     strings not counted. Linear in ``len(body)``; never parses. For text that is not JSON
     the result is only an upper bound of what a parser would reach before failing."""
     brackets = _STRING.sub(b"", body).translate(None, _NOT_BRACKETS)
-    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+    return max(accumulate(map(_STEP.__getitem__, brackets), initial=0))
 
 
 def exceeds_depth(body: bytes, limit: int) -> int | None:

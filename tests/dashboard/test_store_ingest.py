@@ -4,14 +4,18 @@ Every test runs on SQLite (WAL file) and on a real PostgreSQL (see conftest.py).
 
 from __future__ import annotations
 
+import json
 import random
+import time
+import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from dashboard.ingest import ingest
+from dashboard.ingest import MAX_GAME_SEQ, ingest
 from dashboard.store import GameFilter, Store
 from dashboard.store.engine import make_engine
+from gobuddy.bus.validation import SCHEMA_DIR
 from tests.dashboard.conftest import T0, WireGame, moves_of, send
 
 # A game with a capture: white's D6 takes the black stone at D5.
@@ -249,3 +253,64 @@ def test_the_recorder_and_the_dashboard_write_at_the_same_time(store):
         dashboard.close()
     assert moves_of(store, "c1") == game.moves()
     assert store.get_game("c1").game.name == f"name {len(game.events) - 1}"
+
+
+# ---- hostile numbers and values the store refuses ------------------------------------------
+
+@pytest.mark.parametrize("seq", [10**7, 2**62, -1])
+def test_a_huge_seq_is_rejected_quickly_with_bounded_memory(store, seq):
+    game = WireGame("g-huge").play("E5 D6")
+    send(store, *game.events)
+    event = {**game.events[-1], "seq": seq, "move_number": 3, "vertex": "C3", "color": "B"}
+    tracemalloc.start()
+    started = time.perf_counter()
+    try:
+        (outcome,) = send(store, event)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert outcome.status == "rejected" and "not a seq" in outcome.detail
+    assert time.perf_counter() - started < 2.0 and peak < 20 * 2**20
+    assert moves_of(store, "g-huge") == game.moves()
+
+
+def test_a_gap_up_to_the_largest_seq_costs_what_a_small_one_does(store):
+    game = WireGame("g-gap").play("E5")
+    send(store, *game.events)
+    far = {**game.events[-1], "seq": MAX_GAME_SEQ, "move_number": 5, "vertex": "C3"}
+    tracemalloc.start()
+    try:
+        (outcome,) = send(store, far)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert outcome.status in ("pending", "applied") and peak < 20 * 2**20
+
+
+def test_the_largest_seq_is_the_schemas():
+    common = json.loads((SCHEMA_DIR / "common.schema.json").read_text())["$defs"]
+    assert common["game_seq"]["maximum"] == MAX_GAME_SEQ
+
+
+@pytest.mark.parametrize("field, value", [("handicap", 2**70), ("handicap", 2**40), ("size", 2**64)])
+def test_a_value_the_database_refuses_is_rejected_and_the_next_event_is_stored(store, field, value):
+    """Bypassing the schemas (which bound every integer), a value out of a column's range
+    reaches the database: PostgreSQL refuses an INTEGER of 2**40 and both refuse 2**70.
+    That is a rejection, not an error to retry, and the next event is stored."""
+    bad = {**WireGame("g-refused").events[0], field: value}
+    (outcome,) = send(store, bad)
+    if outcome.status != "applied":  # SQLite stores 2**40 in its 64-bit INTEGER
+        assert outcome.status == "rejected", outcome
+    game = WireGame("g-after").play("E5 D6")
+    assert {o.status for o in send(store, *game.events)} == {"applied"}
+    assert moves_of(store, "g-after") == game.moves()
+
+
+def test_a_status_from_the_future_does_not_outrank_the_ones_after_it(store):
+    now = int(time.time() * 1000)
+    future = {"client_id": "board-2", "role": "board", "state": "online", "reason": "connected",
+              "ts": now + 5 * 60_000, "version": "0.1.0", "details": {}}
+    later = dict(future, state="offline", reason="shutdown", ts=now + 1000)
+    outcomes = [ingest(store.sessions, "status", m) for m in (future, later)]
+    assert [o.status for o in outcomes] == ["applied", "applied"]
+    assert store.boards()[0].state == "offline"
