@@ -10,7 +10,8 @@ network thread, so the guard uses public names only (not paho's private ``_threa
   called, the connection is dropped and made anew (a fresh socket and packet state;
   QoS 1 messages not yet acknowledged come again), and the loop goes on;
 - more than ``max_failures`` such failures within ``window_s`` (a poison that comes
-  back with every reconnect), or any ``BaseException``, end the loop;
+  back with every reconnect), or any ``BaseException``, end the loop (logged, not
+  re-raised: the thread ends either way);
 - ``loop_running`` is our own flag, set and cleared in a try/finally around the loop,
   and ``on_exit(error)`` is called whenever the loop ends, normally (``disconnect``)
   or not: the owner decides whether that was expected (``BusClient`` makes the process
@@ -82,9 +83,10 @@ class GuardedPaho(mqtt.Client):
                     self._guard_log.error("the network loop failed; reconnecting", exc_info=exc)
                     self._recover(exc)
                     retry_first_connection = True
-        except BaseException as exc:
+        except BaseException as exc:  # SystemExit, KeyboardInterrupt: this thread ends, and says so
+            self._guard_log.critical("the network loop ended: %r", exc, exc_info=exc)
             ended_by = exc
-            raise
+            return mqtt.MQTTErrorCode.MQTT_ERR_UNKNOWN
         finally:
             self.loop_running = False
             self._on_exit(ended_by)

@@ -121,7 +121,6 @@ def test_an_exception_escaping_into_the_network_loop_reconnects_and_loses_nothin
     assert events.wait_for(1, where=lambda r: r.message.seq == 3)
 
 
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 def test_a_network_thread_that_ends_anyway_is_fatal_not_silent(guarded, bus_client) -> None:
     consumer, fatal = guarded("observer-2", subscribe={topics.boards_filter("event"): Inbox()})
 
