@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> None:
         board = PtyBoard(BoardSimulator(SensorModel(seed=args.seed), seed=args.seed),
                          link=config.data_dir / "sim-board.pty").start()
         port = board.path
-    agent = EdgeAgent(config, BusClient(bus_config), SerialLink(port)).start()
+    agent = EdgeAgent(config, BusClient(bus_config), SerialLink(port, size=config.settings.size)).start()
     if board is not None and args.auto_play:
         from edge.autoplay import AutoPlayConfig, AutoPlayer
 

@@ -7,7 +7,8 @@ One ``EdgeAgent`` serves one board. Its loop takes what the ``SerialLink`` deliv
   ``Reconciler`` (``edge.reconcile``), which turns stable boards into moves, undos and
   named problems;
 - buttons: START opens a game with the configured settings (ending an unfinished one
-  as abandoned), END counts and ends it, ADVICE asks for a hint (against the engine,
+  as abandoned), END counts and ends it (once the board has settled, like PASS and
+  UNDO: a stone placed just before counts), ADVICE asks for a hint (against the engine,
   on the engine's turn, for its move again), PASS and UNDO go to the reconciler, DONE
   held ``long_press_s`` recalibrates (board empty). Every press but DONE is published
   as a ``button_event``. While the board calibrates only DONE counts (short: this step
@@ -31,7 +32,14 @@ result stored. Meanwhile no frame reaches the game, and the steps are in the sta
 (``calibration``, ``calibration_message``) and the log. A restart rebuilds the game
 (``edge.game_adoption``: from the journal, or, if the journal has none, from the board's
 retained state on the broker), then reads the board in front of it like any other
-frame. Not done here: choosing dead stones at the end (all stones count alive).
+frame.
+
+The board in a real room (``edge.sensor_health``): the retained status carries the
+link's problem (``link_problem``: ``board_silent``, ``port_busy``, a HELLO mismatch,
+...; ``link_message`` says it in words), faulty sensors, the light against its limits
+and each sensor's health. A board that reads unlike its calibration says so there and
+blinks all LEDs; holding TURN DONE then recalibrates even if the board does not read
+empty. Not done here: choosing dead stones at the end (all stones count alive).
 """
 
 from __future__ import annotations
@@ -54,7 +62,9 @@ from edge.game import Game, GameSettings, Mode
 from edge.game_adoption import GameAdoption
 from edge.game_journal import GameLog, new_game_id
 from edge.offline_queue import OfflineQueue, QueueSender
+from edge.problems import UNCLEAR_READING, ProblemRaised
 from edge.reconcile import LedPattern, ReconcileConfig, Reconciler
+from edge.sensor_health import SensorHealth
 from edge.serial_link import ButtonChange, CalData, LinkEvent, SerialLink
 from gobuddy.bus import BusClient, topics
 from gobuddy.bus.inbox import Received
@@ -62,6 +72,9 @@ from gobuddy.bus.message import Message, now_ms
 from gobuddy.bus.messages import BoardState, ButtonEvent, EngineAnswer, GameEvent
 from gobuddy.go.coords import from_gtp, pass_move
 
+_NO_HEALTH = dict.fromkeys(("health_levels", "health_baseline", "health_reading", "health_noise", "health_drift",
+                            "health_margin", "health_transients", "health_unclear", "ambient_alarm",
+                            "calibration_mismatch", "sensor_faults"))
 BUTTONS = {"START": "new_game", "END": "end_game", "ADVICE": "hint", "PASS": "pass", "UNDO": "undo"}
 
 
@@ -120,6 +133,7 @@ class EdgeAgent:
         self._retry_at = 0.0
         self.view = FrameView(config.board_id, config.frames_per_s, config.reconcile.stability.settle_s)
         self._last_sighting: Sighting | None = None
+        self.health: SensorHealth | None = None
         self._status_at = 0.0
         self.adoption = GameAdoption(bus, config.board_id, config.settings, self.queue, current=lambda: self.record,
                                      install=self._install, lock=self._lock, stop=self._stop, log=self.log,
@@ -191,12 +205,14 @@ class EdgeAgent:
 
     def status(self) -> dict[str, Any]:
         """Small facts for the retained presence message (scalars only)."""
-        hello, stats = self.link.hello, self.link.stats
+        hello, stats, problem = self.link.hello, self.link.stats, self.link.problem
         return {
             "firmware": hello.firmware if hello else "disconnected", "serial_connected": self.link.connected.is_set(),
             "serial_rejected": self.link.rejected, "serial_crc_errors": stats["crc_errors"],
             "serial_framing_errors": stats["framing_errors"], "serial_frames_lost": stats["frames_lost"],
-            "serial_reconnects": stats["disconnects"], **self.cal.status(),
+            "serial_out_of_range": stats["out_of_range"], "serial_reconnects": stats["disconnects"],
+            "link_problem": problem[0] if problem else None, "link_message": problem[1][:255] if problem else None,
+            **self.cal.status(), **(self.health.details() if self.health is not None else _NO_HEALTH),
             "queue_pending": len(self.queue.pending()), "stale_answers": self.counts["stale_answers"],
             "game_id": self.record.game_id if self.record else None,
             "move_number": self.record.game.move_number if self.record else 0,
@@ -220,6 +236,7 @@ class EdgeAgent:
             return
         sighting = self.classifier.classify(frame)
         self._last_sighting = sighting
+        self._follow_health(frame, sighting)
         view = self.view.update(frame, sighting, self.record.game.position.board if self.record else None)
         if view is not None and self.bus.is_connected():
             try:
@@ -237,7 +254,9 @@ class EdgeAgent:
                 self._done_down = press.t
             elif self._done_down is not None:
                 held, self._done_down = press.t - self._done_down, None
-                if not self.cal.on_done(held >= self.config.long_press_s, time.monotonic(), self._last_sighting):
+                mismatch = self.health is not None and self.health.mismatch
+                if not self.cal.on_done(held >= self.config.long_press_s, time.monotonic(), self._last_sighting,
+                                        anyway=mismatch):
                     self.advisor.forget("genmove")  # ask the engine again if it is to move
             return
         if self.cal.active:
@@ -255,10 +274,8 @@ class EdgeAgent:
         rec = self.reconciler
         if rec is None or rec.game.ended:
             return
-        if action == "end_game":
-            self._apply(rec.end())
-        elif action in ("pass", "undo"):
-            self._apply(rec.press(action, press.t))
+        if action in ("pass", "undo", "end_game"):
+            self._apply(rec.press("end" if action == "end_game" else action, press.t))
         elif action == "hint" and self.record is not None:
             purpose = "genmove" if rec.game.is_engine_turn() else "hint"
             self.advisor.forget(purpose)
@@ -296,8 +313,10 @@ class EdgeAgent:
             event = todo.pop(0)
             if isinstance(event, LedPattern):
                 if not self.cal.active:  # the calibration owns the LEDs meanwhile
-                    self._send_led(led_command(event, rec.problem.kind if rec.problem else None))
+                    self._show_leds()
                 continue
+            if isinstance(event, ProblemRaised) and event.kind == UNCLEAR_READING and self.health is not None:
+                self.health.note_unclear([from_gtp(v, rec.game.size) for v in event.points])
             wire = record.wire(event)
             if wire.TYPE == "move":
                 self.triggers.append((record.game_id, wire.move_number, frame.seq if frame else None))
@@ -345,7 +364,11 @@ class EdgeAgent:
     def _show_leds(self) -> None:
         """The calibration's LEDs while it runs, else the game's."""
         rec = self.reconciler
-        if self.cal.active or rec is None:
+        if self.cal.active:
+            self._send_led(self.cal.led())
+        elif self.health is not None and self.health.mismatch:
+            self._send_led("LED PROBLEM")  # recalibrate: see the status
+        elif rec is None:
             self._send_led(self.cal.led())
         else:
             self._send_led(led_command(rec.led_pattern(), rec.problem.kind if rec.problem else None))
@@ -384,6 +407,23 @@ class EdgeAgent:
             return True
 
     # ---- calibration ------------------------------------------------------------------------------
+
+    def _follow_health(self, frame: Frame, sighting: Sighting) -> None:
+        """Sensor health from this frame; a change of the calibration mismatch is published
+        at once, logged, and shown on the LEDs."""
+        cal, classifier = self.calibration, self.classifier
+        assert cal is not None and classifier is not None
+        if self.health is None or self.health.calibration is not cal:
+            self.health = SensorHealth(cal)
+        was = self.health.mismatch
+        self.health.update(frame.readings, sighting, classifier)
+        if self.health.mismatch != was:
+            if self.health.mismatch:
+                self.log.warning("calibration mismatch: %s", self.health.mismatch_message())
+            else:
+                self.log.info("the board matches its calibration again")
+            self._status_at = 0.0
+            self._show_leds()
 
     def _calibration_changed(self) -> None:
         """A new calibration step, classifier or end of a run: publish, restart the count, relight."""

@@ -98,17 +98,21 @@ class BoardCalibration:
         if command is not None:
             self.send(command).add_done_callback(self._sent)
 
-    def on_done(self, held: bool, now: float, sighting: Sighting | None) -> bool:
+    def on_done(self, held: bool, now: float, sighting: Sighting | None, anyway: bool = False) -> bool:
         """TURN DONE released: a step of the run; else, when ``held``, a new run if the
-        board reads empty in ``sighting`` (refused and logged otherwise). False when the
-        press was not for the calibration (short, nothing running)."""
+        board reads empty in ``sighting`` or ``anyway`` (the calibration in use does not
+        match the board, so its reading proves nothing); refused and logged otherwise.
+        False when the press was not for the calibration (short, nothing running)."""
         if self.procedure is not None:
             (self.procedure.on_hold if held else self.procedure.on_done)(now)
             self._follow()
             return True
         if not held:
             return False
-        if self.classifier is not None and (sighting is None or any(sighting.board) or sighting.uncertain):
+        if anyway:
+            self.log.info("recalibrating: the board did not match its calibration")
+            self.forced = True
+        elif self.classifier is not None and (sighting is None or any(sighting.board) or sighting.uncertain):
             self.log.warning("recalibration refused: clear the board first (it must read empty)")
         else:
             self.forced = True

@@ -5,11 +5,13 @@
 | ``crc16`` | CRC-16/CCITT-FALSE of a line body, 4 uppercase hex digits |
 | ``encode_command`` | a host command with its ``*CRC`` suffix and newline, at most 64 bytes |
 | ``decode_line`` | a line from the board, checked (``*``, checksum, printable ASCII, length) |
-| ``parse_readings`` | FRAME / CALDATA sensor data (3 uppercase hex digits a sensor) |
+| ``parse_readings`` | FRAME / CALDATA sensor data (3 uppercase hex digits a sensor, at most ``adcmax``) |
 | ``parse_hello`` | the HELLO fields the host needs (looked up by key; unknown keys ignored) |
+| ``hello_mismatch`` | why a HELLO is not a board this host may read (protocol, size, sensors, adcmax) |
 
-A line that fails a check raises ``LineError`` whose ``kind`` (``crc`` or ``framing``)
-says which counter it belongs to. No I/O here: ``edge.serial_link`` owns the port, and
+A line that fails a check raises ``LineError`` whose ``kind`` (``crc``, ``framing`` or
+``range``: a reading above the ``adcmax`` HELLO announced) says which counter it belongs
+to. No I/O here: ``edge.serial_link`` owns the port, and
 ``edge.pty_board`` speaks the board's side.
 """
 
@@ -19,13 +21,14 @@ import binascii
 from dataclasses import dataclass
 
 PROTO = 1
+ADC_MAX = 1023  # the largest reading when HELLO names none (a 10-bit ADC)
 MAX_BODY = 288  # bytes of a line body from the board
 MAX_COMMAND = 64  # bytes of a host line before its newline, checksum included
 _HEX = frozenset(b"0123456789ABCDEF")
 
 
 class LineError(ValueError):
-    """A line from the board that cannot be used; ``kind`` is ``crc`` or ``framing``."""
+    """A line from the board that cannot be used; ``kind`` is ``crc``, ``framing`` or ``range``."""
 
     def __init__(self, kind: str, reason: str) -> None:
         super().__init__(reason)
@@ -34,7 +37,8 @@ class LineError(ValueError):
 
 @dataclass(frozen=True)
 class Hello:
-    """The board's HELLO: protocol version, firmware, geometry, frame rate, buttons."""
+    """The board's HELLO: protocol version, firmware, geometry, largest reading, frame
+    rate, buttons."""
 
     proto: int
     firmware: str
@@ -42,6 +46,7 @@ class Hello:
     sensors: int
     rate: int
     buttons: tuple[str, ...]
+    adcmax: int = ADC_MAX
 
 
 def crc16(data: bytes) -> str:
@@ -87,11 +92,16 @@ def decode_line(raw: bytes) -> list[str]:
     return fields
 
 
-def parse_readings(data: str, sensors: int) -> tuple[int, ...]:
-    """``3 * sensors`` uppercase hex digits -> readings; ``LineError`` otherwise."""
+def parse_readings(data: str, sensors: int, adcmax: int = 0xFFF) -> tuple[int, ...]:
+    """``3 * sensors`` uppercase hex digits -> readings; ``LineError`` otherwise: ``framing``
+    for the digits, ``range`` for a reading above ``adcmax`` (nothing of the line is used)."""
     if len(data) != 3 * sensors or not set(data.encode("ascii")) <= _HEX:
         raise LineError("framing", f"sensor data is not {3 * sensors} uppercase hex digits")
-    return tuple(int(data[i:i + 3], 16) for i in range(0, len(data), 3))
+    readings = tuple(int(data[i:i + 3], 16) for i in range(0, len(data), 3))
+    top = max(readings)
+    if top > adcmax:
+        raise LineError("range", f"sensor {readings.index(top)} reads {top}, above the board's adcmax {adcmax}")
+    return readings
 
 
 def parse_hello(fields: list[str]) -> Hello:
@@ -100,11 +110,28 @@ def parse_hello(fields: list[str]) -> Hello:
         raise LineError("framing", "HELLO without GOBUDDY")
     keys = dict(f.split("=", 1) for f in fields[2:] if "=" in f)
     try:
-        return Hello(proto=int(keys["proto"]), firmware=keys.get("fw", "?"), size=int(keys["size"]),
+        return Hello(proto=int(keys["proto"]), firmware=keys.get("fw", "?")[:64], size=int(keys["size"]),
                      sensors=int(keys["sensors"]), rate=int(keys.get("rate", "0")),
-                     buttons=tuple(b for b in keys.get("buttons", "").split(",") if b))
+                     buttons=tuple(b for b in keys.get("buttons", "").split(",") if b),
+                     adcmax=int(keys.get("adcmax", str(ADC_MAX))))
     except (KeyError, ValueError) as exc:
         raise LineError("framing", f"HELLO field missing or bad: {exc}") from None
+
+
+def hello_mismatch(hello: Hello, size: int) -> tuple[str, str] | None:
+    """``(code, reason)`` when ``hello`` is not a board this host may read as ``size`` x
+    ``size`` (``protocol_mismatch``, ``size_mismatch``, ``sensor_mismatch``,
+    ``adc_mismatch``), else ``None``. Checked on every HELLO, not only the first."""
+    if hello.proto != PROTO:
+        return "protocol_mismatch", f"the board speaks protocol {hello.proto}, this agent implements {PROTO}"
+    if hello.size != size:
+        return "size_mismatch", (f"the board is {hello.size}x{hello.size} ({hello.sensors} sensors), "
+                                 f"this agent reads {size}x{size}")
+    if hello.sensors != size * size:
+        return "sensor_mismatch", f"the board announces {hello.sensors} sensors for {size}x{size}, not {size * size}"
+    if not 1 <= hello.adcmax <= 0xFFF:
+        return "adc_mismatch", f"the board announces adcmax={hello.adcmax}, beyond 3 hex digits"
+    return None
 
 
 def uint(text: str, what: str) -> int:

@@ -40,7 +40,8 @@ from typing import Sequence
 
 from edge.board_view import blink_command
 from edge.calibration import Calibration, CalibrationError, Calibrator
-from edge.classify import Sighting, StabilityConfig, Stabiliser
+from edge.classify import Sighting
+from edge.stability import StabilityConfig, Stabiliser
 from gobuddy.go.coords import BLACK, EMPTY, WHITE, check_size, to_gtp
 
 EMPTY_BOARD, BLACK_STONES, WHITE_STONES, CLEAR_BOARD = "empty_board", "black_stones", "white_stones", "clear_board"

@@ -1,4 +1,4 @@
-"""From raw sensor frames to classified boards, and from those to stable boards.
+"""From raw sensor frames to classified boards.
 
 What the board sends is a ``Frame``: a timestamp, 81 raw readings (0..1023, row-major
 from the top-left intersection, A9 on 9x9) and the firmware's sequence number; button
@@ -15,11 +15,14 @@ margin; the same margin either side of a threshold is the uncertain band, and a 
 reading noticeably darker than its own settled level (shaded by a hand) is uncertain
 too (see ``ClassifierConfig``).
 
-``Stabiliser`` reports a board once its classes have held, with no uncertain point,
-for ``min_frames`` frames spanning ``settle_s`` seconds; a board that holds
-``lasting_s`` without ever clearing is reported as unclear. Time comes only from the
-frames' timestamps, never from a clock, so replays are deterministic. Not done here:
-deciding what a stable board means for the game (``edge.reconcile``).
+Transients are sat out, not learnt from (``edge.sensor_faults``): a burst frame leaves
+every point as it was (all uncertain), a glint or a dead reading leaves that point as
+it was (uncertain), and a sensor that stays implausible is *masked*: it keeps its
+class, is not uncertain, and is listed in ``Sighting.masked`` so that the board is
+read without it. So the board reads as before the moment the light is normal again.
+
+Stable boards come from ``edge.stability``; what they mean for the game from
+``edge.reconcile``. Time comes only from the frames' timestamps.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from typing import Iterator, Protocol, Sequence, Union
 import numpy as np
 
 from edge.calibration import Calibration
+from edge.sensor_faults import GateConfig, SensorGate
 from gobuddy.go.coords import BLACK, EMPTY, WHITE
 
 STONE = 2  # occupancy sensing: a stone whose colour the sensor cannot tell
@@ -70,13 +74,15 @@ class FrameSource(Protocol):
 
 @dataclass(frozen=True)
 class Sighting:
-    """A classified frame: ``board`` per flat point (``EMPTY``/``BLACK``/``WHITE``/``STONE``)
-    and the ``uncertain`` points (sorted flat indices), at time ``t``."""
+    """A classified frame: ``board`` per flat point (``EMPTY``/``BLACK``/``WHITE``/``STONE``),
+    the ``uncertain`` points and the ``masked`` ones (faulty sensors: their class is
+    the last one read, not what lies there now), sorted flat indices, at time ``t``."""
 
     t: float
     board: tuple[int, ...]
     uncertain: tuple[int, ...] = ()
     seq: int | None = None
+    masked: tuple[int, ...] = ()
 
     @property
     def size(self) -> int:
@@ -84,11 +90,14 @@ class Sighting:
 
     def rows(self) -> list[str]:
         """Top row first: ``.`` empty, ``X`` black, ``O`` white, ``#`` a stone of unknown
-        colour, ``?`` uncertain (the ``board_frame`` message's rows, plus ``#``)."""
+        colour, ``?`` uncertain, ``!`` masked (the ``board_frame`` message's rows, plus
+        ``#`` and ``!``)."""
         size = self.size
         chars = [_ROW_CHARS[v] for v in self.board]
         for p in self.uncertain:
             chars[p] = "?"
+        for p in self.masked:
+            chars[p] = "!"
         return ["".join(chars[r * size:(r + 1) * size]) for r in range(size)]
 
 
@@ -132,7 +141,8 @@ class ClassifierConfig:
     hand shades some of them, a change of light all); else the estimate stays. When
     both medians agree on a change of more than ``jump`` at once (a lamp switched),
     the estimate takes it in one step: otherwise every empty point would cross into a
-    "stone" before the estimate caught up, and lose the settled level it is judged by."""
+    "stone" before the estimate caught up, and lose the settled level it is judged by.
+    Points at full scale, held or masked (``gate``) take no part in the estimate."""
 
     colour_threshold_at: float = 0.55
     hysteresis: float = 0.12
@@ -143,12 +153,15 @@ class ClassifierConfig:
     smoothing: float = 0.5
     settle_frames: int = 50
     rise_rate: float = 0.2
+    rise_window: int = 6
+    empty_cap: float = 0.04
     fall_rate: float = 0.05
     shaded_fall_rate: float = 0.01
     ambient_rate: float = 0.1
     jump: float = 0.1
     min_empty: int = 4
     min_steady: int = 10
+    gate: GateConfig = GateConfig()
 
 
 class Classifier:
@@ -178,18 +191,33 @@ class Classifier:
 
     def reset(self) -> None:
         """Forget the past (after a recalibration or a long interruption)."""
+        n = self._base.shape
         self._state: np.ndarray | None = None
-        self._clear = np.zeros(self._base.shape, dtype=bool)  # empty and certain last frame
-        self._steady = np.zeros(self._base.shape, dtype=bool)  # settled in their class last frame
-        self._turned = np.zeros(self._base.shape, dtype=bool)  # went from white to black directly
+        self._clear = np.zeros(n, dtype=bool)  # empty and certain last frame
+        self._steady = np.zeros(n, dtype=bool)  # settled in their class last frame
+        self._turned = np.zeros(n, dtype=bool)  # went from white to black directly
         self._reference = np.ones_like(self._base)
         self._smooth: np.ndarray | None = None
-        self._age = np.zeros(self._base.shape, dtype=np.int32)
+        self._recent: list[np.ndarray] = []  # the last rise_window smoothed ratios
+        self._age = np.zeros(n, dtype=np.int32)
+        self._frozen = np.zeros(n, dtype=bool)  # held or masked last frame
         self.ambient = 1.0
+        self.gate = SensorGate(self._base.size, self.config.gate)
+        self.ratio = np.ones_like(self._base)  # the last frame's ratios (for sensor health)
 
-    def _track_ambient(self, r0: np.ndarray) -> None:
+    @property
+    def levels(self) -> np.ndarray:
+        """Each point's settled level (ratio), as the shade test knows it."""
+        return self._reference.copy()
+
+    @property
+    def settled(self) -> np.ndarray:
+        """Points that kept their class ``settle_frames`` frames (their level is checked)."""
+        return self._steady.copy()
+
+    def _track_ambient(self, r0: np.ndarray, skip: np.ndarray) -> None:
         cfg, a = self.config, self.ambient
-        clear, steady = self._clear, self._steady
+        clear, steady = self._clear & ~skip, self._steady & ~skip
         empties = float(np.median(r0[clear])) if clear.sum() >= cfg.min_empty else None
         settled = (float(np.median(r0[steady] / self._reference[steady]))
                    if steady.sum() >= cfg.min_steady else None)
@@ -213,11 +241,22 @@ class Classifier:
         r0 = raw / self._base
         state = self._state
         cfg = self.config
+        ambient = self.ambient
+        saturated = self.gate.saturated(raw)
         if state is None:
-            self.ambient = float(np.quantile(r0, 0.9))
+            usable = r0[~saturated]
+            self.ambient = float(np.quantile(usable if usable.size else r0, 0.9))
         else:
-            self._track_ambient(r0)
+            self._track_ambient(r0, saturated | self._frozen)
         r = r0 / self.ambient
+        verdict = self.gate.check(frame.t, raw, r, self._smooth)
+        masked = tuple(np.flatnonzero(verdict.masked).tolist())
+        if verdict.burst and state is not None:
+            self.ambient = ambient  # learn nothing from a burst
+            uncertain = tuple(np.flatnonzero(~verdict.masked).tolist())
+            return Sighting(frame.t, tuple(state.tolist()), uncertain, frame.seq, masked)
+        self.ratio = r
+        frozen = (verdict.held | verdict.masked) if state is not None else np.zeros(r.shape, dtype=bool)
         t_occ, h_occ = self._t_occ, self._h_occ
         if state is None:
             occupied = r < t_occ
@@ -233,7 +272,9 @@ class Classifier:
                 black = r < np.where(state == WHITE, t_col - h_col,
                                      np.where(state == BLACK, t_col + h_col, t_col))
             new = np.where(occupied, np.where(black, BLACK, WHITE), EMPTY).astype(np.int8)
-            shaded, settled = self._shaded(r, new)
+            if state is not None:
+                new = np.where(frozen, state, new).astype(np.int8)
+            shaded, settled = self._shaded(r, new, frozen)
             # The colour is in doubt for a new stone reading near the threshold, or for a
             # settled one whose reading has crossed to the other colour's side; and for a
             # settled white stone that turned black without the point reading empty in
@@ -247,17 +288,20 @@ class Classifier:
             uncertain |= self._turned & ~settled
         else:
             new = np.where(occupied, STONE, EMPTY).astype(np.int8)
-            shaded, settled = self._shaded(r, new)
-        uncertain |= shaded
+            if state is not None:
+                new = np.where(frozen, state, new).astype(np.int8)
+            shaded, settled = self._shaded(r, new, frozen)
+        uncertain = ((uncertain | shaded) & ~frozen) | verdict.held
         self._state = new
-        self._clear = (new == EMPTY) & ~uncertain
-        self._steady = settled
-        return Sighting(frame.t, tuple(new.tolist()), tuple(np.flatnonzero(uncertain).tolist()), frame.seq)
+        self._frozen = frozen
+        self._clear = (new == EMPTY) & ~uncertain & ~frozen
+        self._steady = settled & ~frozen
+        return Sighting(frame.t, tuple(new.tolist()), tuple(np.flatnonzero(uncertain).tolist()), frame.seq, masked)
 
-    def _shaded(self, r: np.ndarray, new: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _shaded(self, r: np.ndarray, new: np.ndarray, frozen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(shaded, settled): points darker than their settled level (or, for young empty
         points, than the ambient), and points settled in their class; updates the
-        settled levels."""
+        settled levels, except those of ``frozen`` points, which stay as they were."""
         cfg = self.config
         same = new == self._state if self._state is not None else np.zeros(new.shape, dtype=bool)
         smooth = r if self._smooth is None else self._smooth + cfg.smoothing * (r - self._smooth)
@@ -267,89 +311,18 @@ class Classifier:
         settled = age >= cfg.settle_frames
         shaded = np.where(settled, smooth < ref - np.maximum(cfg.shade * ref, cfg.shade_min),
                           (new == EMPTY) & (smooth < 1.0 - cfg.shade))
+        kept = self._recent[max(0, len(self._recent) + 1 - cfg.rise_window):]
+        recent = [np.where(same, old, smooth) for old in kept] + [smooth]
+        floor = np.min(recent, axis=0)
         rate = np.where(smooth > ref, cfg.rise_rate, np.where(shaded, cfg.shaded_fall_rate, cfg.fall_rate))
-        self._reference = np.where(settled, ref + rate * (smooth - ref), smooth)
-        self._smooth, self._age = smooth, age
-        return shaded, settled
-
-
-@dataclass(frozen=True)
-class StabilityConfig:
-    """A board (the classes of all points) counts once it has held, with no uncertain
-    point anywhere, for ``min_frames`` frames spanning ``settle_s`` seconds. A board
-    that holds ``lasting_s`` without ever being clear is reported as unclear. A gap of
-    more than ``max_gap_s`` between frames restarts the count (nobody saw what
-    happened meanwhile); a lost frame or two (a sequence gap within that time) does
-    not."""
-
-    min_frames: int = 5
-    settle_s: float = 0.3
-    lasting_s: float = 3.0
-    max_gap_s: float = 0.25
-
-
-@dataclass(frozen=True)
-class StableBoard:
-    """A board that held still: ``board`` as in ``Sighting``, clear (no uncertain
-    point) since ``since`` and reported at ``t``; or, with ``lasting`` set, a board that
-    held ``lasting_s`` without becoming clear, with the points last seen ``uncertain``."""
-
-    t: float
-    since: float
-    board: tuple[int, ...]
-    uncertain: tuple[int, ...] = ()
-    lasting: bool = False
-
-
-class Stabiliser:
-    """Turns a stream of sightings into the stable boards among them: each board once
-    when it has held clear, or once as unclear when it held but never cleared (after
-    which the next clear board is reported even if it was reported before). Not
-    checked: that sightings come from one board."""
-
-    def __init__(self, config: StabilityConfig = StabilityConfig()) -> None:
-        self.config = config
-        self.reset()
-
-    def reset(self) -> None:
-        """Forget the current run and what was last reported."""
-        self._key: tuple[int, ...] | None = None
-        self._since = 0.0
-        self._count = 0
-        self._clear_since: float | None = None
-        self._clear_count = 0
-        self._unclear: tuple[int, ...] = ()
-        self._last_t: float | None = None
-        self._reported: tuple[int, ...] | None = None
-        self._lasting_done = False
-
-    def settled(self) -> bool:
-        """True unless the board now differs from the one last reported (it is changing
-        and has not settled yet). True before any sighting."""
-        return self._key is None or self._key == self._reported
-
-    def push(self, s: Sighting) -> StableBoard | None:
-        """Add the next sighting; return a ``StableBoard`` when one is due, else ``None``."""
-        cfg = self.config
-        gap = self._last_t is not None and (s.t - self._last_t > cfg.max_gap_s or s.t < self._last_t)
-        self._last_t = s.t
-        if gap or s.board != self._key:
-            self._key, self._since, self._count, self._lasting_done = s.board, s.t, 0, False
-            self._clear_since, self._clear_count = None, 0
-        self._count += 1
-        if s.uncertain:
-            self._clear_since, self._clear_count, self._unclear = None, 0, s.uncertain
-        else:
-            if self._clear_since is None:
-                self._clear_since = s.t
-            self._clear_count += 1
-        if (self._key != self._reported and self._clear_since is not None
-                and self._clear_count >= cfg.min_frames and s.t - self._clear_since >= cfg.settle_s):
-            self._reported = self._key
-            return StableBoard(s.t, self._clear_since, s.board)
-        if (self._key != self._reported and not self._lasting_done and self._count >= cfg.min_frames
-                and s.t - self._since >= cfg.lasting_s):
-            self._lasting_done = True
-            self._reported = None
-            return StableBoard(s.t, self._since, s.board, self._unclear, lasting=True)
-        return None
+        target = np.where(smooth > ref, np.maximum(ref, floor), smooth)
+        level = ref + rate * (target - ref)
+        level = np.where(new == EMPTY, np.minimum(level, 1.0 + cfg.empty_cap), level)
+        reference = np.where(settled, level, smooth)
+        if self._smooth is not None and frozen.any():  # a transient: these points stay as they were
+            smooth = np.where(frozen, self._smooth, smooth)
+            age = np.where(frozen, self._age, age)
+            reference = np.where(frozen, ref, reference)
+            recent[-1] = smooth
+        self._reference, self._smooth, self._age, self._recent = reference, smooth, age, recent
+        return shaded & ~frozen, settled

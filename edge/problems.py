@@ -178,6 +178,16 @@ def engine_misplaced(point: int, expected: int | None, size: int) -> Problem:
                    f"engine stone placed at {v}, expected {e}: move it to {e}")
 
 
+def with_fault_note(problem: Problem, faulty: list[int], size: int) -> Problem:
+    """``problem`` with the faulty sensors named (a move there cannot be seen)."""
+    if not faulty:
+        return problem
+    word = "sensor" if len(faulty) == 1 else "sensors"
+    return Problem(problem.kind, problem.points,
+                   f"{problem.message} (the {word} at {_at(faulty, size)} cannot be read: "
+                   "a stone played there is not seen)")
+
+
 def unclear(points: tuple[int, ...], size: int) -> Problem:
     return Problem(UNCLEAR_READING, tuple(points),
                    f"the board cannot be read clearly at {_at(points, size)}: take hands off "

@@ -22,8 +22,17 @@ stay bright, so there the board cannot tell and only time does (1-1 points are r
 played). A waiting corner stone that stays is played first even if another stone
 appears or the pass button is pressed meanwhile (the pass waits for it).
 
-Buttons: pass and undo change the game (``press``), once the board has settled: a
-press while a stone is still settling waits for it; after an undo button the board
+Faulty sensors (``Sighting.masked``, ``edge.sensor_faults``) are read around: such a
+point counts as holding what the game has there. A move on it cannot be seen, so it
+is played only when the rules tell it from the rest of the board (colour sensing): the
+stones it captured went, or the next stone is of the other colour and that point is
+the only place the side to move can have played; otherwise the problem names the
+faulty point. Not done: telling such a move under occupancy sensing (colours follow
+the turn order, so the next stone is read as the missing move).
+
+Buttons: pass, undo and end change the game (``press``), once the board has settled:
+a press while a stone is still settling waits for it (end also waits for hands to
+leave the board, at most ``end_wait_s``: the last stone counts); after an undo button the board
 must first be set back to the recorded position (a ``board_mismatch`` problem
 until it is), so the stone still lying there is not read as a new move. Against the
 engine, ``expect_engine_move`` gives the point where the engine's stone must go (its
@@ -40,12 +49,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Union
 
-from edge.classify import (STONE, BoardInput, ButtonPress, Classifier, Sighting, StabilityConfig,
-                           Stabiliser, StableBoard)
+from edge.classify import STONE, BoardInput, ButtonPress, Classifier, Sighting
+from edge.stability import StabilityConfig, Stabiliser, StableBoard
 from edge.game import Game, GameEnded, MovePlayed, Passed, Undone
 from edge.problems import (BoardDiff, Context, Problem, ProblemCleared, ProblemRaised, board_diff,
                            captures_not_removed, diagnose, engine_misplaced, illegal, raised, unclear,
-                           wrong_color)
+                           with_fault_note, wrong_color)
 from gobuddy.go.coords import EMPTY, pass_move, to_gtp
 
 
@@ -70,12 +79,14 @@ class ReconcileConfig:
     a restored earlier position may reach (2 lets a player take back their move and
     the engine's reply at once); ``corner_wait_s``: how long a new stone on a corner
     point must stay before it counts (0: no wait); ``button_wait_s``: the longest a
-    button press waits for the board to settle."""
+    button press waits for the board to settle; ``end_wait_s`` the same for the end
+    button."""
 
     stability: StabilityConfig = field(default_factory=StabilityConfig)
     max_undo_moves: int = 2
     corner_wait_s: float = 1.0
     button_wait_s: float = 2.0
+    end_wait_s: float = 3.0
 
 
 class Reconciler:
@@ -101,6 +112,8 @@ class Reconciler:
         self._engine_move: int | None = None
         self._hint: int | None = None
         self._gone: tuple[int, set[int]] = (0, set())  # (stone move number, captures seen gone)
+        self.masked: frozenset[int] = frozenset()  # faulty points, read as the game has them
+        self._unsure = False  # the latest sighting had uncertain points
 
     # ------------------------------------------------------------------ inputs
     def run(self, inputs: Iterable[BoardInput]) -> list[Event]:
@@ -121,6 +134,7 @@ class Reconciler:
     def observe(self, sighting: Sighting) -> list[Event]:
         """One classified frame."""
         before, self._now = self._now, sighting.t
+        self.masked, self._unsure = frozenset(sighting.masked), bool(sighting.uncertain)
         corner = self._corner
         stable = self.stabiliser.push(sighting)
         if self.game.ended:
@@ -130,20 +144,24 @@ class Reconciler:
             events = self._on_stable(stable)
         elif corner is not None and before < corner[2] + self.config.corner_wait_s <= sighting.t:
             events = self._evaluate()
-        if self._queued and (not self._busy() or sighting.t - self._queued[0][1] >= self.config.button_wait_s):
-            while self._queued:
-                events += self._apply(self._queued.pop(0)[0])
+        while self._queued and not self.game.ended:
+            button, t = self._queued[0]
+            if self._busy(button) and sighting.t - t < self._wait_s(button):
+                break
+            self._queued.pop(0)
+            events += self._apply(button)
         return self._with_led(events)
 
     def press(self, button: str, t: float | None = None) -> list[Event]:
-        """A board button pressed at ``t`` (default: the latest frame's time): ``pass``
-        and ``undo`` act here; others (hint, new game, ...) belong to the service and
-        return no events. While the board is still changing (a stone just placed has
-        not settled, a corner stone waits) the press waits, at most ``button_wait_s``,
-        so that what happened on the board before the press counts first."""
-        if button not in ("pass", "undo") or self.game.ended:
+        """A board button pressed at ``t`` (default: the latest frame's time): ``pass``,
+        ``undo`` and ``end`` act here; others (hint, new game, ...) belong to the service
+        and return no events. While the board is still changing (a stone just placed has
+        not settled, a corner stone waits; for ``end`` also a hand over the board) the
+        press waits, at most ``button_wait_s`` (``end_wait_s``), so that what happened on
+        the board before the press counts first."""
+        if button not in ("pass", "undo", "end") or self.game.ended:
             return []
-        if self._queued or self._busy():
+        if self._queued or self._busy(button):
             self._queued.append((button, self._now if t is None else t))
             return []
         return self._with_led(self._apply(button))
@@ -157,13 +175,19 @@ class Reconciler:
         """``press("undo")``: take back the last move; the board must then be set back."""
         return self.press("undo")
 
-    def _busy(self) -> bool:
-        return self._corner is not None or not self.stabiliser.settled()
+    def _busy(self, button: str = "") -> bool:
+        return (self._corner is not None or not self.stabiliser.settled()
+                or (button == "end" and self._unsure))
+
+    def _wait_s(self, button: str) -> float:
+        return self.config.end_wait_s if button == "end" else self.config.button_wait_s
 
     def _apply(self, button: str) -> list[Event]:
         game = self.game
         if game.ended:
             return []
+        if button == "end":
+            return [game.end()]
         if button == "pass":
             if game.is_engine_turn():
                 return []
@@ -217,6 +241,7 @@ class Reconciler:
         board, game = self.stable, self.game
         if board is None or game.ended:
             return []
+        board = self._read_around(board)
         if self._corner is not None and board[self._corner[0]] != self._corner[1]:
             self._corner = None  # the waiting corner stone is gone (or changed): forget it
         diff = board_diff(game.position.board, board, self._leftovers(board))
@@ -245,7 +270,48 @@ class Reconciler:
             events = self._new_stone(BoardDiff((corner[:2],), (), (), diff.leftover), board)
             last = self.game.last_stone_move()
             return events + self._evaluate() if last is not None and last.point == corner[0] else events
+        if self.masked:
+            return self._masked_move(diff, board)
         return self._settle(diagnose(diff, self._context()))
+
+    def _read_around(self, board: tuple[int, ...]) -> tuple[int, ...]:
+        """``board`` with the masked points read as the game has them."""
+        if not self.masked:
+            return board
+        expected = self.game.position.board
+        return tuple(expected[p] if p in self.masked else v for p, v in enumerate(board))
+
+    def _masked_move(self, diff: BoardDiff, board: tuple[int, ...]) -> list[Event]:
+        """A difference that a move on a faulty point explains, and nothing else does: play
+        it (and the rest on the next evaluation); otherwise the problem, naming the
+        faulty points."""
+        game = self.game
+        pos, me = game.position, game.to_play
+        theirs = [p for p, c in diff.added if c == -me]
+        candidates = []
+        if not diff.recoloured and len(diff.added) == len(theirs) <= 1:
+            for p in sorted(self.masked):
+                if pos.board[p] != EMPTY or pos.illegal_reason(p) is not None:
+                    continue
+                after = pos.copy()
+                captured = set(after.play(p)) - self.masked
+                gone = {q for q, _ in diff.removed}
+                if theirs:
+                    q = theirs[0]
+                    if after.illegal_reason(q) is not None:
+                        continue
+                    captured_next = set(after.copy().play(q))
+                    if captured <= gone and gone <= captured | captured_next:
+                        candidates.append(p)
+                elif captured and gone == captured:
+                    candidates.append(p)
+        if len(candidates) == 1:
+            events = self._settle(None)
+            events.append(game.play(candidates[0]))
+            self._forget_requests()
+            return events + self._evaluate()
+        problem = diagnose(diff, self._context())
+        return self._settle(with_fault_note(problem, sorted(self.masked), game.size))
 
     def _leftovers(self, board: tuple[int, ...]) -> dict[int, int]:
         """Captured stones of the last stone move that may still lie on the board: those
@@ -317,7 +383,7 @@ class Reconciler:
                 stones += 1
                 if stones > self.config.max_undo_moves:
                     return 0
-            if _same(board, game.board_after(j)):
+            if _same(board, game.board_after(j), self.masked):
                 return len(moves) - j
         return 0
 
@@ -375,10 +441,11 @@ def _is_corner(point: int, size: int) -> bool:
     return r in (0, size - 1) and c in (0, size - 1)
 
 
-def _same(board: tuple[int, ...], stones: tuple[int, ...]) -> bool:
-    """``board`` (classes) shows exactly ``stones`` (``STONE`` matches either colour)."""
-    for s, e in zip(board, stones):
-        if s != e and (s != STONE or e == EMPTY):
+def _same(board: tuple[int, ...], stones: tuple[int, ...], masked: frozenset[int] = frozenset()) -> bool:
+    """``board`` (classes) shows exactly ``stones`` (``STONE`` matches either colour),
+    the ``masked`` points aside."""
+    for p, (s, e) in enumerate(zip(board, stones)):
+        if s != e and (s != STONE or e == EMPTY) and p not in masked:
             return False
     return True
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from edge.calibration import Calibration
-from edge.classify import STONE, Classifier, Frame, Sighting, StabilityConfig, Stabiliser
+from edge.classify import STONE, Classifier, Frame, Sighting
+from edge.stability import StabilityConfig, Stabiliser
 from gobuddy.go.coords import BLACK, EMPTY, WHITE, from_gtp
 
 SIZE = 9
