@@ -17,9 +17,6 @@ Streamlit serves on loopback only).
 from __future__ import annotations
 
 import argparse
-import os
-import secrets
-import socket
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Sequence
@@ -27,7 +24,7 @@ from typing import Sequence
 from dashboard.access import AUTH_MODES
 from gobuddy.bus.cli import add_broker_arguments, bus_config_from_args
 from gobuddy.bus.config import BusConfig
-from gobuddy.bus.topics import TopicError, check_client_id
+from gobuddy.bus.topics import TopicError
 
 DEFAULT_DB_URL = "sqlite:///data/gobuddy.db"
 
@@ -76,20 +73,11 @@ class DashboardConfig:
         return f"{self.bus.host}:{self.bus.port}" if self.bus else "none"
 
 
-@lru_cache(maxsize=1)
-def default_client_id() -> str:
-    """``dashboard-<host>-<pid>-<6 hex>``: one per process (two clients sharing an id
-    knock each other off the broker), the same on every script run of the process."""
-    host = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in socket.gethostname())[:24].strip("-._")
-    return f"dashboard-{host or 'host'}-{os.getpid()}-{secrets.token_hex(3)}"
-
-
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="streamlit run dashboard/app.py --",
                                 description="Go Learning Buddy dashboard (Streamlit).", exit_on_error=False)
     add_broker_arguments(p, default_username="dashboard")
     p.add_argument("--no-bus", action="store_true", help="run without a broker (history only)")
-    p.add_argument("--client-id", default=None, help="MQTT client id (default: dashboard-<host>-<pid>-<random>)")
     p.add_argument("--db", "--db-url", dest="db", default=DEFAULT_DB_URL,
                    help=f"SQLAlchemy URL of the history (default {DEFAULT_DB_URL})")
     p.add_argument("--live-interval", type=float, default=0.1, help="Live page refresh timer in seconds (default 0.1)")
@@ -112,10 +100,8 @@ def _parse(argv: tuple[str, ...]) -> DashboardConfig:
         raise ConfigError(f"cannot use the arguments {' '.join(argv)!r}: see --help") from None
     bus = None
     if not args.no_bus:
-        client_id = args.client_id or default_client_id()
         try:
-            check_client_id(client_id)
-            bus = bus_config_from_args(args, role="dashboard", client_id=client_id)
+            bus = bus_config_from_args(args, role="dashboard")
         except (TopicError, ValueError) as exc:
             raise ConfigError(f"broker options: {exc}") from None
         except SystemExit as exc:  # gobuddy.bus.cli: an unreadable --credentials file

@@ -39,7 +39,8 @@ class WorkerConfig:
     busy machine; a request with less time left is refused with an ``engine_error`` on
     ``deadline_ms``.
     cache_size: answers kept (LRU), 0 disables the cache.
-    max_queue: requests waiting beyond this are refused at once (``engine_error``).
+    max_queue: requests waiting beyond this are refused at once (``engine_error``, busy).
+    max_queue_per_requester: at most this many of one requester's requests wait (busy beyond).
     status_interval_s: how often the retained status (queue depth, evals/s) is refreshed.
     """
 
@@ -53,6 +54,7 @@ class WorkerConfig:
     deadline_margin_fraction: float = 0.1
     cache_size: int = 4096
     max_queue: int = 1000
+    max_queue_per_requester: int = 256
     status_interval_s: float = 5.0
 
     def __post_init__(self) -> None:
@@ -64,8 +66,9 @@ class WorkerConfig:
             raise ValueError(f"threads: {self.threads} is outside 1..64")
         if not 1 <= self.batch_size <= 256:
             raise ValueError(f"batch_size: {self.batch_size} is outside 1..256")
-        if self.deadline_margin_ms < 0 or self.cache_size < 0 or self.max_queue < 1:
-            raise ValueError("deadline_margin_ms and cache_size must be >= 0, max_queue >= 1")
+        if (self.deadline_margin_ms < 0 or self.cache_size < 0 or self.max_queue < 1
+                or self.max_queue_per_requester < 1):
+            raise ValueError("deadline_margin_ms and cache_size must be >= 0, max_queue(_per_requester) >= 1")
         if not 0 <= self.deadline_margin_fraction < 1:
             raise ValueError(f"deadline_margin_fraction: {self.deadline_margin_fraction} is outside [0, 1)")
         if not 0.1 <= self.status_interval_s <= 3600:
@@ -87,6 +90,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=8, help="leaves evaluated per network call (default 8)")
     p.add_argument("--cache-size", type=int, default=4096, help="answers kept in the LRU cache, 0: none (default 4096)")
     p.add_argument("--max-queue", type=int, default=1000, help="requests waiting before new ones are refused")
+    p.add_argument("--max-queue-per-requester", type=int, default=256,
+                   help="one requester's requests waiting before its new ones are refused (default 256)")
     p.add_argument("--status-interval", type=float, default=5.0, help="seconds between status updates (default 5)")
     p.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     return p
@@ -105,7 +110,9 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[WorkerConfig, str]:
         bus = bus_config_from_args(args, role="engine", persistent_session=False)
         config = WorkerConfig(bus=bus, model=args.model, visit_cap=args.visits, threads=args.threads,
                               share_group=args.share_group, batch_size=args.batch_size, cache_size=args.cache_size,
-                              max_queue=args.max_queue, status_interval_s=args.status_interval)
+                              max_queue=args.max_queue,
+                              max_queue_per_requester=args.max_queue_per_requester,
+                              status_interval_s=args.status_interval)
     except (ValueError, TopicError) as exc:
         p.error(str(exc))
     except SystemExit as exc:  # gobuddy.bus.cli: an unreadable --password-file

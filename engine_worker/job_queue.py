@@ -1,4 +1,13 @@
-"""The worker's queue of accepted requests, and which of them a newer one superseded.
+"""The worker's queue of accepted requests: fair between requesters, and which of them a
+newer one superseded.
+
+Fairness: each requester (the account a request came from: ``(role, client_id)``) has
+its own first-in-first-out line, and ``take`` serves the lines in turn (round robin), so
+one requester that floods the worker delays only its own requests: with N requesters
+waiting, each gets every N-th turn. A requester may have at most ``per_requester`` jobs
+waiting; the whole queue at most ``capacity``. ``ahead(requester)`` is how many jobs
+would run before a new one of that requester (what the worker's admission estimates a
+wait from).
 
 A request about a board (``board_id`` set) is superseded by a newer request from the
 same requester about the same board for the same purpose: a board that asks for a hint
@@ -8,7 +17,8 @@ per worker: two requests that the shared subscription gave to different workers 
 both answered (the edge drops the stale one by ``position_key``).
 
 ``put`` marks the running job's ``stop`` event when it is superseded, so its search ends
-after the current batch. First in, first out otherwise. Thread-safe.
+after the current batch. Thread-safe. Not done here: weights per requester (every
+requester's turn is the same), priorities by purpose.
 """
 
 from __future__ import annotations
@@ -39,6 +49,8 @@ class Job:
     prepared: Any  # request_position.Prepared
     visits: int
     key: Hashable | None = None
+    requester: Hashable | None = None  # whose line it waits in (None: one shared line)
+    deadline_ms: int = 0  # by this worker's clock: arrival plus the request's timeout_ms
     seq: int = 0
     accepted: float = field(default_factory=time.monotonic)
     stop: threading.Event = field(default_factory=threading.Event)
@@ -48,22 +60,45 @@ class Job:
         return self.received.message  # type: ignore[return-value]
 
 
-class JobQueue:
-    """FIFO of ``Job``s with at most ``capacity`` waiting."""
+def requester_of(received: Received) -> Hashable:
+    """The account a request came from: (role, client id) of its request topic."""
+    return (received.info.role, received.info.client_id)
 
-    def __init__(self, capacity: int) -> None:
+
+class JobQueue:
+    """Round robin over requesters' FIFO lines of ``Job``s; at most ``capacity`` waiting
+    in all and ``per_requester`` (default ``capacity``) in one line."""
+
+    def __init__(self, capacity: int, per_requester: int | None = None) -> None:
         self.capacity = capacity
-        self._jobs: deque[Job] = deque()
+        self.per_requester = per_requester or capacity
+        self._lines: dict[Hashable, deque[Job]] = {}
+        self._turns: deque[Hashable] = deque()  # requesters with waiting jobs, next first
+        self._waiting = 0
         self._cond = threading.Condition()
         self._latest: dict[Hashable, int] = {}
         self._current: Job | None = None
         self._next_seq = 0
         self._closed = False
 
-    def put(self, job: Job) -> bool:
-        """Accept ``job`` (False when full or closed); supersede older jobs of its key."""
+    def refusal(self, job: Job) -> str | None:
+        """Why ``put`` would refuse ``job`` now ("closed", "full", "requester_full"), or None."""
         with self._cond:
-            if self._closed or len(self._jobs) >= self.capacity:
+            return self._refusal(job)
+
+    def _refusal(self, job: Job) -> str | None:
+        if self._closed:
+            return "closed"
+        if self._waiting >= self.capacity:
+            return "full"
+        if len(self._lines.get(job.requester, ())) >= self.per_requester:
+            return "requester_full"
+        return None
+
+    def put(self, job: Job) -> bool:
+        """Accept ``job`` (False when refused, see ``refusal``); supersede older jobs of its key."""
+        with self._cond:
+            if self._refusal(job) is not None:
                 return False
             self._next_seq += 1
             job.seq = self._next_seq
@@ -71,17 +106,34 @@ class JobQueue:
                 self._latest[job.key] = job.seq
                 if self._current is not None and self._current.key == job.key:
                     self._current.stop.set()
-            self._jobs.append(job)
+            line = self._lines.setdefault(job.requester, deque())
+            if not line:
+                self._turns.append(job.requester)
+            line.append(job)
+            self._waiting += 1
             self._cond.notify()
             return True
 
     def take(self, timeout_s: float) -> Job | None:
         """The next job (now the running one), or None after ``timeout_s`` or when closed."""
         with self._cond:
-            if not self._cond.wait_for(lambda: self._jobs or self._closed, timeout_s) or self._closed:
+            if not self._cond.wait_for(lambda: self._waiting or self._closed, timeout_s) or self._closed:
                 return None
-            self._current = self._jobs.popleft()
+            requester = self._turns.popleft()
+            line = self._lines[requester]
+            self._current = line.popleft()
+            self._waiting -= 1
+            if line:
+                self._turns.append(requester)
+            else:
+                del self._lines[requester]
             return self._current
+
+    def ahead(self, requester: Hashable | None) -> int:
+        """How many waiting jobs would run before a new job of ``requester`` (round robin)."""
+        with self._cond:
+            mine = len(self._lines.get(requester, ()))
+            return mine + sum(min(len(line), mine + 1) for who, line in self._lines.items() if who != requester)
 
     def superseded(self, job: Job) -> bool:
         """True if a newer job of the same key was accepted after ``job``."""
@@ -98,12 +150,13 @@ class JobQueue:
 
     def close(self) -> list[Job]:
         """Refuse new jobs, stop the running one, wake ``take``; return the jobs that were
-        still waiting (they will not run)."""
+        still waiting, oldest first (they will not run)."""
         with self._cond:
             self._closed = True
             if self._current is not None:
                 self._current.stop.set()
-            waiting, self._jobs = list(self._jobs), deque()
+            waiting = sorted((job for line in self._lines.values() for job in line), key=lambda job: job.seq)
+            self._lines, self._turns, self._waiting = {}, deque(), 0
             self._cond.notify_all()
             return waiting
 
@@ -111,4 +164,4 @@ class JobQueue:
     def waiting(self) -> int:
         """Jobs accepted and not yet started."""
         with self._cond:
-            return len(self._jobs)
+            return self._waiting

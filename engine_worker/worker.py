@@ -8,18 +8,28 @@ How a request goes (see ``schemas/README.md`` for the protocol):
 1. The bus client (one ``BusClient``, role ``engine``) receives it on the shared
    subscription ``$share/<group>/gobuddy/v1/engine/request/+/+`` and validates it; an
    invalid one is refused by the client itself with an ``engine_error`` naming the field.
-2. The handler (the client's dispatcher thread) replays the position; an illegal one, a
-   board size the model does not play, a request already past its deadline or a full
-   queue are refused at once with an ``engine_error``. Otherwise the request joins the
-   ``JobQueue`` (and supersedes older ones of the same requester, board and purpose).
-3. The search thread takes jobs in order. A superseded job is dropped without an
-   answer, a job whose deadline is too close is refused (``deadline_ms``). An answer in
+2. The handler (the client's dispatcher thread) sets the request's deadline on this
+   worker's clock: arrival plus ``timeout_ms`` (the requester's ``deadline_ms`` only when
+   a request has no ``timeout_ms``), so a requester whose clock is off is served all
+   the same. It replays the position; an illegal one (code ``invalid``), a board size the
+   model does not play (``unplayable``), a request with no time left (``deadline``), a
+   full queue or more work ahead than the request has time (``busy``, with
+   ``retry_after_ms``) are refused at once with an ``engine_error``. Otherwise the request
+   joins the ``JobQueue`` (fair between requesters; it supersedes older ones of the same
+   requester, board and purpose) and the requester hears an ``engine_progress`` (queued,
+   how many ahead, when the answer is expected). A copy of a request this worker already
+   holds (a requester that re-sent it) only gets that progress again.
+3. The search thread takes jobs in turn. A superseded job is dropped without an
+   answer, a job whose deadline is too close is refused (``deadline``). An answer in
    the ``AnswerCache`` is sent at once. Otherwise it searches up to
-   ``min(max_visits, visit cap)`` visits, ``max_time_ms`` and the deadline less a margin
-   (the larger of ``deadline_margin_ms`` and a tenth of the time left),
-   sends partial answers if asked, then the final answer on the Response Topic with the
-   request's Correlation Data, and for a board's own ``hint`` also on its ``led`` topic.
-   An answer that would arrive after the deadline is not sent.
+   ``min(max_visits, visit cap)`` visits, ``max_time_ms``, the deadline less a margin
+   (the larger of ``deadline_margin_ms`` and a tenth of the time left), and, while
+   others wait, its share of the time left (the time left divided by one plus the jobs
+   waiting: the search gets weaker as the queue grows, and every queued request can
+   still be answered in time); it sends partial answers if asked, then the final answer
+   on the requester's own response topic with the request's Correlation Data, and for a
+   board's own ``hint`` also on its ``led`` topic. An answer that would arrive after the
+   deadline is not sent.
 4. A retained status (online, model, queue depth, evaluations per second) is refreshed
    every ``status_interval_s``; the last will says offline.
 
@@ -32,8 +42,8 @@ request once it is queued, and a requester that gets no answer re-sends the requ
 (a fresh Correlation Data, the same id) while its deadline allows: see
 ``tests/services/test_worker_pair.py``.
 
-Not done here: fairness between requesters (first come, first served), cancelling a
-request other than by superseding it.
+Not done here: cancelling a request other than by superseding it; weights between
+requesters (each requester's turn is the same).
 """
 
 from __future__ import annotations
@@ -49,17 +59,18 @@ from gobuddy.ai.evaluator import Evaluation, Query
 from gobuddy.ai.mcts import Search, SearchConfig
 from gobuddy.bus import topics
 from gobuddy.bus.client import BusClient
-from gobuddy.bus.engine_messages import EngineAnswer, EngineError, EngineRequest
+from gobuddy.bus.engine_messages import EngineAnswer, EngineError, EngineProgress, EngineRequest
 from gobuddy.bus.inbox import Received
 from gobuddy.bus.lifecycle import connect, serve
 from gobuddy.bus.message import now_ms
 from engine_worker.answer_cache import AnswerCache
 from engine_worker.config import WorkerConfig
-from engine_worker.job_queue import Job, JobQueue, supersede_key
+from engine_worker.job_queue import Job, JobQueue, requester_of, supersede_key
 from engine_worker.request_position import RequestError, prepare
 
 log = logging.getLogger("engine_worker")
 MIN_SEARCH_MS = 5  # below this much time left there is no search worth starting
+FIRST_GUESS_S = 0.5  # a job's wall time before this worker has measured any
 
 
 class CountingEvaluator:
@@ -93,13 +104,17 @@ class EngineWorker:
             evaluator = OnnxEvaluator(config.model, intra_threads=config.threads)
         self.evaluator = CountingEvaluator(evaluator)
         self.cache = AnswerCache(config.cache_size)
-        self.jobs = JobQueue(config.max_queue)
+        self.jobs = JobQueue(config.max_queue, config.max_queue_per_requester)
+        self._job_s = FIRST_GUESS_S  # moving average of a job's wall time (admission estimates)
+        self._held: dict[tuple, Job] = {}  # (requester, request id) -> its job, queued or running
+        self._held_lock = threading.Lock()
         self.client: BusClient | None = None
         self._search: Search | None = None
         self._search_rules: tuple[float, bool] | None = None
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
-        self.counts = {"answered": 0, "refused": 0, "superseded": 0, "late": 0, "cached": 0}
+        self.counts = {"answered": 0, "refused": 0, "busy": 0, "superseded": 0, "late": 0, "cached": 0,
+                       "duplicates": 0}
 
     @property
     def worker_id(self) -> str:
@@ -131,7 +146,7 @@ class EngineWorker:
         """Stop the running search, publish the offline status and disconnect."""
         self._stopping.set()
         for job in self.jobs.close():  # tell their requesters now rather than at their deadlines
-            self._refuse(job.received, None, f"worker {self.worker_id} is shutting down; ask again")
+            self._refuse(job.received, None, f"worker {self.worker_id} is shutting down; ask again", "shutdown")
         for thread in self._threads:
             thread.join(5.0)
         if self.client is not None:
@@ -145,26 +160,80 @@ class EngineWorker:
     # ---- accepting (the bus client's dispatcher thread) ------------------------------------
 
     def _on_request(self, received: Received) -> None:
+        arrived_ms = now_ms()
         request: EngineRequest = received.message  # type: ignore[assignment]
         if not self._answerable(received):
             return
-        if request.deadline_ms - now_ms() < self.config.deadline_margin_ms + MIN_SEARCH_MS:
-            self._refuse(received, "deadline_ms", "the deadline had passed when the request arrived")
+        requester = requester_of(received)
+        with self._held_lock:
+            held = self._held.get((requester, request.id))
+        if held is not None:  # the requester sent it again: it is not lost, say so
+            self.counts["duplicates"] += 1
+            self._progress(held)
+            return
+        deadline_ms = arrived_ms + (request.timeout_ms if request.timeout_ms is not None
+                                    else request.deadline_ms - arrived_ms)
+        if deadline_ms - now_ms() < self.config.deadline_margin_ms + MIN_SEARCH_MS:
+            self._refuse(received, "deadline_ms", "the deadline had passed when the request arrived", "deadline")
             return
         visits = min(request.max_visits, self.config.visit_cap)
         try:
             prepared = prepare(request.position, self.evaluator.board_sizes, visits, request.top_k,
                                request.include_ownership)
         except RequestError as exc:
-            self._refuse(received, exc.field, exc.message)
+            code = "unplayable" if exc.field == "position.size" else "invalid"
+            self._refuse(received, exc.field, exc.message, code)
             return
-        job = Job(received, prepared, visits, key=supersede_key(received))
-        if not self.jobs.put(job):
-            busy = "is shutting down" if self._stopping.is_set() else f"is overloaded ({self.jobs.waiting} waiting)"
-            self._refuse(received, None, f"worker {self.worker_id} {busy}; ask again")
+        job = Job(received, prepared, visits, key=supersede_key(received), requester=requester,
+                  deadline_ms=deadline_ms)
+        refusal = self._admission(job)
+        if refusal is not None:
+            if self._stopping.is_set():
+                self._refuse(received, None, f"worker {self.worker_id} is shutting down; ask again", "shutdown")
+            else:
+                self.counts["busy"] += 1
+                self._refuse(received, None, refusal, "busy", retry_after_ms=int(min(60.0, 2 * self._job_s) * 1000))
             return
+        with self._held_lock:
+            self._held[(requester, request.id)] = job
+        if not self.jobs.put(job):  # filled up since the admission check
+            self._release(job)
+            self.counts["busy"] += 1
+            self._refuse(received, None, f"worker {self.worker_id} is busy; ask again", "busy")
+            return
+        self._progress(job)
         log.debug("accepted %s from %s/%s (%d waiting)", request.id, received.info.role, received.info.client_id,
                   self.jobs.waiting)
+
+    def _admission(self, job: Job) -> str | None:
+        """Why ``job`` cannot be taken (a reason for a busy reply), or None: the queue or
+        the requester's line is full, or the work ahead of it would outlast its deadline."""
+        refusal = self.jobs.refusal(job)
+        if refusal == "closed":
+            return "closed"
+        if refusal is not None:
+            what = "its queue is full" if refusal == "full" else "this requester already has its share waiting"
+            return f"worker {self.worker_id} is busy: {what} ({self.jobs.waiting} waiting); ask again"
+        wait_s = self.jobs.ahead(job.requester) * self._job_s
+        left_s = (job.deadline_ms - now_ms() - self.config.deadline_margin_ms) / 1000
+        if wait_s + MIN_SEARCH_MS / 1000 > left_s:
+            return (f"worker {self.worker_id} is busy: about {wait_s:.1f} s of work ahead and {max(0.0, left_s):.1f} s "
+                    "left; ask again")
+        return None
+
+    def _progress(self, job: Job) -> None:
+        """Tell the requester its request is queued here and when the answer should come."""
+        if job.received.response_topic is None:
+            return
+        ahead = self.jobs.ahead(job.requester)
+        expected_s = min((ahead + 1) * self._job_s, max(0.0, (job.deadline_ms - now_ms()) / 1000))
+        self._respond(job.received, EngineProgress(id=job.request.id, state="queued", ahead=min(ahead, 100_000),
+                                                   expected_ms=int(expected_s * 1000), worker=self.worker_id))
+
+    def _release(self, job: Job) -> None:
+        with self._held_lock:
+            if self._held.get((job.requester, job.request.id)) is job:
+                del self._held[(job.requester, job.request.id)]
 
     def _answerable(self, received: Received) -> bool:
         """Whether anyone can get an answer: the Response Topic must be the requester's
@@ -189,23 +258,27 @@ class EngineWorker:
             job = self.jobs.take(0.5)
             if job is None:
                 continue
+            started = time.monotonic()
             try:
                 self._serve(job)
             except Exception as exc:  # one bad request never stops the worker
                 log.exception("request %r failed", job.request.id)
-                self._refuse(job.received, None, f"internal error: {type(exc).__name__}: {exc}")
+                self._refuse(job.received, None, f"internal error: {type(exc).__name__}: {exc}", "internal")
             finally:
                 self.jobs.finish(job)
+                self._release(job)
+                self._job_s = 0.8 * self._job_s + 0.2 * (time.monotonic() - started)
 
     def _serve(self, job: Job) -> None:
         request, received = job.request, job.received
         if self.jobs.superseded(job):
             self._drop_superseded(job)
             return
-        left_ms = request.deadline_ms - now_ms()
+        left_ms = job.deadline_ms - now_ms()
         remaining_ms = left_ms - max(self.config.deadline_margin_ms, self.config.deadline_margin_fraction * left_ms)
         if remaining_ms < MIN_SEARCH_MS:
-            self._refuse(received, "deadline_ms", "the deadline passed while the request waited for a worker")
+            self._refuse(received, "deadline_ms", "the deadline passed while the request waited for a worker",
+                         "deadline")
             return
         started = time.perf_counter()
         cached = self.cache.get(job.prepared.key)
@@ -216,6 +289,9 @@ class EngineWorker:
         seconds = remaining_ms / 1000
         if request.max_time_ms is not None:
             seconds = min(seconds, request.max_time_ms / 1000)
+        waiting = self.jobs.waiting
+        if waiting:  # others wait: this search takes only its share of the time left
+            seconds = max(MIN_SEARCH_MS / 1000, min(seconds, remaining_ms / 1000 / (1 + waiting)))
 
         def partial(analysis: EngineAnswer) -> None:
             self._respond(received, analysis.to_dict())
@@ -227,7 +303,7 @@ class EngineWorker:
             board_id=request.board_id, worker=self.worker_id, ownership=request.include_ownership, stop=job.stop,
             on_partial=partial if wants_partial else None, partial_every=(request.report_every_ms or 1000) / 1000)
         if self._stopping.is_set():
-            self._refuse(received, None, f"worker {self.worker_id} is shutting down; ask again")
+            self._refuse(received, None, f"worker {self.worker_id} is shutting down; ask again", "shutdown")
             return
         if job.stop.is_set() or self.jobs.superseded(job):
             self._drop_superseded(job)
@@ -255,10 +331,10 @@ class EngineWorker:
 
     def _deliver(self, job: Job, answer: dict[str, Any]) -> None:
         request = job.request
-        if now_ms() > request.deadline_ms:
+        if now_ms() > job.deadline_ms:
             self.counts["late"] += 1
             log.info("dropped the answer to %r: ready %d ms after its deadline", request.id,
-                     now_ms() - request.deadline_ms)
+                     now_ms() - job.deadline_ms)
             return
         if job.received.response_topic is not None:
             self._respond(job.received, answer)
@@ -277,13 +353,14 @@ class EngineWorker:
 
     # ---- replies -----------------------------------------------------------------------------
 
-    def _refuse(self, received: Received, field: str | None, message: str) -> None:
+    def _refuse(self, received: Received, field: str | None, message: str, code: str,
+                retry_after_ms: int | None = None) -> None:
         self.counts["refused"] += 1
         request_id = getattr(received.message, "id", "")
-        log.info("refused %r (%s): %s", request_id, field, message)
+        log.info("refused %r (%s, %s): %s", request_id, code, field, message)
         if received.response_topic is not None:
-            self._respond(received, EngineError(id=request_id, error=message[:500], field=field,
-                                                worker=self.worker_id))
+            self._respond(received, EngineError(id=request_id, error=message[:500], field=field, code=code,
+                                                retry_after_ms=retry_after_ms, worker=self.worker_id))
 
     def _respond(self, received: Received, reply: Any) -> None:
         try:
@@ -304,6 +381,7 @@ class EngineWorker:
             try:
                 client.set_status(queue_depth=self.jobs.waiting, evals_per_s=round(rate, 1),
                                   answered=self.counts["answered"], refused=self.counts["refused"],
+                                  busy=self.counts["busy"], job_ms=round(self._job_s * 1000),
                                   cache_hits=self.cache.hits, invalid=client.stats["rejected"])
             except Exception as exc:
                 log.warning("could not publish the status: %s", exc)

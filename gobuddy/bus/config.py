@@ -38,6 +38,9 @@ class BusConfig:
 
     reconnect_min_s / reconnect_max_s: the capped exponential backoff between reconnect
     attempts (doubling from min to max; reset by a successful connect).
+
+    request_silence_s: how long an engine request may go without any word from the
+    workers (an engine_progress, a partial or final answer) before it is sent again.
     """
 
     client_id: str
@@ -56,6 +59,7 @@ class BusConfig:
     reconnect_min_s: float = 0.5
     reconnect_max_s: float = 5.0
     connect_timeout_s: float = 10.0
+    request_silence_s: float = 1.5
     version: str = "0.1.0"
     presence: bool = True
     max_payload_bytes: int = 256 * 1024
@@ -80,6 +84,8 @@ class BusConfig:
             raise ValueError("tls_cert_file and tls_key_file go together")
         if not 0 < self.reconnect_min_s <= self.reconnect_max_s:
             raise ValueError("reconnect_min_s must be > 0 and <= reconnect_max_s")
+        if not 0.05 <= self.request_silence_s <= 600:
+            raise ValueError("request_silence_s must be 0.05..600")
         if self.keepalive_s < 5:
             raise ValueError("keepalive_s must be at least 5")
         if self.persistent_session and self.session_expiry_s <= 0:

@@ -45,7 +45,8 @@ class Position:
 
 @dataclass(frozen=True, kw_only=True)
 class EngineRequest(Message):
-    """A query for the engine workers; ``deadline_ms`` is absolute Unix epoch milliseconds."""
+    """A query for the engine workers; ``deadline_ms`` is the requester's absolute Unix epoch
+    milliseconds, ``timeout_ms`` the time it has from when it was sent (set at each send)."""
 
     KIND = "engine_request"
     id: str
@@ -54,6 +55,7 @@ class EngineRequest(Message):
     position: Position
     max_visits: int
     deadline_ms: int
+    timeout_ms: int | None = None
     max_time_ms: int | None = None
     top_k: int = 5
     include_ownership: bool = False
@@ -135,11 +137,28 @@ class EngineAnswer(Message):
 
 @dataclass(frozen=True, kw_only=True)
 class EngineError(Message):
-    """A worker's refusal; ``field`` is the request field at fault as a path, or None."""
+    """A worker's refusal; ``field`` is the request field at fault as a path, or None;
+    ``code`` what kind of refusal (invalid, unplayable, deadline, busy, shutdown, internal)."""
 
     KIND = "engine_error"
     id: str
     error: str
     field: str | None = None
+    worker: str
+    code: str | None = None
+    retry_after_ms: int | None = None
+    ts: int = dataclass_field(default_factory=now_ms)
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineProgress(Message):
+    """A worker accepted a request: ``queued`` behind ``ahead`` others, or ``searching``;
+    it expects to answer in ``expected_ms`` (its own clock)."""
+
+    KIND = "engine_progress"
+    id: str
+    state: str
+    ahead: int
+    expected_ms: int
     worker: str
     ts: int = dataclass_field(default_factory=now_ms)

@@ -64,9 +64,12 @@ class Received:
 
 
 def kind_for(info: TopicInfo, data: Any) -> str:
-    """The message kind ``data`` must be on the topic ``info`` (engine responses carry two)."""
-    if info.family == "engine_response":
-        return "engine_error" if isinstance(data, dict) and "error" in data else "engine_answer"
+    """The message kind ``data`` must be on the topic ``info`` (engine responses carry three:
+    an ``error`` key makes an engine_error, a ``state`` key an engine_progress)."""
+    if info.family == "engine_response" and isinstance(data, dict):
+        if "error" in data:
+            return "engine_error"
+        return "engine_progress" if "state" in data else "engine_answer"
     return info.kinds[0]
 
 

@@ -9,6 +9,7 @@
 | engine_request | ``EngineRequest``                       | ``schemas/engine_request.schema.json`` |
 | engine_answer  | ``EngineAnswer``                        | ``schemas/engine_answer.schema.json``  |
 | engine_error   | ``EngineError``                         | ``schemas/engine_error.schema.json``   |
+| engine_progress | ``EngineProgress``                     | ``schemas/engine_progress.schema.json`` |
 | status         | ``Status``                              | ``schemas/status.schema.json``       |
 | error          | ``ErrorReport``                         | ``schemas/error.schema.json``        |
 """
@@ -21,6 +22,7 @@ from gobuddy.bus.board_messages import BoardFrame, BoardState, ButtonEvent, Prob
 from gobuddy.bus.engine_messages import (
     EngineAnswer,
     EngineError,
+    EngineProgress,
     EngineRequest,
     MoveInfo,
     Position,
@@ -46,7 +48,7 @@ from gobuddy.bus.validation import KINDS, MessageError
 MESSAGE_TYPES: dict[str, type[Message]] = {
     cls.KIND: cls
     for cls in (BoardFrame, ButtonEvent, GameEvent, BoardState, EngineRequest, EngineAnswer,
-                EngineError, Status, ErrorReport)
+                EngineError, EngineProgress, Status, ErrorReport)
 }
 assert set(MESSAGE_TYPES) == set(KINDS)
 

@@ -8,7 +8,7 @@
 | ``gobuddy/v1/board/<board_id>/state``          | board_state                 | 1   | yes      |
 | ``gobuddy/v1/board/<board_id>/led``            | engine_answer               | 1   | no       |
 | ``gobuddy/v1/engine/request/<role>/<client>``  | engine_request              | 1   | no       |
-| ``gobuddy/v1/engine/response/<role>/<client>`` | engine_answer, engine_error | 1   | no       |
+| ``gobuddy/v1/engine/response/<role>/<client>`` | engine_answer, engine_error, engine_progress | 1 | no |
 | ``gobuddy/v1/status/<role>/<client>``          | status                      | 1   | yes      |
 | ``gobuddy/v1/error/<role>/<client>``           | error                       | 1   | no       |
 
@@ -68,7 +68,7 @@ SPECS: dict[str, TopicSpec] = {
         TopicSpec("state", ("board_state",), 1, True),
         TopicSpec("led", ("engine_answer",), 1, False),
         TopicSpec("engine_request", ("engine_request",), 1, False),
-        TopicSpec("engine_response", ("engine_answer", "engine_error"), 1, False),
+        TopicSpec("engine_response", ("engine_answer", "engine_error", "engine_progress"), 1, False),
         TopicSpec("status", ("status",), 1, True),
         TopicSpec("error", ("error",), 1, False),
     )

@@ -41,6 +41,7 @@ KINDS = (
     "engine_request",
     "engine_answer",
     "engine_error",
+    "engine_progress",
     "status",
     "error",
 )

@@ -36,7 +36,8 @@ def test_parse_names_the_ids() -> None:
     assert (info.role, info.client_id, info.board_id) == ("board", "board-1", None)
     info = topics.parse("gobuddy/v1/status/engine/engine-7")
     assert (info.role, info.client_id) == ("engine", "engine-7")
-    assert topics.parse("gobuddy/v1/engine/response/board/board-1").kinds == ("engine_answer", "engine_error")
+    assert topics.parse("gobuddy/v1/engine/response/board/board-1").kinds == ("engine_answer", "engine_error",
+                                                                               "engine_progress")
 
 
 @pytest.mark.parametrize("topic", [

@@ -41,13 +41,20 @@ def presence(broker: MosquittoBroker) -> Iterator[Presence]:
 
 @pytest.fixture
 def client(broker: MosquittoBroker) -> Iterator[Callable[..., BusClient]]:
-    """``client(username, **config)`` -> a started ``BusClient``, stopped after the test."""
+    """``client(username, **config)`` -> a started ``BusClient``, stopped after the test.
+    The broker binds a client id to its account, so one account is one client: asking
+    twice for the same account (without overrides) gives the same client."""
     made: list[BusClient] = []
+    by_account: dict[str, BusClient] = {}
 
     def make(username: str, **overrides: object) -> BusClient:
+        if not overrides and username in by_account:
+            return by_account[username]
         bus = BusClient(broker.config(username, **overrides))
         made.append(bus)
         bus.start()
+        if not overrides:
+            by_account[username] = bus
         return bus
 
     yield make
