@@ -129,8 +129,12 @@ def _first_line(exc: BaseException) -> str:
 
 
 def to_datetime(ts_ms: int) -> datetime:
-    """Wire time (Unix epoch milliseconds) -> aware UTC datetime, exactly."""
-    return datetime.fromtimestamp(ts_ms // 1000, timezone.utc) + timedelta(milliseconds=ts_ms % 1000)
+    """Wire time (Unix epoch milliseconds) -> aware UTC datetime, but never later than
+    now: a sender whose clock runs ahead cannot date anything in the future (a game
+    that would sort first in the Games list for ever). A clock that runs behind is kept
+    as it is (``received_at`` is stored beside it)."""
+    when = datetime.fromtimestamp(ts_ms // 1000, timezone.utc) + timedelta(milliseconds=ts_ms % 1000)
+    return min(when, datetime.now(timezone.utc))
 
 
 def _touch_board(session: Session, board_id: str, when: datetime) -> Board:
@@ -331,7 +335,7 @@ def apply_status(session: Session, status: dict[str, Any]) -> Outcome:
     make its status outrank the ones that follow."""
     if status["role"] != "board":
         return Outcome("ignored", f"status of a {status['role']}, not a board")
-    when = min(to_datetime(status["ts"]), datetime.now(timezone.utc))
+    when = to_datetime(status["ts"])
     board = _touch_board(session, status["client_id"], when)
     if board.state_at is not None and when < board.state_at:
         return Outcome("duplicate", "older than the stored status")

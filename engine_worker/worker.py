@@ -38,8 +38,8 @@ messages are NOT handed to the other subscribers when it dies. With a clean sess
 are dropped; with a persistent session they wait in the dead worker's session, and the
 broker even keeps queueing new requests there (round robin) until the session expires.
 So workers use clean sessions (a dead worker leaves the group at once), acknowledge a
-request once it is queued, and a requester that gets no answer re-sends the request
-(a fresh Correlation Data, the same id) while its deadline allows: see
+request once it is queued, and a requester that hears nothing (no progress, no answer)
+sends the request again, same id and Correlation Data (``gobuddy.bus.requests``): see
 ``tests/services/test_worker_pair.py``.
 
 Not done here: cancelling a request other than by superseding it; weights between

@@ -6,7 +6,8 @@ large, is UTF-8, is not nested deeper than a message can be (a scan of the bytes
 any parsing); it is JSON (no NaN, Infinity or overflowing numbers) whose arrays, objects
 and strings are no larger than a message's can be (``bounds``); it is valid for the kind
 its topic carries (schema and the checks beyond it); the ids in the payload agree with
-the ids in the topic; and its ``ts`` is not in the future of the receiver's clock. The
+the ids in the topic; and, for presence and error reports, its ``ts`` is not in the future
+of the receiver's clock. The
 first failure raises ``Rejected`` with the ``kind`` an error report carries; no other
 exception ever leaves ``decode_incoming``, whatever the bytes. The same
 ``check_topic_agrees`` guards publishing. No I/O, no paho.
@@ -160,9 +161,9 @@ def decode_incoming(topic: str | None, payload: bytes, max_bytes: int | None = N
     """Check a received message; return (topic info, kind, typed message) or raise
     ``Rejected``, and nothing else, whatever ``payload`` holds.
 
-    ``max_bytes``, when given, replaces ``limits.max_bytes``. A ``ts`` more than
-    ``limits.future_tolerance_ms`` ahead of ``now_ms`` (default: this host's clock, the
-    one impure step) is refused with field ``ts``; how far in the past a ts may be is the
+    ``max_bytes``, when given, replaces ``limits.max_bytes``. For the ``CLOCKED_KINDS``, a
+    ``ts`` more than ``limits.future_tolerance_ms`` ahead of ``now_ms`` (default: this
+    host's clock, the one impure step) is refused with field ``ts``; how far in the past a ts may be is the
     schema's business (not before 2020), not the clock's."""
     if topic is None:
         raise Rejected("topic", "the topic is not valid UTF-8")
@@ -184,8 +185,17 @@ def decode_incoming(topic: str | None, payload: bytes, max_bytes: int | None = N
         check_topic_agrees(info, data)
     except TopicError as exc:
         raise Rejected("topic", str(exc), "board_id" if info.board_id else None, data=data) from None
-    check_clock(data, limits.future_tolerance_ms, time.time_ns() // 1_000_000 if now_ms is None else now_ms)
+    if kind in CLOCKED_KINDS:
+        check_clock(data, limits.future_tolerance_ms, time.time_ns() // 1_000_000 if now_ms is None else now_ms)
     return info, kind, message
+
+
+# Kinds whose ts orders what a receiver keeps (presence, error reports), so one from the
+# future would outrank the present: refused beyond the tolerance. Game events and board
+# states are never refused for their clock (that would lose moves of a board whose clock
+# is off; the store dates nothing later than its own now), nor are engine replies, which
+# are matched by Correlation Data and id (a Pi hours behind before NTP still gets hints).
+CLOCKED_KINDS = frozenset({"status", "error"})
 
 
 def check_clock(data: dict[str, Any], tolerance_ms: int, now_ms: int) -> None:

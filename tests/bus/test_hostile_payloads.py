@@ -109,14 +109,29 @@ def test_hostile_payloads_are_rejected_quickly(name: str, topic: str, payload: b
     assert time.process_time() - started < 0.1
 
 
-def test_a_ts_ahead_of_the_receivers_clock_is_refused_within_its_tolerance() -> None:
+STATUS_TOPIC = topics.status("board", "board-1")
+STATUS = {"client_id": "board-1", "role": "board", "state": "online", "reason": "connected", "version": "1",
+          "details": {}}
+
+
+def test_a_status_ts_ahead_of_the_receivers_clock_is_refused_within_its_tolerance() -> None:
     now = now_ms()
-    ahead = {**MOVE, "ts": now + DAY_MS}
-    assert rejection(EVENT_TOPIC, body(ahead), now_ms=now).field == "ts"
-    assert decode_incoming(EVENT_TOPIC, body({**MOVE, "ts": now + 9 * 60_000}), now_ms=now)  # within 10 minutes
-    assert rejection(EVENT_TOPIC, body({**MOVE, "ts": now + 11 * 60_000}), now_ms=now).field == "ts"
+    ahead = {**STATUS, "ts": now + DAY_MS}
+    assert rejection(STATUS_TOPIC, body(ahead), now_ms=now).field == "ts"
+    assert decode_incoming(STATUS_TOPIC, body({**STATUS, "ts": now + 9 * 60_000}), now_ms=now)  # within 10 minutes
+    assert rejection(STATUS_TOPIC, body({**STATUS, "ts": now + 11 * 60_000}), now_ms=now).field == "ts"
     lenient = InboxLimits(future_tolerance_ms=2 * DAY_MS)
-    assert decode_incoming(EVENT_TOPIC, body(ahead), limits=lenient, now_ms=now)
+    assert decode_incoming(STATUS_TOPIC, body(ahead), limits=lenient, now_ms=now)
+
+
+def test_moves_and_engine_replies_are_never_refused_for_the_senders_clock() -> None:
+    """A board whose clock is off keeps its moves (the store dates nothing in the future),
+    and a requester hours behind its workers still gets its answers."""
+    now = now_ms()
+    assert decode_incoming(EVENT_TOPIC, body({**MOVE, "ts": now + DAY_MS}), now_ms=now)
+    answer = {**examples("engine_answer")[0], "board_id": "board-1", "ts": now + 3 * 3600_000}
+    assert decode_incoming(topics.board_led("board-1"), body(answer), now_ms=now)
+    assert decode_incoming(topics.engine_response("board", "board-1"), body(answer), now_ms=now)
 
 
 def test_brackets_inside_strings_do_not_count_as_nesting() -> None:

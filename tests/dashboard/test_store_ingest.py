@@ -314,3 +314,16 @@ def test_a_status_from_the_future_does_not_outrank_the_ones_after_it(store):
     outcomes = [ingest(store.sessions, "status", m) for m in (future, later)]
     assert [o.status for o in outcomes] == ["applied", "applied"]
     assert store.boards()[0].state == "offline"
+
+
+def test_a_board_clock_a_day_ahead_dates_nothing_in_the_future(store):
+    """Its moves are kept (never refused for the clock), dated no later than their arrival,
+    so its game does not sort first in the Games list for ever."""
+    from datetime import datetime, timezone
+
+    day = 24 * 3600 * 1000
+    game = WireGame("g-ahead").play("E5 D6")
+    events = [{**event, "ts": int(time.time() * 1000) + day} for event in game.events]
+    assert [o.status for o in send(store, *events)] == ["applied"] * 3
+    detail = store.get_game("g-ahead")
+    assert len(detail.moves) == 2 and detail.game.started_at <= datetime.now(timezone.utc)

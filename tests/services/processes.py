@@ -6,9 +6,7 @@
 
 ``Service`` writes the process's stderr to a log file and can wait for a line in it;
 ``Presence`` is an observer client collecting every retained status; ``quiet_game`` is
-a legal game without captures; ``request_with_resend`` is a requester that re-sends a
-request that got no answer while its deadline allows (what Mosquitto 2.0.11 needs for a
-dead worker's request: see ``engine_worker.worker``).
+a legal game without captures.
 """
 
 from __future__ import annotations
@@ -25,7 +23,7 @@ from sqlalchemy import create_engine, text
 
 from gobuddy.bus import topics
 from gobuddy.bus.client import BusClient
-from gobuddy.bus.engine_messages import EngineAnswer, EngineRequest, Position
+from gobuddy.bus.engine_messages import EngineRequest, Position
 from gobuddy.bus.game_events import GameStarted, MovePlayed
 from gobuddy.bus.message import now_ms
 from gobuddy.go.coords import GTP_COLUMNS
@@ -176,22 +174,6 @@ def make_request(request_id: str, moves: list[tuple[str, str]] | tuple = (), *, 
     return EngineRequest(id=request_id, board_id=board_id, purpose=purpose, max_visits=visits,
                          max_time_ms=max_time_ms, deadline_ms=now_ms() + int(deadline_s * 1000),
                          position=Position(size=size, komi=7.0, rules="chinese", moves=tuple(moves)), **extra)
-
-
-def request_with_resend(client: BusClient, request: EngineRequest, resend_after_s: float) -> tuple[EngineAnswer, int]:
-    """(the final answer, how many times the request was sent): re-send with fresh
-    Correlation Data whenever ``resend_after_s`` passes without an answer, until the
-    deadline (then ``TimeoutError``)."""
-    sent = 0
-    while True:
-        remaining_s = (request.deadline_ms - now_ms()) / 1000
-        if remaining_s <= 0:
-            raise TimeoutError(f"no answer to {request.id!r} by its deadline after {sent} sends")
-        sent += 1
-        try:
-            return client.request(request, timeout_s=min(resend_after_s, remaining_s)), sent
-        except TimeoutError:
-            continue
 
 
 # ---- the database ------------------------------------------------------------------------

@@ -162,3 +162,31 @@ def test_a_running_job_is_stopped_when_superseded() -> None:
     queue.finish(running)
     assert [j.request.id for j in queue.close()] == ["other-board", "h2"]
     assert queue.take(0.1) is None and not queue.put(job("late"))
+
+
+def test_requesters_take_turns() -> None:
+    """A requester that floods the queue waits behind its own requests, not others'."""
+    queue = JobQueue(capacity=100)
+    flood = [Job(SimpleNamespace(message=SimpleNamespace(id=f"f{n}")), prepared=None, visits=1,  # type: ignore[arg-type]
+                 requester="board-1") for n in range(6)]
+    fair = [Job(SimpleNamespace(message=SimpleNamespace(id=f"q{n}")), prepared=None, visits=1,  # type: ignore[arg-type]
+                requester="board-2") for n in range(2)]
+    for item in flood:
+        assert queue.put(item)
+    assert queue.ahead("board-2") == 1  # a newcomer waits for one turn of the flood only
+    assert queue.ahead("board-1") == 6
+    for item in fair:
+        queue.put(item)
+    order = [queue.take(0.1).request.id for _ in range(8)]  # type: ignore[union-attr]
+    assert order == ["f0", "q0", "f1", "q1", "f2", "f3", "f4", "f5"]
+
+
+def test_one_requester_cannot_fill_the_queue() -> None:
+    queue = JobQueue(capacity=10, per_requester=3)
+    mine = [Job(SimpleNamespace(message=SimpleNamespace(id=f"m{n}")), prepared=None, visits=1,  # type: ignore[arg-type]
+                requester="board-1") for n in range(4)]
+    assert [queue.put(item) for item in mine] == [True, True, True, False]
+    assert queue.refusal(mine[3]) == "requester_full"
+    other = Job(SimpleNamespace(message=SimpleNamespace(id="o")), prepared=None, visits=1,  # type: ignore[arg-type]
+                requester="board-2")
+    assert queue.refusal(other) is None and queue.put(other)
