@@ -56,15 +56,16 @@ model: deps
 	$(PY) -m training.make_model
 
 # A compose deployment's secrets (once, before the first `docker compose up`; re-running
-# keeps the passwords and the CA): accounts with one password file each, a CA and the
-# broker's TLS certificate for the name `broker` and BROKER_SANS (e.g. "IP:192.168.1.10").
+# keeps the passwords and the CA): accounts with one password file each, a CA, and TLS
+# certificates for the broker and the dashboard's HTTPS, for the name `broker` and
+# BROKER_SANS (e.g. "IP:192.168.1.10 DNS:gobuddy.lan": the names the LAN uses).
 BOARDS ?= board-1
 ENGINES ?= 2
 BROKER_SANS ?=
 deploy: deps
 	$(PY) broker/make_users.py --boards $(BOARDS) --engines $(ENGINES) \
 		--dynsec deploy/broker/dynamic-security.json --secrets-dir deploy/secrets
-	sh broker/make_certs.sh -o deploy/certs DNS:broker $(BROKER_SANS)
+	sh broker/make_certs.sh -o deploy/certs -w dashboard DNS:broker $(BROKER_SANS)
 	install -d -m 0700 deploy/broker/certs
 	install -m 0600 deploy/certs/ca.crt deploy/certs/server.crt deploy/certs/server.key deploy/broker/certs/
 

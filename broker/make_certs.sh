@@ -1,13 +1,15 @@
 #!/bin/sh
 # Make a local certificate authority and the broker's TLS certificates with openssl.
 #
-#   broker/make_certs.sh [-o DIR] [-d DAYS] [-c CLIENT_NAME]... [SAN]...
+#   broker/make_certs.sh [-o DIR] [-d DAYS] [-c CLIENT_NAME]... [-w WEB_NAME]... [SAN]...
 #
 #   -o DIR     where to write (default: broker/certs next to this script)
 #   -d DAYS    validity (default 825)
 #   -c NAME    also make a client certificate NAME.crt/NAME.key (CN=NAME); repeatable.
 #              Needed only when the broker runs with --require-client-cert; the CN
-#              should then be the account's username (board-1, engine, ...).
+#              should then be the account's username (board-1, engine-1, ...).
+#   -w NAME    also make a web server certificate NAME.crt/NAME.key with the broker's
+#              names (e.g. -w dashboard: the dashboard's HTTPS); repeatable.
 #   SAN        extra subject alternative names of the broker, e.g. DNS:broker.lan or
 #              IP:192.168.1.10 (DNS:localhost, IP:127.0.0.1 and DNS:$(hostname) are always in)
 #
@@ -19,11 +21,13 @@ set -eu
 out="$(dirname "$0")/certs"
 days=825
 clients=""
-while getopts "o:d:c:" opt; do
+webs=""
+while getopts "o:d:c:w:" opt; do
     case "$opt" in
         o) out="$OPTARG" ;;
         d) days="$OPTARG" ;;
         c) clients="$clients $OPTARG" ;;
+        w) webs="$webs $OPTARG" ;;
         *) sed -n '2,18p' "$0"; exit 2 ;;
     esac
 done
@@ -55,10 +59,16 @@ sign server "$(hostname)" "subjectAltName=$sans
 extendedKeyUsage=serverAuth
 keyUsage=critical,digitalSignature,keyEncipherment"
 
+for name in $webs; do
+    sign "$name" "$name" "subjectAltName=$sans
+extendedKeyUsage=serverAuth
+keyUsage=critical,digitalSignature,keyEncipherment"
+done
+
 for name in $clients; do
     sign "$name" "$name" "extendedKeyUsage=clientAuth
 keyUsage=critical,digitalSignature"
 done
 
 chmod 644 ca.crt server.crt
-echo "certificates in $out: ca.crt server.crt server.key${clients:+ and clients:$clients}" >&2
+echo "certificates in $out: ca.crt server.crt server.key${webs:+ web:$webs}${clients:+ clients:$clients}" >&2

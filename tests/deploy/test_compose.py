@@ -47,7 +47,7 @@ def test_compose_file_is_valid(rendered):
 
 # service -> the secrets it may hold (its own account's password, and the CA to check the broker)
 OWN_SECRETS = {"broker": {"health"}, "engine-1": {"ca.crt", "engine-1"}, "engine-2": {"ca.crt", "engine-2"},
-               "recorder": {"ca.crt", "recorder"}, "dashboard": {"ca.crt", "dashboard"}, "edge": {"ca.crt", "board"},
+               "recorder": {"ca.crt", "recorder"}, "dashboard": {"ca.crt", "dashboard", "dashboard.crt", "dashboard.key"}, "edge": {"ca.crt", "board"},
                "db": set()}
 
 
@@ -76,6 +76,8 @@ def test_the_lan_sees_only_tls_and_the_dashboards_login(rendered):
         assert command[command.index("--broker-port") + 1] == "8883" and "--tls-ca" in command, name
     dashboard = rendered["services"]["dashboard"]["command"]
     assert dashboard[dashboard.index("--auth") + 1] == "on"
+    assert dashboard[dashboard.index("--server.sslCertFile") + 1] == "/run/secrets/dashboard.crt"  # HTTPS
+    assert dashboard[dashboard.index("--server.sslKeyFile") + 1] == "/run/secrets/dashboard.key"
 
 
 def test_a_broken_compose_file_is_refused(tmp_path):

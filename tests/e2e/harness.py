@@ -85,10 +85,11 @@ class ServiceProcess:
 
 
 def broker_args(broker: Any, user: str) -> list[str]:
-    """The shared broker options (``gobuddy.bus.cli``) for ``user`` of a test broker."""
-    # --password=... : a random password may start with "-", which argparse would take for an option
+    """The shared broker options (``gobuddy.bus.cli``) for the account ``user`` of a test
+    broker (made if need be), with its own password file as a deployment gives it."""
+    broker.ensure_account(user)
     return ["--broker-host", broker.host, "--broker-port", str(broker.port), "--username", user,
-            f"--password={broker.credentials[user]}"]
+            "--password-file", str(broker.password_file(user))]
 
 
 def engine_worker(broker: Any, tmp: Path) -> Any:
@@ -101,8 +102,8 @@ def engine_worker(broker: Any, tmp: Path) -> Any:
     from gobuddy.ai.tiny_model import build_tiny_model
 
     model = build_tiny_model(size=9, blocks=1, channels=8, seed=5, name="e2e-tiny").save(tmp / "tiny.onnx")
-    return ServiceProcess("engine_worker", [*broker_args(broker, "engine"), "--model", str(model), "--visits", "32",
-                                            "--worker-id", "engine-e2e-1", "--status-interval", "1"],
+    return ServiceProcess("engine_worker", [*broker_args(broker, "engine-e2e-1"), "--model", str(model),
+                                            "--visits", "32", "--status-interval", "1"],
                           tmp / "engine_worker.log")
 
 
@@ -112,8 +113,8 @@ def recorder(broker: Any, store: Any, url: str, tmp: Path) -> Any:
 
     if not real_services_available()["recorder"]:
         return StandInRecorder(broker.config("recorder"), store)
-    return ServiceProcess("dashboard.recorder", [*broker_args(broker, "recorder"), "--db", url,
-                                                 "--client-id", "recorder-e2e"], tmp / "recorder.log")
+    return ServiceProcess("dashboard.recorder", [*broker_args(broker, "recorder-e2e"), "--db", url],
+                          tmp / "recorder.log")
 
 
 def wait_online(config: object, roles: dict[str, int], processes: list[ServiceProcess] = (),  # type: ignore[assignment]
