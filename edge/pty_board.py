@@ -11,7 +11,13 @@ Driving it: ``place``, ``lay``, ``lift``, ``play``, ``hover``, ``idle``, ``setup
 queue an action for that thread and return a ``Future`` that completes when everything
 it made the board send has been sent; between actions the board sends idle frames.
 ``leds`` is the LED pattern the host last commanded; ``inject`` writes raw bytes
-(damaged lines for tests). ``unplug``/``replug`` close the
+(damaged lines for tests), ``send`` a line with its checksum.
+
+A firmware double for what the simulator's sensors cannot do: ``spoil(fn)`` passes
+every frame through ``fn`` on its way out (return a changed ``Frame``, with readings
+up to 4095 and any sequence number, or ``None`` to send nothing: a silent board), and
+``set_hello(proto=2)`` changes fields of every HELLO from then on (another protocol,
+``size=19 sensors=361``). ``unplug``/``replug`` close the
 pseudo-terminal (the host's reads fail) and open a new one behind the same ``link``
 (a symlink: give the host the link, the pty name changes); ``reset`` reboots the board
 (HELLO, sequence numbers from 0, LEDs off). ``sent_at`` maps recent FRAME sequence
@@ -87,6 +93,8 @@ class PtyBoard:
         self._pty_name = ""
         self._rx = bytearray()
         self._rate = round(simulator.timing.frame_rate)
+        self._spoil: Callable[[Frame], Frame | None] | None = None
+        self._hello_fields: dict[str, str] = {}
         self._cal: tuple[int, int, list[Sequence[int]]] | None = None  # (n, frames wanted, frames)
         self._reset_state()
 
@@ -137,6 +145,21 @@ class PtyBoard:
 
     def leds(self) -> LedCommand:
         return self._leds
+
+    def spoil(self, fn: Callable[[Frame], Frame | None] | None) -> None:
+        """Pass every frame through ``fn`` from now on (``None``: frames as they are)."""
+        with self._lock:
+            self._spoil = fn
+
+    def set_hello(self, **fields: object) -> None:
+        """Change (or add) HELLO fields from the next HELLO on: ``set_hello(proto=2)``."""
+        with self._lock:
+            self._hello_fields.update({k: str(v) for k, v in fields.items()})
+
+    def send(self, body: str) -> bool:
+        """Send one line, its checksum added, now (False: no host port)."""
+        with self._lock:
+            return self._send(body)
 
     def inject(self, raw: bytes) -> None:
         """Write raw bytes to the host now (line noise, a damaged line: for tests)."""
@@ -272,7 +295,14 @@ class PtyBoard:
         if self._rate == 0:
             return
         seq = (item.seq or 0) - self._seq_base - 1
-        data = "".join(f"{min(1023, max(0, int(v))):03X}" for v in item.readings)
+        if self._spoil is not None:
+            spoiled = self._spoil(Frame(item.t, item.readings, seq))
+            if spoiled is None:
+                return
+            readings, seq = spoiled.readings, spoiled.seq if spoiled.seq is not None else seq
+        else:
+            readings = item.readings
+        data = "".join(f"{min(0xFFF, max(0, int(v))):03X}" for v in readings)
         if self._send(f"FRAME {seq} {self._ms(item.t)} {data}"):
             self.stats["frames"] += 1
             self.sent_at[seq] = time.monotonic()
@@ -327,8 +357,9 @@ class PtyBoard:
     # ---- host commands (PROTOCOL.md section 3) -------------------------------------------------
 
     def _hello(self) -> str:
-        return (f"HELLO GOBUDDY proto=1 fw={self.firmware} size={self.size} sensors={self.size * self.size} "
-                f"adcmax=1023 rate={self._rate} buttons={','.join(BUTTONS)}")
+        fields = {"proto": "1", "fw": self.firmware, "size": str(self.size), "sensors": str(self.size * self.size),
+                  "adcmax": "1023", "rate": str(self._rate), "buttons": ",".join(BUTTONS), **self._hello_fields}
+        return "HELLO GOBUDDY " + " ".join(f"{k}={v}" for k, v in fields.items())
 
     def _command(self, raw: bytes) -> str | None:
         if len(raw) > MAX_COMMAND:

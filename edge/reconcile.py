@@ -271,7 +271,7 @@ class Reconciler:
             last = self.game.last_stone_move()
             return events + self._evaluate() if last is not None and last.point == corner[0] else events
         if self.masked:
-            return self._masked_move(diff, board)
+            return self._masked_move(diff, board, diagnose(diff, self._context()))
         return self._settle(diagnose(diff, self._context()))
 
     def _read_around(self, board: tuple[int, ...]) -> tuple[int, ...]:
@@ -281,10 +281,10 @@ class Reconciler:
         expected = self.game.position.board
         return tuple(expected[p] if p in self.masked else v for p, v in enumerate(board))
 
-    def _masked_move(self, diff: BoardDiff, board: tuple[int, ...]) -> list[Event]:
+    def _masked_move(self, diff: BoardDiff, board: tuple[int, ...], problem: Problem) -> list[Event]:
         """A difference that a move on a faulty point explains, and nothing else does: play
-        it (and the rest on the next evaluation); otherwise the problem, naming the
-        faulty points."""
+        it (and the rest on the next evaluation); otherwise ``problem``, naming the faulty
+        points."""
         game = self.game
         pos, me = game.position, game.to_play
         theirs = [p for p, c in diff.added if c == -me]
@@ -310,7 +310,6 @@ class Reconciler:
             events.append(game.play(candidates[0]))
             self._forget_requests()
             return events + self._evaluate()
-        problem = diagnose(diff, self._context())
         return self._settle(with_fault_note(problem, sorted(self.masked), game.size))
 
     def _leftovers(self, board: tuple[int, ...]) -> dict[int, int]:
@@ -354,7 +353,8 @@ class Reconciler:
             assert last is not None
             return self._settle(captures_not_removed(diff.leftover, -last.color, size))
         if color != pos.to_play:
-            return self._settle(wrong_color(point, color, pos.to_play, size))
+            problem = wrong_color(point, color, pos.to_play, size)
+            return self._masked_move(diff, board, problem) if self.masked else self._settle(problem)
         if game.is_engine_turn() and point != self._engine_move:
             return self._settle(engine_misplaced(point, self._engine_move, size))
         reason = pos.illegal_reason(point)

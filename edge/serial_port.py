@@ -47,6 +47,10 @@ def port_holders(path: str, proc: Path = Path("/proc"), skip_pid: int | None = N
     """The processes with ``path`` (a device, symlinks resolved) open: ``(pid, command
     name)``, sorted by pid. Processes whose descriptors we may not read are missing."""
     target = os.path.realpath(path)
+    try:
+        device = os.stat(target).st_rdev or None
+    except OSError:
+        device = None
     found = []
     try:
         pids = [int(d.name) for d in proc.iterdir() if d.name.isdigit()]
@@ -57,12 +61,22 @@ def port_holders(path: str, proc: Path = Path("/proc"), skip_pid: int | None = N
             continue
         fd_dir = proc / str(pid) / "fd"
         try:
-            links = [os.readlink(fd_dir / fd) for fd in os.listdir(fd_dir)]
+            fds = os.listdir(fd_dir)
         except OSError:
             continue
-        if target in links:
+        if any(_is(fd_dir / fd, target, device) for fd in fds):
             found.append((pid, _command_name(proc, pid)))
     return sorted(found)
+
+
+def _is(fd_link: Path, target: str, device: int | None) -> bool:
+    """Whether the descriptor ``fd_link`` is the device ``target`` (by name or device number)."""
+    try:
+        if os.readlink(fd_link) == target:
+            return True
+        return device is not None and os.stat(fd_link).st_rdev == device
+    except OSError:  # closed meanwhile, or not ours to read
+        return False
 
 
 def _command_name(proc: Path, pid: int) -> str:

@@ -77,15 +77,17 @@ class AgentRig:
     """A ``PtyBoard`` and an in-process ``EdgeAgent`` for ``board_id`` on ``broker``.
 
     The board starts empty; its colour calibration is stored first (as if done earlier)
-    unless ``calibrated=False`` (the agent then calibrates the empty board itself)."""
+    unless ``calibrated=False`` (the agent then calibrates the empty board itself).
+    ``board_seed``: the sensors of another board than the one calibrated (default: the same)."""
 
     def __init__(self, broker: MosquittoBroker, data_dir: Path, board_id: str = "board-t1", *, seed: int = 1,
                  speed: float = 4.0, settings: GameSettings = GameSettings(), calibrated: bool = True,
-                 **config: Any) -> None:
+                 board_seed: int | None = None, **config: Any) -> None:
         self.broker, self.data_dir, self.board_id = broker, data_dir, board_id
         self.settings, self.extra = settings, config
         self.model = SensorModel(seed=seed)
-        self.board = PtyBoard(BoardSimulator(self.model, seed=seed), link=data_dir / "board.pty", speed=speed)
+        board_model = self.model if board_seed is None else SensorModel(seed=board_seed)
+        self.board = PtyBoard(BoardSimulator(board_model, seed=seed), link=data_dir / "board.pty", speed=speed)
         if calibrated:
             CalibrationStore(data_dir).save(board_id, calibrate(self.model))
         self.agent: EdgeAgent | None = None
@@ -96,12 +98,14 @@ class AgentRig:
         self.start_agent()
         return self
 
-    def start_agent(self, data_dir: Path | None = None) -> EdgeAgent:
+    def start_agent(self, data_dir: Path | None = None, wait: bool = True) -> EdgeAgent:
         config = AgentConfig(self.board_id, data_dir or self.data_dir, settings=self.settings, **self.extra)
         bus = BusClient(self.broker.config(self.board_id, persistent_session=True))
-        self.agent = EdgeAgent(config, bus, SerialLink(self.board.path, backoff_max_s=0.5)).start()
-        wait_until(lambda: self.agent.classifier is not None and self.agent.link.connected.is_set(), 15,
-                   "the agent to connect and calibrate")
+        link = SerialLink(self.board.path, backoff_max_s=0.5)
+        self.agent = EdgeAgent(config, bus, link).start()
+        if wait:
+            wait_until(lambda: self.agent.classifier is not None and self.agent.link.connected.is_set(), 15,
+                       "the agent to connect and calibrate")
         return self.agent
 
     def stop_agent(self) -> None:
