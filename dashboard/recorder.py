@@ -19,13 +19,20 @@ broker restarts too) subscribed to:
 | ``gobuddy/v1/board/+/led``         | engine_answer (copies of boards' own hints: no news)    |
 
 Each message is applied in its own transaction and acknowledged only after it committed
-(the bus client acknowledges a QoS 1 message when its handler returns). A transient
+(the bus client acknowledges a QoS 1 message when its handler returns). After each game
+event it tells the board what of that game is stored (``game_stored`` on
+``gobuddy/v1/board/<board_id>/stored``: every event up to ``seq``), so the board can keep
+its events until they are in the database and send again what a broker lost (it
+acknowledges before it saves to disk) or what came before a ``game_started`` this
+recorder missed: delivery is end to end. A transient
 database failure (unreachable, locked: ``ingest.is_transient``) is retried with capped
 backoff, blocking further messages; a recorder stopped or killed meanwhile leaves the
 message unacknowledged, so the broker delivers it again. Once one message has failed
 for ``retry_limit_s``, an empty write transaction probes the database: if it commits,
-the failure is that message's own, and it is rejected; if not, the database is down for
-every message and the retries go on (nothing is acknowledged, so nothing is lost).
+the message gets one more try at once, and if that fails while the database still takes
+writes, the failure is the message's own and it is rejected; otherwise the database is
+down or locked for every message and the retries go on (nothing is acknowledged, so
+nothing is lost).
 Ingest is idempotent, so a redelivered message changes nothing. Invalid messages never
 get here (the bus client rejects and reports them); a valid message that the store
 refuses (an event before its game's start, an illegal move, a value out of a column's
@@ -50,7 +57,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
 from dashboard.config import DEFAULT_DB_URL
-from dashboard.ingest import Outcome, database_writable, ingest
+from dashboard.ingest import Outcome, database_writable, ingest, stored_through
 from dashboard.store import Store
 from dashboard.store.engine import DEFAULT_BUSY_TIMEOUT_MS, make_engine
 from dashboard.store.migrate import upgrade_to_head
@@ -58,6 +65,7 @@ from gobuddy.bus import topics
 from gobuddy.bus.cli import add_broker_arguments, bus_config_from_args
 from gobuddy.bus.client import BusClient
 from gobuddy.bus.config import BusConfig
+from gobuddy.bus.game_events import GameStored
 from gobuddy.bus.inbox import Received
 from gobuddy.bus.lifecycle import connect, serve, stop_on_signals
 
@@ -158,6 +166,18 @@ class Recorder:
         self.counts[outcome.status] = self.counts.get(outcome.status, 0) + 1
         if outcome.status == "rejected" and self.client is not None:
             self.client.report_refusal(received, outcome.detail)
+        if kind == "game_event":
+            self._tell_stored(received.payload["board_id"], received.payload["game_id"])
+
+    def _tell_stored(self, board_id: str, game_id: str) -> None:
+        """Publish what of ``game_id`` is stored (a failure only delays the board's re-send)."""
+        try:
+            seq = stored_through(self.store.sessions, game_id)  # type: ignore[union-attr]
+            self.client.publish(topics.board_stored(board_id),  # type: ignore[union-attr]
+                                GameStored(board_id=board_id, game_id=game_id, seq=seq,
+                                           recorder=self.config.bus.client_id))
+        except Exception as exc:
+            log.warning("could not tell %s what of %s is stored: %s", board_id, game_id, exc)
 
     def _store(self, kind: str, received: Received) -> Outcome:
         """Apply one message, retrying transient database failures (see the module
@@ -176,16 +196,34 @@ class Recorder:
                         time.sleep(0.05)
                     raise
                 failing_for = time.monotonic() - failing_since
-                sessions = self.store.sessions  # type: ignore[union-attr]
-                if failing_for >= self.config.retry_limit_s and database_writable(sessions):
-                    reason = (f"the database failed on this {kind} for {failing_for:.0f} s while it took other "
-                              f"writes: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}")
-                    log.warning("rejected a %s from %s: %s", kind, received.topic, reason)
-                    return Outcome("rejected", reason)
+                if failing_for >= self.config.retry_limit_s:
+                    outcome = self._last_try(kind, received, failing_for)
+                    if outcome is not None:
+                        return outcome
                 log.warning("database error storing a %s from %s (retrying in %.1f s): %s", kind, received.topic,
                             delay, exc)
                 self._stopping.wait(delay)
                 delay = min(delay * 2, self.config.retry_max_s)
+
+    def _last_try(self, kind: str, received: Received, failing_for: float) -> Outcome | None:
+        """After ``retry_limit_s`` of transient failures: if the database takes an empty
+        write, give the message one more try at once (the lock that failed it may just
+        have gone) and, if that fails too while the database still takes writes, reject
+        it. None when the database is down or locked (keep retrying) or on a failure that
+        the database then explains."""
+        sessions = self.store.sessions  # type: ignore[union-attr]
+        if not database_writable(sessions):
+            return None
+        try:
+            return ingest(sessions, kind, received.payload)
+        except SQLAlchemyError as exc:
+            self.counts["db_retries"] += 1
+            if not database_writable(sessions):
+                return None
+            reason = (f"the database failed on this {kind} for {failing_for:.0f} s while it took other writes: "
+                      f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}")
+            log.warning("rejected a %s from %s: %s", kind, received.topic, reason)
+            return Outcome("rejected", reason)
 
     def _status_loop(self) -> None:
         while not self._stopping.wait(self.config.status_interval_s):
