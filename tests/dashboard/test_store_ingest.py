@@ -284,7 +284,7 @@ def test_a_gap_up_to_the_largest_seq_costs_what_a_small_one_does(store):
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert outcome.status in ("pending", "applied") and peak < 20 * 2**20
+    assert outcome.status in ("pending", "applied") and peak < 2 * 2**20  # set(range(100_000)) took 8 MB
 
 
 def test_the_largest_seq_is_the_schemas():
