@@ -141,7 +141,9 @@ class ClassifierConfig:
     hand shades some of them, a change of light all); else the estimate stays. When
     both medians agree on a change of more than ``jump`` at once (a lamp switched),
     the estimate takes it in one step: otherwise every empty point would cross into a
-    "stone" before the estimate caught up, and lose the settled level it is judged by.
+    "stone" before the estimate caught up, and lose the settled level it is judged by;
+    so it does when at least ``uniform`` of the points changed by the same factor
+    (within ``jump / 2``) since the last frame (a flash, its end).
     Points at full scale, held or masked (``gate``) take no part in the estimate."""
 
     colour_threshold_at: float = 0.55
@@ -161,6 +163,7 @@ class ClassifierConfig:
     jump: float = 0.1
     min_empty: int = 4
     min_steady: int = 10
+    uniform: float = 0.7
     gate: GateConfig = GateConfig()
 
 
@@ -215,8 +218,15 @@ class Classifier:
         """Points that kept their class ``settle_frames`` frames (their level is checked)."""
         return self._steady.copy()
 
-    def _track_ambient(self, r0: np.ndarray, skip: np.ndarray) -> None:
+    def _track_ambient(self, r0: np.ndarray, saturated: np.ndarray) -> None:
         cfg, a = self.config, self.ambient
+        if self._smooth is not None and np.count_nonzero(~saturated) >= cfg.min_steady:
+            change = r0[~saturated] / (a * self._smooth[~saturated])  # each point against its own last level
+            factor = float(np.median(change))
+            if abs(factor - 1) > cfg.jump and np.mean(np.abs(change / factor - 1) < cfg.jump / 2) >= cfg.uniform:
+                self.ambient = a * factor  # the light changed at once, everywhere: follow at once
+                return
+        skip = saturated | self._frozen
         clear, steady = self._clear & ~skip, self._steady & ~skip
         empties = float(np.median(r0[clear])) if clear.sum() >= cfg.min_empty else None
         settled = (float(np.median(r0[steady] / self._reference[steady]))
@@ -247,7 +257,7 @@ class Classifier:
             usable = r0[~saturated]
             self.ambient = float(np.quantile(usable if usable.size else r0, 0.9))
         else:
-            self._track_ambient(r0, saturated | self._frozen)
+            self._track_ambient(r0, saturated)
         r = r0 / self.ambient
         verdict = self.gate.check(frame.t, raw, r, self._smooth)
         masked = tuple(np.flatnonzero(verdict.masked).tolist())

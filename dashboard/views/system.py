@@ -2,7 +2,10 @@
 
 From the live feed: the dashboard's own bus connection; every board with how it reads
 stones (colour or occupancy sensing) and its calibration, and while one calibrates, what
-it waits for and what went wrong (``dashboard.board_sensing``); every board and service
+it waits for and what went wrong (``dashboard.board_sensing``), and its link problem
+(a silent board, a port held by another process, a HELLO refused); per online board its
+sensor health (``dashboard.sensor_health``: alarms, a 9x9 heat map of margins, the
+figures of every point, weakest first, and how to recalibrate); every board and service
 with its retained presence (online/offline and since when), engine workers with their
 queue depth, speed and model; recent delays from a board message's timestamp to its
 arrival here and engine round trips (p50/p95/max); recent error reports. From the
@@ -19,6 +22,7 @@ import streamlit as st
 
 from dashboard.board_sensing import BoardSensing, board_sensing
 from dashboard.live_feed import LiveFeed, Presence
+from dashboard.sensor_health import RECALIBRATE, alarms, board_health, light_words, margin_figure, point_rows
 from dashboard.store import Store
 from dashboard.views.page_context import current
 
@@ -59,18 +63,51 @@ def board_rows(items: list[Presence]) -> list[BoardSensing]:
     return [board_sensing(p.client_id, p.online, p.details) for p in items if p.role == "board"]
 
 
-def render_boards(boards: list[BoardSensing]) -> None:
+def link_state(online: bool, details: dict[str, Any]) -> str:
+    """A board's link in a word: its problem (``board_silent``, ``port_busy``, ...) or ok."""
+    if not online:
+        return "—"
+    return str(details.get("link_problem") or ("ok" if details.get("serial_connected", True) else "disconnected"))
+
+
+def render_boards(boards: list[BoardSensing], links: dict[str, str] | None = None) -> None:
     st.subheader("Boards")
     if not boards:
         st.caption("No board has announced itself yet.")
         return
-    st.dataframe([{"board": b.board_id, "state": "online" if b.online else "offline", "sensing": b.sensing,
-                   "calibration": b.calibration} for b in boards], hide_index=True, width="stretch")
+    links = links or {}
+    st.dataframe([{"board": b.board_id, "state": "online" if b.online else "offline",
+                   "link": links.get(b.board_id, "—"), "sensing": b.sensing, "calibration": b.calibration}
+                  for b in boards], hide_index=True, width="stretch")
     for b in boards:
         if b.message:
             st.info(f"{b.board_id}: {b.message}")
         if b.problem:
             st.warning(f"{b.board_id}, calibration problem: {b.problem}")
+
+
+def link_alarm(details: dict[str, Any]) -> str:
+    """The link problem of a board's ``details`` in words (empty when there is none)."""
+    found = [a for a in alarms(details) if a.startswith(str(details.get("link_problem")))]
+    return found[0] if found else ""
+
+
+def render_health(items: list[Presence]) -> None:
+    """Sensor health of each online board that sends it."""
+    for p in items:
+        if p.role != "board" or not p.online:
+            continue
+        health = board_health(p.details)
+        if health is None:
+            continue
+        with st.expander(f"Sensor health: {p.client_id}", expanded=bool(health.alarms)):
+            for alarm in health.alarms:
+                st.error(alarm)
+            st.caption(f"{light_words(health)}; {health.bursts} frames of random readings sat out. "
+                       "Margin: how far a point reads from the nearest threshold (100%: on its level).")
+            st.plotly_chart(margin_figure(health), key=f"health-{p.client_id}")
+            st.dataframe(point_rows(health), hide_index=True, width="stretch", height=300)
+            st.info(RECALIBRATE)
 
 
 def latency_rows(feed: LiveFeed) -> list[dict[str, Any]]:
@@ -99,7 +136,12 @@ def render_status(feed: LiveFeed, store: Store, broker: str) -> None:
     c[2].metric("Recorder", "online" if online["recorder"] else "offline")
     queue = sum(int(p.details.get("queue_depth") or 0) for p in everyone if p.role == "engine" and p.online)
     c[3].metric("Engine queue", queue)
-    render_boards(board_rows(everyone))
+    render_boards(board_rows(everyone), {p.client_id: link_state(p.online, p.details)
+                                         for p in everyone if p.role == "board"})
+    for p in everyone:
+        if p.role == "board" and p.online and p.details.get("link_problem"):
+            st.warning(f"{p.client_id}: {link_alarm(p.details)}")
+    render_health(everyone)
     st.subheader("Presence")
     if everyone:
         st.dataframe(presence_rows(everyone), hide_index=True, width="stretch")

@@ -7,7 +7,8 @@
 |----------------------|----------------------------------------------------------------|
 | ``X D4 E5``          | put black stones (``O`` white, ``#`` a stone of unknown colour) |
 | ``- D4``             | take stones off                                                |
-| ``pass`` / ``undo``  | press the button                                               |
+| ``pass`` / ``undo`` / ``end`` | press the button                                      |
+| ``mask D4``          | D4's sensor fails: it reads what it read then (``unmask D4``)   |
 | ``wait 1.5``         | let time pass (seconds)                                        |
 | ``engine D4``        | the engine answers D4 (or ``pass``) for the current position   |
 | ``hint D4``          | a hint for the current position                                |
@@ -81,6 +82,7 @@ class ScriptedBoard:
         self.rec = Reconciler(self.game, config=config)
         self.occupancy = occupancy
         self.board = board_from_ascii(physical) if physical else [self._class(v) for v in self.game.position.board]
+        self.held: dict[int, int] = {}  # masked points and the class they keep reading
         self.t = 0.0
         self.settle = settle
         self.first = describe(self._hold(1.0))  # the first second's events (usually none)
@@ -90,7 +92,9 @@ class ScriptedBoard:
 
     def _frame(self, board: list[int], uncertain: tuple[int, ...] = ()) -> list:
         self.t += 1.0 / self.RATE
-        return self.rec.observe(Sighting(self.t, tuple(board), tuple(sorted(uncertain))))
+        seen = tuple(self.held.get(p, v) for p, v in enumerate(board))
+        masked = tuple(sorted(self.held))
+        return self.rec.observe(Sighting(self.t, seen, tuple(sorted(set(uncertain) - set(masked))), None, masked))
 
     def _hold(self, seconds: float, board: list[int] | None = None, uncertain: tuple[int, ...] = ()) -> list:
         events: list = []
@@ -115,8 +119,13 @@ class ScriptedBoard:
                 for p in self._points(rest):
                     self.board[p] = EMPTY
                 events += self._frame(self.board)
-            elif head in ("pass", "undo"):
+            elif head in ("pass", "undo", "end"):
                 events += self.rec.press(head, self.t)
+            elif head == "mask":
+                self.held.update({p: self.board[p] for p in self._points(rest)})
+            elif head == "unmask":
+                for p in self._points(rest):
+                    self.held.pop(p, None)
             elif head == "wait":
                 events += self._hold(float(rest[0]))
             elif head == "engine":

@@ -136,6 +136,32 @@ SCENARIOS = [
         ("O J9; wait 0.4; pass", []),
         ("wait 0.5", ["move W J9", "pass B"]),
     ]),
+    ("end pressed as a stone lands: the stone counts first", "E5 C3", [
+        ("X G7; end", ["move B G7", "end W+6"]),
+    ]),
+    ("end pressed while a corner stone waits", "E5", [
+        ("O J1; wait 0.2; end", []),
+        ("wait 1", ["move W J1", "end W+7"]),
+    ]),
+    ("end waits for the hand over the board: its stone counts", "E5", [
+        ("hand C4 0.3; end; hand C4 0.3; O C3", ["move W C3", "end W+7"]),
+    ]),
+    ("a stone on a dead sensor: the next stone's colour tells it", "E5 C3", [
+        ("mask G7", []),
+        ("X G7", []),
+        ("O C7", ["move B G7", "move W C7"]),
+        ("X D4", ["move B D4"]),
+    ]),
+    ("a stone on a dead sensor that captures: the captures tell it", "C5 D5 E5 A1 D6 B1", [
+        ("mask D4", []),
+        ("X D4; - D5", ["move B D4 x D5"]),
+        ("O E4", ["move W E4"]),
+    ]),
+    ("a dead sensor next to a wrong colour: named, never guessed", "E5 C3", [
+        ("mask G7 H7", []),
+        ("O C7", ["problem wrong_color C7"]),
+        ("- C7; X C7", ["cleared wrong_color", "move B C7"]),
+    ]),
 ]
 
 
