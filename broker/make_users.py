@@ -62,14 +62,18 @@ _WEB_BOARDS = tuple(f"web-{slot}" for slot in range(1, WEB_BOARD_SLOTS + 1))
 
 POLICY: dict[str, tuple[tuple[str, str], ...]] = {
     # A board writes only its own board topics (never its LEDs: the engine's), reads back
-    # its own state, LEDs and engine answers, and asks the engine about itself.
+    # its own state, LEDs, what the recorder stored and its engine answers, and asks the
+    # engine about itself.
     "board": (
         *((("publishClientSend", f"{ROOT}/board/%u/{family}") for family in ("frame", "button", "event", "state"))),
         ("publishClientSend", f"{ROOT}/engine/request/board/%u"),
-        *((kind, f"{ROOT}/board/%u/{family}") for family in ("state", "led")
+        *((kind, f"{ROOT}/board/%u/{family}") for family in ("state", "led", "stored")
           for kind in ("subscribePattern", "publishClientReceive")),
         ("subscribePattern", f"{ROOT}/engine/response/board/%u"),
         ("publishClientReceive", f"{ROOT}/engine/response/board/%u"),
+        # whether a recorder is online: the board re-sends unstored events only then
+        ("subscribePattern", f"{ROOT}/status/recorder/+"),
+        ("publishClientReceive", f"{ROOT}/status/recorder/+"),
     ),
     # Engine workers alone join the shared subscription of requests; they answer any
     # requester (on the requester's own response topic) and light any board's LEDs.
@@ -79,7 +83,8 @@ POLICY: dict[str, tuple[tuple[str, str], ...]] = {
         ("publishClientSend", f"{ROOT}/engine/response/+/+"),
         ("publishClientSend", f"{ROOT}/board/+/led"),
     ),
-    "recorder": _READ_ALL,
+    # The recorder reads everything and tells each board what of its games it stored.
+    "recorder": (*_READ_ALL, ("publishClientSend", f"{ROOT}/board/+/stored")),
     # The dashboard reads everything, plays its own games on web-1 .. web-8 and asks the
     # engine as itself.
     "dashboard": (

@@ -327,6 +327,14 @@ def first_missing(seqs: Iterable[int]) -> int:
     return next(s for s in range(len(present) + 1) if s not in present)
 
 
+def stored_through(sessions: sessionmaker[Session], game_id: str) -> int:
+    """The highest seq such that every event 0..seq of ``game_id`` is stored (-1: none):
+    what the recorder tells the board, which re-sends the rest (end-to-end delivery)."""
+    with sessions() as session:
+        seqs = session.scalars(select(GameEvent.seq).where(GameEvent.game_id == game_id)).all()
+    return first_missing(seqs) - 1
+
+
 # ---------------------------------------------------------------------- presence
 def apply_status(session: Session, status: dict[str, Any]) -> Outcome:
     """Record a board's presence (role ``board``; other roles are ignored). A status

@@ -15,7 +15,9 @@ One ``EdgeAgent`` serves one board. Its loop takes what the ``SerialLink`` deliv
   is done; held: go on without colour sensing);
 - game events get their ``seq`` (``edge.game_journal``) and go to the ``OfflineQueue``,
   which is also the journal: they reach the broker in order, once, whenever it is
-  reachable; the retained ``board_state`` follows when the queue is empty.
+  reachable, and are kept until the recorder says it stored them (``game_stored``),
+  sent again if it does not (end to end: a broker that crashed after acknowledging
+  loses nothing); the retained ``board_state`` follows when the queue is empty.
 
 Hints and the engine's moves are engine requests (``hints_every_move``: after every
 move; ``hints_on_request``: on ADVICE; ``vs_engine``: a ``genmove`` whenever the engine
@@ -61,7 +63,7 @@ from edge.classify import Classifier, Frame, Sighting
 from edge.game import Game, GameSettings, Mode
 from edge.game_adoption import GameAdoption
 from edge.game_journal import GameLog, new_game_id
-from edge.offline_queue import OfflineQueue, QueueSender
+from edge.offline_queue import OfflineQueue, QueueSender, StoredFollower
 from edge.problems import UNCLEAR_READING, ProblemRaised
 from edge.reconcile import LedPattern, ReconcileConfig, Reconciler
 from edge.sensor_health import SensorHealth
@@ -110,7 +112,9 @@ class EdgeAgent:
         self.bus, self.link = bus, link
         self.log = logger or logging.getLogger("edge.agent")
         self.queue = OfflineQueue(config.data_dir / "outbox", fsync=config.fsync)
-        self.sender = QueueSender(self.queue, self._publish_entry, bus.is_connected, self._publish_state)
+        self.stored = StoredFollower(bus, config.board_id, self.queue)  # end to end: kept until stored
+        self.sender = QueueSender(self.queue, self._publish_entry, bus.is_connected, self._publish_state,
+                                  recorder_online=self.stored.recorder_online)
         self.record: GameLog | None = None
         self.reconciler: Reconciler | None = None
         self._lock = threading.RLock()
@@ -275,7 +279,7 @@ class EdgeAgent:
         if rec is None or rec.game.ended:
             return
         if action in ("pass", "undo", "end_game"):
-            self._apply(rec.press("end" if action == "end_game" else action, press.t))
+            self._apply(rec.press(action, press.t))
         elif action == "hint" and self.record is not None:
             purpose = "genmove" if rec.game.is_engine_turn() else "hint"
             self.advisor.forget(purpose)

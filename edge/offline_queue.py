@@ -1,4 +1,5 @@
-"""The edge agent's outbox and journal: QoS 1 messages kept on disk until the broker has them.
+"""The edge agent's outbox and journal: QoS 1 messages kept on disk until the broker has
+them, and game events until the recorder has stored them.
 
 ``OfflineQueue`` appends each outgoing message (topic + JSON payload) to
 ``<directory>/journal.jsonl``, one line per entry numbered ``n`` = 1, 2, ..., and keeps
@@ -7,6 +8,18 @@ the number of the last entry the broker acknowledged in ``<directory>/delivered`
 journal from which the agent rebuilds its game after a restart. ``compact`` drops
 delivered entries that are no longer needed. Entries with an empty topic are
 journal-only notes (never sent).
+
+End to end: the broker acknowledges a message before it is on its disk, so a broker that
+dies can lose what it acknowledged. The recorder therefore says, per game, up to which
+``seq`` every event is stored (``game_stored``), and the queue
+keeps that mark per game (``<directory>/stored.json``). A game event the broker took but
+the recorder has not stored is *unstored*: ``compact`` never drops one, and the sender
+sends it again (``rewind``) when the recorder's mark has not moved for
+``resend_after_s`` while a recorder is online (doubling, up to ``resend_max_s``, while
+nothing changes; ``StoredFollower`` follows the marks and the recorder's presence): after a
+broker crash, or a recorder that missed the game's ``game_started`` (the re-send starts
+from the first unstored event, ``game_started`` included). Consumers are idempotent by
+``seq``, so a re-send that was not needed changes nothing.
 
 ``QueueSender`` is the thread that empties the queue: it takes the oldest undelivered
 entry, publishes it, waits for the broker's acknowledgement (across reconnects: the
@@ -27,16 +40,20 @@ import json
 import logging
 import os
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from gobuddy.bus import topics
 from gobuddy.bus.delivery import Delivery, PublishRejected
 from gobuddy.bus.topics import TopicError
 from gobuddy.bus.validation import MessageError
 
 JOURNAL = "journal.jsonl"
 DELIVERED = "delivered"
+STORED = "stored.json"
+EVENT_SUFFIX = "/event"  # the topic family of game events (gobuddy.bus.topics.board_event)
 
 
 @dataclass(frozen=True)
@@ -46,6 +63,14 @@ class Entry:
     n: int
     topic: str
     payload: dict[str, Any]
+
+    @property
+    def game_event(self) -> tuple[str, int] | None:
+        """(game id, seq) when this entry is a game event, else None."""
+        if not self.topic.endswith(EVENT_SUFFIX):
+            return None
+        game_id, seq = self.payload.get("game_id"), self.payload.get("seq")
+        return (game_id, seq) if isinstance(game_id, str) and isinstance(seq, int) else None
 
 
 class OfflineQueue:
@@ -57,9 +82,12 @@ class OfflineQueue:
         self.fsync = fsync
         self._path = self.directory / JOURNAL
         self._delivered_path = self.directory / DELIVERED
+        self._stored_path = self.directory / STORED
         self._cond = threading.Condition()
         self._entries: list[Entry] = self._load()
         self._delivered = self._load_delivered()
+        self._stored: dict[str, int] = self._load_stored()
+        self.stored_changes = 0  # grows whenever a stored mark moves (the sender's clock of progress)
         self._file = open(self._path, "a", encoding="utf-8")
 
     def _load(self) -> list[Entry]:
@@ -80,6 +108,13 @@ class OfflineQueue:
             with open(self._path, "r+b") as f:
                 f.truncate(good)
         return entries
+
+    def _load_stored(self) -> dict[str, int]:
+        try:
+            data = json.loads(self._stored_path.read_text())
+            return {str(k): int(v) for k, v in data.items()} if isinstance(data, dict) else {}
+        except (FileNotFoundError, ValueError, TypeError):
+            return {}  # unknown: every event counts as unstored, and comes again if need be
 
     def _load_delivered(self) -> int:
         try:
@@ -110,16 +145,54 @@ class OfflineQueue:
         with self._cond:
             if n < self._delivered:
                 raise ValueError(f"entry {n} is before the delivered mark {self._delivered}")
-            self._delivered = n
-            tmp = self._delivered_path.with_suffix(".tmp")
-            tmp.write_text(f"{n}\n")
-            os.replace(tmp, self._delivered_path)
+            self._write_delivered(n)
             self._cond.notify_all()
 
-    def compact(self, keep_from: int) -> int:
-        """Drop entries before ``keep_from`` that were delivered; returns how many went."""
+    def _write_delivered(self, n: int) -> None:
+        self._delivered = n
+        tmp = self._delivered_path.with_suffix(".tmp")
+        tmp.write_text(f"{n}\n")
+        os.replace(tmp, self._delivered_path)
+
+    def mark_stored(self, game_id: str, seq: int) -> bool:
+        """The recorder has every event 0..``seq`` of ``game_id``; True if that is news.
+        Marks only move forward, and only for games this journal holds."""
         with self._cond:
-            cut = min(keep_from, self._delivered + 1)
+            if seq <= self._stored.get(game_id, -1) or not any(
+                    e.game_event is not None and e.game_event[0] == game_id for e in self._entries):
+                return False
+            self._stored[game_id] = seq
+            live = {e.game_event[0] for e in self._entries if e.game_event is not None}
+            self._stored = {g: s for g, s in self._stored.items() if g in live}
+            tmp = self._stored_path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(self._stored))
+            os.replace(tmp, self._stored_path)
+            self.stored_changes += 1
+            self._cond.notify_all()
+            return True
+
+    def _unstored(self, entry: Entry) -> bool:
+        event = entry.game_event
+        return event is not None and event[1] > self._stored.get(event[0], -1)
+
+    def first_unstored(self) -> Entry | None:
+        """The oldest game event the broker took that the recorder has not stored."""
+        with self._cond:
+            return next((e for e in self._entries if e.n <= self._delivered and self._unstored(e)), None)
+
+    def rewind(self, n: int) -> None:
+        """Deliver again from entry ``n`` on (entries the broker took and then lost)."""
+        with self._cond:
+            if n <= self._delivered:
+                self._write_delivered(n - 1)
+                self._cond.notify_all()
+
+    def compact(self, keep_from: int) -> int:
+        """Drop entries before ``keep_from`` that were delivered and, for game events,
+        stored; returns how many went."""
+        with self._cond:
+            unstored = next((e.n for e in self._entries if self._unstored(e)), keep_from)
+            cut = min(keep_from, self._delivered + 1, unstored)
             kept = [e for e in self._entries if e.n >= cut]
             dropped = len(self._entries) - len(kept)
             if dropped == 0:
@@ -174,17 +247,27 @@ class QueueSender:
 
     ``publish(topic, payload)`` returns a ``Delivery`` (``BusClient.publish``);
     ``connected()`` says whether to try now; ``on_idle()`` runs whenever the queue is
-    empty and the broker reachable (the agent publishes its retained state there)."""
+    empty and the broker reachable (the agent publishes its retained state there).
+    Unstored game events are sent again after ``resend_after_s`` without a move of the
+    recorder's marks while ``recorder_online()``, then after twice that, ... up to
+    ``resend_max_s``."""
 
     def __init__(self, queue: OfflineQueue, publish: Callable[[str, dict[str, Any]], Delivery],
                  connected: Callable[[], bool], on_idle: Callable[[], None] = lambda: None,
-                 logger: logging.Logger | None = None) -> None:
+                 logger: logging.Logger | None = None, *, resend_after_s: float = 10.0,
+                 resend_max_s: float = 300.0, recorder_online: Callable[[], bool] = lambda: True,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.queue = queue
         self._publish, self._connected, self._on_idle = publish, connected, on_idle
         self.log = logger or logging.getLogger("edge.queue")
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="edge-queue-sender", daemon=True)
-        self.sent = 0
+        self.sent = self.resent = 0
+        self.resend_after_s, self.resend_max_s, self._clock = resend_after_s, resend_max_s, clock
+        self._recorder_online = recorder_online
+        self._wait_s = resend_after_s
+        self._watching: tuple[int, int] | None = None  # (first unstored entry, stored_changes) being timed
+        self._since = 0.0
 
     def start(self) -> "QueueSender":
         self._thread.start()
@@ -194,11 +277,36 @@ class QueueSender:
         self._stop.set()
         self._thread.join(timeout_s)
 
+    def check_stored(self) -> bool:
+        """Send unstored events again if the recorder's marks stood still too long; True
+        if it rewound (called by the sender's loop; public for tests)."""
+        first = self.queue.first_unstored()
+        if first is None or not self._recorder_online():  # nothing to wait for, or nobody to store it
+            self._watching, self._wait_s = None, self.resend_after_s
+            return False
+        now = self._clock()
+        key = (first.n, self.queue.stored_changes)
+        if key != self._watching:
+            if self._watching is not None and key[1] != self._watching[1]:
+                self._wait_s = self.resend_after_s  # the recorder is storing: patience again
+            self._watching, self._since = key, now
+            return False
+        if now - self._since < self._wait_s:
+            return False
+        self.log.warning("the recorder has not stored entries from %d on (game %s, seq %s) after %.0f s: "
+                         "sending them again", first.n, *(first.game_event or ("?", "?")), now - self._since)
+        self.queue.rewind(first.n)
+        self.resent += 1
+        self._since, self._wait_s = now, min(self._wait_s * 2, self.resend_max_s)
+        return True
+
     def _run(self) -> None:
         while not self._stop.is_set():
             entry = self.queue.next_pending(0.2)
             if not self._connected():
                 self._stop.wait(0.05)
+                continue
+            if self.check_stored():
                 continue
             if entry is None:
                 try:
@@ -231,3 +339,25 @@ class QueueSender:
             return  # stopping: the entry stays pending and is sent again next time
         self.queue.mark_delivered(entry.n)
         self.sent += 1
+
+
+class StoredFollower:
+    """Keeps ``queue``'s stored marks from the recorder's ``game_stored`` messages about
+    ``board_id``, and whether a recorder is online (its presence, refreshed every few
+    seconds; until one has been seen, none is), so the sender re-sends only while someone
+    is there to store."""
+
+    def __init__(self, bus: Any, board_id: str, queue: OfflineQueue) -> None:
+        self.queue = queue
+        self._online: dict[str, bool] = {}
+        bus.subscribe(topics.board_stored(board_id), self._on_stored)
+        bus.subscribe(topics.status_filter("recorder"), self._on_recorder)
+
+    def _on_stored(self, received: Any) -> None:
+        self.queue.mark_stored(received.message.game_id, received.message.seq)
+
+    def _on_recorder(self, received: Any) -> None:
+        self._online[received.message.client_id] = received.message.state == "online"
+
+    def recorder_online(self) -> bool:
+        return any(self._online.values())

@@ -134,3 +134,15 @@ EVENT_TYPES: dict[str, type[GameEvent]] = {
     cls.TYPE: cls
     for cls in (GameStarted, MovePlayed, Passed, Undone, ProblemRaised, ProblemCleared, GameEnded)
 }
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameStored(Message):
+    """The recorder has stored every event 0..``seq`` of a game (-1: none of them)."""
+
+    KIND = "game_stored"
+    board_id: str
+    game_id: str
+    seq: int
+    recorder: str
+    ts: int = field(default_factory=now_ms)

@@ -10,6 +10,7 @@
 | engine_answer  | ``EngineAnswer``                        | ``schemas/engine_answer.schema.json``  |
 | engine_error   | ``EngineError``                         | ``schemas/engine_error.schema.json``   |
 | engine_progress | ``EngineProgress``                     | ``schemas/engine_progress.schema.json`` |
+| game_stored    | ``GameStored``                          | ``schemas/game_stored.schema.json``    |
 | status         | ``Status``                              | ``schemas/status.schema.json``       |
 | error          | ``ErrorReport``                         | ``schemas/error.schema.json``        |
 """
@@ -34,6 +35,7 @@ from gobuddy.bus.game_events import (
     GameEnded,
     GameEvent,
     GameStarted,
+    GameStored,
     MovePlayed,
     Passed,
     Player,
@@ -48,7 +50,7 @@ from gobuddy.bus.validation import KINDS, MessageError
 MESSAGE_TYPES: dict[str, type[Message]] = {
     cls.KIND: cls
     for cls in (BoardFrame, ButtonEvent, GameEvent, BoardState, EngineRequest, EngineAnswer,
-                EngineError, EngineProgress, Status, ErrorReport)
+                EngineError, EngineProgress, GameStored, Status, ErrorReport)
 }
 assert set(MESSAGE_TYPES) == set(KINDS)
 

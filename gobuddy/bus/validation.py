@@ -42,6 +42,7 @@ KINDS = (
     "engine_answer",
     "engine_error",
     "engine_progress",
+    "game_stored",
     "status",
     "error",
 )

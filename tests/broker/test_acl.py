@@ -62,6 +62,10 @@ PUBLISH_TABLE = [
     ("dashboard", "gobuddy/v1/engine/request/board/board-1", DENIED),
     ("dashboard", "gobuddy/v1/engine/response/board/board-1", DENIED),
     ("recorder", "gobuddy/v1/status/recorder/recorder", OK),
+    ("recorder", "gobuddy/v1/board/board-1/stored", OK),
+    ("board-1", "gobuddy/v1/board/board-1/stored", DENIED),              # only the recorder says what it stored
+    ("engine-1", "gobuddy/v1/board/board-1/stored", DENIED),
+    ("dashboard", "gobuddy/v1/board/web-1/stored", DENIED),
     ("recorder", BOARD1_EVENT, DENIED),
     ("recorder", "gobuddy/v1/board/recorder/event", DENIED),
     ("recorder", "gobuddy/v1/engine/request/board/recorder", DENIED),

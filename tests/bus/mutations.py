@@ -35,6 +35,8 @@ def topic_for(kind: str, example: dict[str, Any]) -> str:
         return topics.board_event(board)
     if kind == "board_state":
         return topics.board_state(board)
+    if kind == "game_stored":
+        return topics.board_stored(board)
     if kind == "engine_request":
         return topics.engine_request("board", board) if topics.is_physical_board_id(board) else \
             topics.engine_request("dashboard", "dashboard")

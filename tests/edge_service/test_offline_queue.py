@@ -94,3 +94,82 @@ def test_sender_publishes_one_at_a_time_in_order_and_skips_notes(tmp_path):
         assert q.delivered == 3 and q.pending() == []
     finally:
         sender.stop()
+
+
+# ---- end to end: kept until the recorder stored them ----------------------------------------
+
+EVENT = "gobuddy/v1/board/board-1/event"
+
+
+def game(q: OfflineQueue, game_id: str, seqs: range) -> None:
+    for seq in seqs:
+        q.append(EVENT, {"game_id": game_id, "seq": seq})
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def test_stored_marks_survive_a_restart_and_only_move_forward(tmp_path):
+    q = OfflineQueue(tmp_path)
+    game(q, "g1", range(4))
+    q.mark_delivered(4)
+    assert q.first_unstored().n == 1
+    assert q.mark_stored("g1", 1) and not q.mark_stored("g1", 0) and not q.mark_stored("other", 9)
+    q.close()
+    q = OfflineQueue(tmp_path)
+    assert q.first_unstored().n == 3  # seqs 2 and 3 (entries 3 and 4) are not stored yet
+    assert q.mark_stored("g1", 3) and q.first_unstored() is None
+
+
+def test_compaction_never_drops_an_unstored_event(tmp_path):
+    q = OfflineQueue(tmp_path)
+    game(q, "g1", range(3))
+    game(q, "g2", range(2))
+    q.mark_delivered(5)
+    q.mark_stored("g1", 0)
+    assert q.compact(keep_from=4) == 1  # only g1's seq 0 is stored: g1's seqs 1, 2 stay
+    assert [e.n for e in q.entries()] == [2, 3, 4, 5]
+    q.mark_stored("g1", 2)
+    assert q.compact(keep_from=4) == 2 and [e.n for e in q.entries()] == [4, 5]
+
+
+def test_the_sender_sends_unstored_events_again_with_growing_patience(tmp_path):
+    q = OfflineQueue(tmp_path)
+    game(q, "g1", range(5))
+    q.mark_delivered(5)
+    clock, online = Clock(), [True]
+    sender = QueueSender(q, lambda t, p: None, lambda: True, resend_after_s=10, resend_max_s=40,
+                         recorder_online=lambda: online[0], clock=clock)
+    q.mark_stored("g1", 1)
+    times = []
+    for step in range(1, 1200):  # 0.1 s steps over two minutes
+        clock.t = step / 10
+        if sender.check_stored():
+            times.append(clock.t)
+            assert q.delivered == 2  # the sender goes again from the first unstored entry (seq 2)
+            q.mark_delivered(5)  # ... and the broker took them again
+    waits = [round(b - a) for a, b in zip([0.0, *times], times)]
+    assert waits == [10, 20, 40, 40]  # waits 10, 20, 40, then at most 40 s
+    online[0] = False  # nobody to store them: no re-send, whatever the wait
+    clock.t = 1000.0
+    assert not sender.check_stored() and not sender.check_stored()
+
+
+def test_progress_of_the_recorder_restores_patience(tmp_path):
+    q = OfflineQueue(tmp_path)
+    game(q, "g1", range(6))
+    q.mark_delivered(6)
+    clock = Clock()
+    sender = QueueSender(q, lambda t, p: None, lambda: True, resend_after_s=10, clock=clock)
+    sender.check_stored()
+    for t, seq in ((8.0, 0), (16.0, 1), (24.0, 2)):  # the recorder stores one every 8 s: never re-sent
+        clock.t = t
+        q.mark_stored("g1", seq)
+        assert not sender.check_stored()
+    clock.t = 34.1  # then it stops
+    assert sender.check_stored() and q.delivered == 3

@@ -1,0 +1,63 @@
+"""End-to-end delivery: the broker killed (SIGKILL) at random moments during bursts of game
+events, 50 times, with the real recorder (``python -m dashboard.recorder``) on SQLite and
+the edge agent's own outbox (``OfflineQueue``, ``QueueSender``, ``StoredFollower``) on a
+persistent session: every event ends up stored exactly once.
+
+Mosquitto acknowledges a QoS 1 message before it is on disk (``autosave_interval 1``), so
+a kill loses what it acknowledged since its last save; only the recorder's ``game_stored``
+and the board's re-send of what stays unstored close that window."""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import replace
+
+from edge.offline_queue import OfflineQueue, QueueSender, StoredFollower
+from gobuddy.bus import topics
+from gobuddy.bus.client import BusClient
+from tests.services.processes import game_events, quiet_game, rows, spawn_recorder, start_service
+
+KILLS = 50
+MOVES_PER_GAME = 40
+
+
+def test_every_event_is_stored_exactly_once_through_fifty_broker_kills(broker, presence, tmp_path) -> None:
+    db_url = f"sqlite:///{tmp_path / 'e2e.db'}"
+    recorder = start_service(spawn_recorder(broker, db_url), presence)
+    games = [game_events("board-1", f"g-kill-{g}", quiet_game(MOVES_PER_GAME)) for g in range(6)]
+    events = [event for game in games for event in game]
+    bus = BusClient(replace(broker.config("board-1", persistent_session=True), session_expiry_s=3600))
+    queue = OfflineQueue(tmp_path / "outbox")
+    follower = StoredFollower(bus, "board-1", queue)
+    sender = QueueSender(queue, lambda topic, payload: bus.publish(topic, payload), bus.is_connected,
+                         resend_after_s=2.0, resend_max_s=4.0, recorder_online=follower.recorder_online)
+    bus.start(wait=False)
+    sender.start()
+    rng = random.Random(2026)
+    try:
+        burst = -(-len(events) // KILLS)
+        for kill in range(KILLS):
+            for event in events[kill * burst:(kill + 1) * burst]:
+                queue.append(topics.board_event("board-1"), event.to_dict())
+            time.sleep(rng.uniform(0.0, 0.25))
+            broker.kill()
+            time.sleep(rng.uniform(0.0, 0.2))
+            broker.start()
+        expected = sorted((e.game_id, e.seq) for e in events)
+        deadline = time.monotonic() + 120
+        stored: list[tuple] = []
+        while time.monotonic() < deadline:
+            stored = sorted(rows(db_url, "SELECT game_id, seq FROM game_events WHERE game_id LIKE 'g-kill-%'"))
+            if stored == expected:
+                break
+            time.sleep(0.5)
+        missing = sorted(set(expected) - set(stored))
+        assert stored == expected, f"{len(missing)} events missing, first {missing[:5]}; re-sends {sender.resent}"
+        moves = rows(db_url, "SELECT game_id, COUNT(*) FROM moves WHERE game_id LIKE 'g-kill-%' GROUP BY game_id")
+        assert sorted(moves) == [(f"g-kill-{g}", MOVES_PER_GAME) for g in range(6)]
+        assert recorder.alive
+    finally:
+        sender.stop()
+        bus.stop()
+        recorder.close()
