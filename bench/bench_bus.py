@@ -16,7 +16,6 @@ model (speed does not depend on the weights).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import statistics
@@ -76,22 +75,21 @@ class Workers:
 
     def __init__(self, broker: MosquittoBroker, model: Path, tmp: Path) -> None:
         self.broker, self.model, self.tmp = broker, model, tmp
-        self.credentials = tmp / "credentials.json"
-        self.credentials.write_text(json.dumps(broker.credentials))
         self.processes: list[subprocess.Popen] = []
         self.presence = Inbox()
-        self.observer = BusClient(broker.config("observer"))
+        self.observer = BusClient(broker.config("observer-3"))
         self.observer.subscribe(topics.status_filter("engine"), self.presence)
         self.observer.start()
 
-    def start(self, count: int) -> None:
+    def start(self, count: int, *extra: str) -> None:
         since = now_ms()
         names = [f"engine-bench-{len(self.processes) + i}" for i in range(count)]
         for name in names:
+            self.broker.ensure_account(name)  # one account per worker, as make_users.py makes them
             self.processes.append(subprocess.Popen(
-                [sys.executable, "-m", "engine_worker", "--broker-port", str(self.broker.port), "--credentials",
-                 str(self.credentials), "--username", "engine", "--model", str(self.model), "--worker-id", name,
-                 "--cache-size", "0", "--log-level", "WARNING"], cwd=REPO, stdout=subprocess.DEVNULL,
+                [sys.executable, "-m", "engine_worker", "--broker-port", str(self.broker.port), "--password-file",
+                 str(self.broker.password_file(name)), "--username", name, "--model", str(self.model),
+                 "--cache-size", "0", "--log-level", "WARNING", *extra], cwd=REPO, stdout=subprocess.DEVNULL,
                 stderr=open(self.tmp / f"{name}.log", "wb")))
         for name in names:
             self.presence.wait_for(1, timeout_s=60, where=lambda r, name=name: (
@@ -143,7 +141,7 @@ def run(requests: int, model: Path | None, quick: bool) -> str:
         warmup = 50
         positions = random_positions(requests + warmup + 4000)
         workers = Workers(broker, path, tmp)
-        client = BusClient(broker.config("dashboard", client_id="dashboard-bench"))
+        client = BusClient(broker.config("dashboard"))
         client.start()
         try:
             workers.start(1)

@@ -21,6 +21,7 @@ BENCHMARKS = (
     ("bench.bench_rules", ["--seconds", "10"]),
     ("bench.bench_engine", []),
     ("bench.bench_bus", []),
+    ("bench.bench_overload", []),
     ("bench.bench_edge_accuracy", []),
     ("bench.bench_edge_latency", []),
     ("bench.bench_live_latency", []),
