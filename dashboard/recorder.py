@@ -59,7 +59,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from dashboard.config import DEFAULT_DB_URL
 from dashboard.ingest import Outcome, database_writable, ingest, stored_through
 from dashboard.store import Store
-from dashboard.store.engine import DEFAULT_BUSY_TIMEOUT_MS, make_engine
+from dashboard.store.engine import DEFAULT_BUSY_TIMEOUT_MS, make_engine, truncate_wal
 from dashboard.store.migrate import upgrade_to_head
 from gobuddy.bus import topics
 from gobuddy.bus.cli import add_broker_arguments, bus_config_from_args
@@ -231,6 +231,10 @@ class Recorder:
                 self.client.set_status(**self.counts, invalid=self.client.stats["rejected"])  # type: ignore[union-attr]
             except Exception as exc:
                 log.warning("could not publish the status: %s", exc)
+            try:
+                truncate_wal(self.store.engine)  # type: ignore[union-attr]
+            except Exception as exc:  # a full disk or a locked database: next time
+                log.warning("could not checkpoint the database: %s", exc)
 
 
 def prepare_sqlite_dir(db_url: str) -> None:

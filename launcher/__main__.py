@@ -54,6 +54,11 @@ class Service:
     name: str
     process: subprocess.Popen
     log: Path
+    argv: list[str] = field(default_factory=list)
+    restarts: list[float] = field(default_factory=list)  # when it was restarted (time.time())
+
+
+RESTARTS_PER_MINUTE = 5  # beyond this a service that keeps dying stops everything
 
 
 def wait_for_port(port: int, seconds: float, proc: subprocess.Popen | None = None) -> None:
@@ -87,7 +92,7 @@ class Launcher:
         handle = open(log, "ab")
         proc = subprocess.Popen(argv, cwd=REPO, stdout=handle, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
-        service = Service(name, proc, log)
+        service = Service(name, proc, log, list(argv))
         self.services.append(service)
         print(f"  started {name:<12} pid {proc.pid:<7} log {log.relative_to(REPO) if log.is_relative_to(REPO) else log}")
         return service
@@ -106,14 +111,26 @@ class Launcher:
             print(f"  stopped {service.name} (exit {service.process.returncode})")
 
     def watch(self) -> None:
-        """Block until Ctrl-C or until a service exits."""
+        """Block until Ctrl-C. A service that exits is started again (a service whose bus
+        thread died exits with status 70 for this, see ``gobuddy.bus.client``), unless it
+        is the broker or it died more than ``RESTARTS_PER_MINUTE`` times in a minute: then
+        raise ``RuntimeError`` with the end of its log."""
         while True:
             for service in self.services:
                 code = service.process.poll()
-                if code is not None:
-                    tail = service.log.read_text(errors="replace").splitlines()[-15:]
+                if code is None:
+                    continue
+                now = time.time()
+                service.restarts = [t for t in service.restarts if now - t < 60]
+                tail = service.log.read_text(errors="replace").splitlines()[-15:]
+                if service.name == "broker" or len(service.restarts) >= RESTARTS_PER_MINUTE:
                     raise RuntimeError(f"{service.name} exited with code {code}; last lines of {service.log}:\n"
                                        + "\n".join(tail))
+                print(f"  {service.name} exited with code {code}: starting it again", flush=True)
+                handle = open(service.log, "ab")
+                service.process = subprocess.Popen(service.argv, cwd=REPO, stdout=handle, stderr=subprocess.STDOUT,
+                                                   stdin=subprocess.DEVNULL, start_new_session=True)
+                service.restarts.append(now)
             time.sleep(0.5)
 
 

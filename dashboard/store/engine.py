@@ -6,6 +6,10 @@ SQLite (``sqlite:///path.db``) is the embedded default; every new connection get
 (``postgresql+psycopg://user@host:port/db``) is for anything shared; its connections
 are pinged before use so a restarted server does not break a long-lived service.
 
+``truncate_wal`` checkpoints an SQLite WAL and cuts the file back to nothing (SQLite's own
+checkpoints keep the file at its largest size, which refilled a nearly full disk after
+space was freed); the recorder calls it every few seconds.
+
 Not done here: creating tables (``dashboard.store.migrate.upgrade_to_head`` does, via
 Alembic), creating the PostgreSQL database itself.
 """
@@ -46,6 +50,17 @@ def _sqlite_pragmas(busy_timeout_ms: int) -> Any:
             cursor.close()
 
     return on_connect
+
+
+def truncate_wal(engine: Engine) -> bool:
+    """For SQLite: write the WAL into the database and truncate the WAL file to zero
+    bytes; True if it could (a reader in the middle of a snapshot makes it wait for the
+    next call). Nothing to do, and False, for other backends."""
+    if engine.dialect.name != "sqlite":
+        return False
+    with engine.connect() as connection:
+        busy, _, _ = connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)").one()
+    return busy == 0
 
 
 def start_transaction(session: Session, *, write: bool) -> None:

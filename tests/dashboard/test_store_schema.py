@@ -8,9 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from sqlalchemy import text
 
 from dashboard.store import Store, games
-from dashboard.store.engine import make_engine
+from dashboard.store.engine import make_engine, truncate_wal
 from dashboard.store.migrate import alembic_config, current_revision, head_revision, upgrade_to_head
 from dashboard.store.models import Base
 from tests import postgres_server
@@ -95,3 +96,20 @@ def test_a_read_sees_one_snapshot_while_the_recorder_writes(store):
         assert store.list_games().total == 2
     finally:
         recorder.close()
+
+
+def test_the_sqlite_wal_is_cut_back_to_nothing(tmp_path):
+    """The recorder truncates the WAL: SQLite's own checkpoints keep the file at its
+    largest size (a disk filled up again after space was freed)."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'w.db'}")
+    with engine.begin() as connection:
+        connection.execute(text("CREATE TABLE t (x TEXT)"))
+        for _ in range(200):
+            connection.execute(text("INSERT INTO t VALUES (:x)"), {"x": "x" * 4000})
+    wal = tmp_path / "w.db-wal"
+    assert wal.stat().st_size > 500_000
+    assert truncate_wal(engine) and wal.stat().st_size == 0
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT COUNT(*) FROM t")).scalar() == 200
+    engine.dispose()
+    assert truncate_wal(make_engine("postgresql+psycopg://nobody@127.0.0.1:1/none")) is False

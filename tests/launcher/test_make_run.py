@@ -20,7 +20,7 @@ import pytest
 from edge.__main__ import build_parser
 from gobuddy.bus import BusClient, topics
 from gobuddy.bus.config import BusConfig
-from launcher.__main__ import LaunchConfig, edge_command
+from launcher.__main__ import RESTARTS_PER_MINUTE, LaunchConfig, Launcher, edge_command
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -103,3 +103,14 @@ def test_launcher_runs_the_whole_system_and_stops_it(tmp_path):
     assert len(pids) == 6, out  # broker, 2 workers, recorder, dashboard, edge
     assert "Dashboard:  http://127.0.0.1:" in out and "observer" in out
     assert all(not alive(pid) for pid in pids), out
+
+
+def test_a_service_that_exits_is_started_again_until_it_keeps_dying(tmp_path):
+    """A service whose bus thread died exits (status 70): the launcher starts it again,
+    and stops everything only when it keeps dying."""
+    marker = tmp_path / "starts"
+    launcher = Launcher(LaunchConfig(var=tmp_path))
+    launcher.start("flaky", [sys.executable, "-c", f"open({str(marker)!r}, 'a').write('x'); raise SystemExit(70)"])
+    with pytest.raises(RuntimeError, match="flaky exited with code 70"):
+        launcher.watch()
+    assert marker.read_text() == "x" * (RESTARTS_PER_MINUTE + 1)

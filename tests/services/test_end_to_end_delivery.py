@@ -61,3 +61,36 @@ def test_every_event_is_stored_exactly_once_through_fifty_broker_kills(broker, p
         sender.stop()
         bus.stop()
         recorder.close()
+
+
+def test_a_game_whose_start_the_recorder_missed_is_stored_whole(broker, presence, tmp_path) -> None:
+    """The recorder was not there for game_started (a new database, a lost session): it
+    refuses the later events, tells the board it has nothing (-1), and the board sends
+    the game again from its start."""
+    bus = BusClient(replace(broker.config("board-2", persistent_session=True), session_expiry_s=3600))
+    queue = OfflineQueue(tmp_path / "outbox")
+    follower = StoredFollower(bus, "board-2", queue)
+    sender = QueueSender(queue, lambda topic, payload: bus.publish(topic, payload), bus.is_connected,
+                         resend_after_s=1.5, recorder_online=follower.recorder_online)
+    bus.start()
+    sender.start()
+    events = game_events("board-2", "g-late", quiet_game(6))
+    db_url = f"sqlite:///{tmp_path / 'late.db'}"
+    try:
+        queue.append(topics.board_event("board-2"), events[0].to_dict())  # nobody records it
+        deadline = time.monotonic() + 5
+        while queue.delivered < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        recorder = start_service(spawn_recorder(broker, db_url, "recorder-late"), presence)
+        for event in events[1:]:
+            queue.append(topics.board_event("board-2"), event.to_dict())
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and len(rows(db_url, "SELECT seq FROM game_events")) < len(events):
+            time.sleep(0.3)
+        assert sorted(rows(db_url, "SELECT seq FROM game_events WHERE game_id = 'g-late'")) == \
+            [(seq,) for seq in range(len(events))]
+        assert sender.resent >= 1 and recorder.alive
+        recorder.close()
+    finally:
+        sender.stop()
+        bus.stop()
