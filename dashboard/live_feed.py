@@ -12,6 +12,10 @@ touching the database:
   one ``analysis`` request in flight per board, re-sent when the position moves on, so
   a stale answer is never shown (answers are matched by game, move count and hash).
 
+The Play page publishes its games' events through ``publish``; they are kept in a
+``PlayOutbox`` until the recorder says they are stored (``game_stored``) and sent again
+if it does not (end-to-end delivery, as on a physical board).
+
 Pages read snapshots (frozen dataclasses) and never block on the bus. Engine requests
 go through ``gobuddy.bus``'s request/response helper (``request``/``request_async``).
 Not done here: storing anything (the recorder does), retrying failed requests.
@@ -19,6 +23,7 @@ Not done here: storing anything (the recorder does), retrying failed requests.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
@@ -28,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from dashboard.live_board import BoardTracker, LiveBoard
+from dashboard.play_outbox import PlayOutbox
 from gobuddy.bus import topics
 from gobuddy.bus.client import BusClient
 from gobuddy.bus.config import BusConfig
@@ -35,6 +41,7 @@ from gobuddy.bus.delivery import Delivery
 from gobuddy.bus.inbox import Received
 from gobuddy.bus.message import Message, now_ms
 from gobuddy.bus.messages import BoardState, EngineAnswer, EngineRequest, ErrorReport, GameEvent, Position, Status
+from gobuddy.bus.redelivery import Redelivery
 
 WATCH_S = 30.0  # a board stays watched this long after a page last asked
 HISTORY = 500  # latency samples and error reports kept
@@ -86,7 +93,7 @@ class LiveFeed:
     """See the module docstring. ``bus`` None: a feed without a broker (pages say so)."""
 
     def __init__(self, bus: BusConfig | None, *, analysis_visits: int = 200, analysis_timeout_s: float = 30.0,
-                 clock: Callable[[], int] = now_ms) -> None:
+                 clock: Callable[[], int] = now_ms, redelivery: Redelivery | None = None) -> None:
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
         self._boards: dict[str, BoardTracker] = {}
@@ -104,17 +111,34 @@ class LiveFeed:
         self.analysis_timeout_s = analysis_timeout_s
         self._clock = clock
         self.client = BusClient(bus) if bus is not None else None
+        self.outbox = PlayOutbox(lambda topic, message: self.publish(topic, message, keep=False),
+                                 lambda: any(p.online for p in self.presence("recorder")), redelivery)
+        self._closed = threading.Event()
         if self.client is not None:
+            self.client.subscribe(topics.boards_filter("stored"), self._on_stored)
             self.client.subscribe(topics.boards_filter("state"), self._on_state)
             self.client.subscribe(topics.boards_filter("event"), self._on_event)
             self.client.subscribe(topics.boards_filter("led"), self._on_led)
             self.client.subscribe(topics.status_filter(), self._on_status)
             self.client.subscribe(topics.error_filter(), self._on_error)
             self.client.start(wait=False)
+            threading.Thread(target=self._outbox_loop, name="live-feed-outbox", daemon=True).start()
 
     def close(self) -> None:
+        self._closed.set()
         if self.client is not None:
             self.client.stop()
+
+    def _outbox_loop(self) -> None:
+        while not self._closed.wait(0.5):
+            try:
+                self.outbox.tick()
+            except Exception:  # never let the re-sender die
+                logging.getLogger("dashboard.live_feed").exception("re-sending Play events failed")
+
+    def _on_stored(self, received: Received) -> None:
+        if received.info.board_id is not None and received.info.board_id.startswith("web-"):
+            self.outbox.stored(received.message.game_id, received.message.seq)
 
     # ---- reading (any thread) ----------------------------------------------------------
     @property
@@ -274,11 +298,15 @@ class LiveFeed:
             self._timings.append(timing)
 
     # ---- publishing (Play page) -------------------------------------------------------------
-    def publish(self, topic: str, message: Message, *, wait: bool = True) -> Delivery:
-        """Publish through the bus client (validated); waits for the broker's PUBACK."""
+    def publish(self, topic: str, message: Message, *, wait: bool = True, keep: bool = True) -> Delivery:
+        """Publish through the bus client (validated); waits for the broker's PUBACK. A
+        game event is kept (``keep``) until the recorder stored it, and sent again if not."""
         if self.client is None:
             raise ConnectionError("the dashboard runs without a broker (--no-bus)")
-        return self.client.publish(topic, message, wait=wait)
+        delivery = self.client.publish(topic, message, wait=wait)
+        if keep and message.KIND == "game_event":
+            self.outbox.sent(message)
+        return delivery
 
     def claim_web_slot(self, owner: str) -> str:
         """A ``web-<n>`` board for ``owner`` (a browser session): its own if it has one,

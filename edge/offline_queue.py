@@ -47,6 +47,7 @@ from typing import Any, Callable
 
 from gobuddy.bus import topics
 from gobuddy.bus.delivery import Delivery, PublishRejected
+from gobuddy.bus.redelivery import Redelivery
 from gobuddy.bus.topics import TopicError
 from gobuddy.bus.validation import MessageError
 
@@ -263,11 +264,8 @@ class QueueSender:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="edge-queue-sender", daemon=True)
         self.sent = self.resent = 0
-        self.resend_after_s, self.resend_max_s, self._clock = resend_after_s, resend_max_s, clock
         self._recorder_online = recorder_online
-        self._wait_s = resend_after_s
-        self._watching: tuple[int, int] | None = None  # (first unstored entry, stored_changes) being timed
-        self._since = 0.0
+        self._redelivery = Redelivery(resend_after_s, resend_max_s, clock)
 
     def start(self) -> "QueueSender":
         self._thread.start()
@@ -281,23 +279,15 @@ class QueueSender:
         """Send unstored events again if the recorder's marks stood still too long; True
         if it rewound (called by the sender's loop; public for tests)."""
         first = self.queue.first_unstored()
-        if first is None or not self._recorder_online():  # nothing to wait for, or nobody to store it
-            self._watching, self._wait_s = None, self.resend_after_s
+        waited = self._redelivery.waited_s()
+        if not self._redelivery.due(None if first is None else first.n, self.queue.stored_changes,
+                                    self._recorder_online()):
             return False
-        now = self._clock()
-        key = (first.n, self.queue.stored_changes)
-        if key != self._watching:
-            if self._watching is not None and key[1] != self._watching[1]:
-                self._wait_s = self.resend_after_s  # the recorder is storing: patience again
-            self._watching, self._since = key, now
-            return False
-        if now - self._since < self._wait_s:
-            return False
+        assert first is not None
         self.log.warning("the recorder has not stored entries from %d on (game %s, seq %s) after %.0f s: "
-                         "sending them again", first.n, *(first.game_event or ("?", "?")), now - self._since)
+                         "sending them again", first.n, *(first.game_event or ("?", "?")), waited)
         self.queue.rewind(first.n)
         self.resent += 1
-        self._since, self._wait_s = now, min(self._wait_s * 2, self.resend_max_s)
         return True
 
     def _run(self) -> None:

@@ -94,3 +94,31 @@ def test_a_game_whose_start_the_recorder_missed_is_stored_whole(broker, presence
     finally:
         sender.stop()
         bus.stop()
+
+
+def test_a_play_game_whose_start_the_recorder_missed_is_stored_whole(broker, presence, tmp_path) -> None:
+    """The same for the dashboard's Play page: its LiveFeed keeps what it published
+    until the recorder says it is stored."""
+    from dashboard.live_feed import LiveFeed
+    from gobuddy.bus.redelivery import Redelivery
+
+    feed = LiveFeed(broker.config("dashboard"), redelivery=Redelivery(1.5, 5.0))  # quicker than a deployment
+    events = game_events("web-3", "g-play-late", quiet_game(4))
+    db_url = f"sqlite:///{tmp_path / 'play.db'}"
+    try:
+        deadline = time.monotonic() + 10
+        while not feed.connected() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        feed.publish(topics.board_event("web-3"), events[0])  # nobody records it
+        recorder = start_service(spawn_recorder(broker, db_url, "recorder-play"), presence)
+        for event in events[1:]:
+            feed.publish(topics.board_event("web-3"), event)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and feed.outbox.unstored():
+            time.sleep(0.3)
+        assert sorted(rows(db_url, "SELECT seq FROM game_events WHERE game_id = 'g-play-late'")) == \
+            [(seq,) for seq in range(len(events))]
+        assert feed.outbox.resent >= 1 and feed.outbox.unstored() == 0
+        recorder.close()
+    finally:
+        feed.close()
