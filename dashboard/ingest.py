@@ -337,16 +337,15 @@ def stored_through(sessions: sessionmaker[Session], game_id: str) -> int:
 
 # ---------------------------------------------------------------------- presence
 def apply_status(session: Session, status: dict[str, Any]) -> Outcome:
-    """Record a board's presence (role ``board``; other roles are ignored). A status
-    older than the one stored changes nothing (retained messages come again). A ``ts``
-    ahead of this host's clock counts as now, so a board whose clock runs fast cannot
-    make its status outrank the ones that follow."""
+    """Record a board's presence (role ``board``; other roles are ignored): the status
+    that arrives last wins, whatever its ``ts`` says. The broker keeps a client's status
+    messages in order, and a last will carries the time of the connect it was set at
+    (older than the ``online`` that followed): ordering by ``ts`` kept a crashed board
+    online for ever. A ``ts`` ahead of this host's clock is stored as now."""
     if status["role"] != "board":
         return Outcome("ignored", f"status of a {status['role']}, not a board")
     when = to_datetime(status["ts"])
     board = _touch_board(session, status["client_id"], when)
-    if board.state_at is not None and when < board.state_at:
-        return Outcome("duplicate", "older than the stored status")
     new = (status["state"], when, status["version"], status["details"])
     if (board.state, board.state_at, board.version, board.details) == new:
         return Outcome("duplicate", "same status")

@@ -221,15 +221,17 @@ def test_a_second_different_game_started_is_rejected(store):
     assert store.get_game("g15").game.size == 9
 
 
-def test_board_presence_keeps_the_newest_status(store):
+def test_board_presence_follows_the_order_statuses_arrive_in(store):
+    """A last will carries the time of the connect it was set at, older than the online
+    status after it: it still says the board went offline."""
     status = {"client_id": "board-2", "role": "board", "state": "online", "reason": "connected", "ts": T0,
               "version": "0.1.0", "details": {"firmware": "1.2"}}
-    older = dict(status, state="offline", reason="connection_lost", ts=T0 - 5000)
+    will = dict(status, state="offline", reason="connection_lost", ts=T0 - 5000)
     engine = dict(status, client_id="engine-pc1-0", role="engine")
-    outcomes = [ingest(store.sessions, "status", m) for m in (status, dict(status), older, engine)]
-    assert [o.status for o in outcomes] == ["applied", "duplicate", "duplicate", "ignored"]
+    outcomes = [ingest(store.sessions, "status", m) for m in (status, dict(status), engine, will)]
+    assert [o.status for o in outcomes] == ["applied", "duplicate", "ignored", "applied"]
     (board,) = store.boards()
-    assert (board.id, board.kind, board.state, board.games) == ("board-2", "physical", "online", 0)
+    assert (board.id, board.kind, board.state, board.games) == ("board-2", "physical", "offline", 0)
 
 
 def test_web_games_are_marked_as_web(store):
