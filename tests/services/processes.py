@@ -16,8 +16,9 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from sqlalchemy import create_engine, text
 
@@ -133,6 +134,15 @@ def _at_least(found: Any, wanted: Any) -> bool:
     if isinstance(wanted, (int, float)) and not isinstance(wanted, bool):
         return isinstance(found, (int, float)) and found >= wanted
     return found == wanted
+
+
+@contextmanager
+def running(service: Service, presence: Presence) -> Iterator[Service]:
+    """``service`` once it is online (``start_service``), closed on the way out."""
+    try:
+        yield start_service(service, presence)
+    finally:
+        service.close()
 
 
 def start_service(service: Service, presence: Presence, timeout_s: float = 30.0) -> Service:

@@ -20,18 +20,15 @@ import pytest
 from gobuddy.bus import requests as bus_requests
 from gobuddy.bus.message import now_ms
 from gobuddy.bus.requests import EngineRequestFailed
-from tests.services.processes import Service, make_request, spawn_worker, start_service
+from tests.services.processes import Service, make_request, running, spawn_worker
 
 WORKER = "engine-load"
 
 
 @pytest.fixture(scope="module")
 def worker(broker, presence, tiny_model) -> Iterator[Service]:
-    service = spawn_worker(broker, tiny_model, WORKER)
-    try:
-        yield start_service(service, presence)
-    finally:
-        service.close()
+    with running(spawn_worker(broker, tiny_model, WORKER), presence) as service:
+        yield service
 
 
 @pytest.mark.parametrize("skew_s", [-3600, 3600])

@@ -14,7 +14,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from gobuddy.bus import topics
-from tests.services.processes import Service, make_request, spawn_worker, start_service
+from tests.services.processes import Service, make_request, running, spawn_worker
 
 WORKER = "engine-rt"
 OWN, OTHER = topics.engine_response("board", "board-1"), topics.engine_response("board", "board-2")
@@ -22,11 +22,8 @@ OWN, OTHER = topics.engine_response("board", "board-1"), topics.engine_response(
 
 @pytest.fixture(scope="module")
 def worker(broker, presence, tiny_model) -> Iterator[Service]:
-    service = spawn_worker(broker, tiny_model, WORKER)
-    try:
-        yield start_service(service, presence)
-    finally:
-        service.close()
+    with running(spawn_worker(broker, tiny_model, WORKER), presence) as service:
+        yield service
 
 
 def send(sender: Any, payload: bytes, response_topic: str) -> None:
