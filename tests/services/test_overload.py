@@ -5,7 +5,7 @@ clock is wrong and when one requester floods it.
 |--------------------------------------------------------|--------------------------------------------------|
 | a requester's clock an hour behind (a Pi before NTP)   | answered (the worker times ``timeout_ms`` itself) |
 | a requester's clock an hour ahead                      | answered                                          |
-| one board floods 40 long requests, another asks 5      | the other's all answered, each within 2 s         |
+| one board floods 40 long requests, another asks 5      | the other's all answered, each within 3 s         |
 | the flood itself                                       | every request answered or refused ``busy``: none left in silence |
 """
 
@@ -55,7 +55,7 @@ def test_a_flood_from_one_board_does_not_starve_another(worker, client) -> None:
                                             max_time_ms=300, deadline_s=6.0))
         waits.append(time.monotonic() - started)
         assert answer.id == f"fair-{n}"
-    assert max(waits) < 2.0, waits
+    assert max(waits) < 3.0, waits  # behind one flood job at most, not behind the forty
     done, not_done = wait(flood, timeout=12)
     assert not not_done
     outcomes = []
