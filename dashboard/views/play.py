@@ -53,6 +53,15 @@ def publish(feed: LiveFeed, game: PlayGame, events: list[GameEvent]) -> bool:
     return True
 
 
+def engine_trouble(exc: Exception) -> str:
+    """What to tell the player when the engine did not answer: busy workers say so."""
+    if isinstance(exc, EngineRequestFailed) and exc.busy:
+        after = exc.error.retry_after_ms
+        return ("the engines are busy with other boards right now; ask again"
+                + (f" in {max(1, round(after / 1000))} s" if after else ""))
+    return str(exc)
+
+
 def ask_engine(services: Services, game: PlayGame, purpose: str, visits: int, ownership: bool = False) -> Any:
     """The engine's answer for the game's current position (blocking, with a spinner)."""
     request = position_request(purpose, size=game.size, komi=game.komi, rules=game.rules, setup=game.setup,
@@ -79,7 +88,7 @@ def engine_move(services: Services, game: PlayGame) -> None:
     try:
         answer = ask_engine(services, game, "genmove", game.visits)
     except (TimeoutError, EngineRequestFailed, ConnectionError) as exc:
-        st.session_state["play_engine_error"] = str(exc)
+        st.session_state["play_engine_error"] = engine_trouble(exc)
         return
     vertex = answer.moves[0].move if answer.moves else "pass"
     try:
@@ -160,7 +169,7 @@ def controls(services: Services, game: PlayGame) -> None:
             try:
                 answer = ask_engine(services, game, "hint", services.config.analysis_visits)
             except (TimeoutError, EngineRequestFailed, ConnectionError) as exc:
-                st.session_state["play_message"] = ("error", f"No hint: {exc}")
+                st.session_state["play_message"] = ("error", f"No hint: {engine_trouble(exc)}")
             else:
                 st.session_state["play_hint"] = (len(game.moves), answer.to_dict())
         st.rerun()

@@ -125,3 +125,16 @@ def test_playing_a_game_on_the_page(open_app, app_store, app_broker, stand_in_wo
     stored = app_store.get_game(game.game_id)
     assert stored.game.mode == "vs_engine" and stored.game.board_id == "web-1" and stored.moves == ()
     assert stored.game.black == "guest" and stored.game.white == "gobuddy"
+
+
+def test_busy_engines_are_told_as_such() -> None:
+    from dashboard.views.play import engine_trouble
+    from gobuddy.bus.engine_messages import EngineError
+    from gobuddy.bus.requests import EngineRequestFailed
+
+    busy = EngineRequestFailed(EngineError(id="r", error="worker engine-1 is busy: ...", code="busy",
+                                           retry_after_ms=2400, worker="engine-1"))
+    assert engine_trouble(busy) == "the engines are busy with other boards right now; ask again in 2 s"
+    other = EngineRequestFailed(EngineError(id="r", error="'Z9' is off the board", field="position.moves[0][1]",
+                                            code="invalid", worker="engine-1"))
+    assert "Z9" in engine_trouble(other)
