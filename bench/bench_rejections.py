@@ -122,7 +122,7 @@ def run(messages: int) -> str:
         "to 1 MB), each consumer a real process on loopback Mosquitto. Every refusal is logged and reported on "
         "the consumer's error topic (rate limited).",
         "",
-        "| consumer | topic | rejections per second | CPU per rejection | still serving |",
+        "| consumer | topic | rejections per second | CPU per rejection | process alive after |",
         "|---|---|---|---|---|",
         *rows,
     ])

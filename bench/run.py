@@ -22,6 +22,7 @@ BENCHMARKS = (
     ("bench.bench_engine", []),
     ("bench.bench_bus", []),
     ("bench.bench_overload", []),
+    ("bench.bench_rejections", []),
     ("bench.bench_edge_accuracy", []),
     ("bench.bench_edge_latency", []),
     ("bench.bench_live_latency", []),
