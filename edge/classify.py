@@ -16,10 +16,10 @@ reading noticeably darker than its own settled level (shaded by a hand) is uncer
 too (see ``ClassifierConfig``).
 
 Transients are sat out, not learnt from (``edge.sensor_faults``): a burst frame leaves
-every point as it was (all uncertain), a glint or a dead reading leaves that point as
-it was (uncertain), and a sensor that stays implausible is *masked*: it keeps its
-class, is not uncertain, and is listed in ``Sighting.masked`` so that the board is
-read without it. So the board reads as before the moment the light is normal again.
+every point as it was (all uncertain); a glint or a dead reading leaves that point as
+it was and *masks* it: it keeps its class, is not uncertain, and is listed in
+``Sighting.masked`` so that the board is read without it (a sensor that stays so is
+reported faulty). So the board reads as before the moment the light is normal again.
 
 Stable boards come from ``edge.stability``; what they mean for the game from
 ``edge.reconcile``. Time comes only from the frames' timestamps.
@@ -75,14 +75,17 @@ class FrameSource(Protocol):
 @dataclass(frozen=True)
 class Sighting:
     """A classified frame: ``board`` per flat point (``EMPTY``/``BLACK``/``WHITE``/``STONE``),
-    the ``uncertain`` points and the ``masked`` ones (faulty sensors: their class is
-    the last one read, not what lies there now), sorted flat indices, at time ``t``."""
+    the ``uncertain`` points and the ``masked`` ones (sensors read implausibly: their
+    class is the last one read, not what lies there now), sorted flat indices, at time
+    ``t``. ``blind``: a burst frame, which says nothing of the board (every point but
+    the masked ones uncertain); stability counts skip it."""
 
     t: float
     board: tuple[int, ...]
     uncertain: tuple[int, ...] = ()
     seq: int | None = None
     masked: tuple[int, ...] = ()
+    blind: bool = False
 
     @property
     def size(self) -> int:
@@ -164,6 +167,7 @@ class ClassifierConfig:
     min_empty: int = 4
     min_steady: int = 10
     uniform: float = 0.7
+    sure_frames: int = 5
     gate: GateConfig = GateConfig()
 
 
@@ -203,7 +207,8 @@ class Classifier:
         self._smooth: np.ndarray | None = None
         self._recent: list[np.ndarray] = []  # the last rise_window smoothed ratios
         self._age = np.zeros(n, dtype=np.int32)
-        self._frozen = np.zeros(n, dtype=bool)  # held or masked last frame
+        self._frozen = np.zeros(n, dtype=bool)  # masked last frame
+        self._sure = np.zeros(n, dtype=np.int8)  # each point's class when last read surely (see _held)
         self.ambient = 1.0
         self.gate = SensorGate(self._base.size, self.config.gate)
         self.ratio = np.ones_like(self._base)  # the last frame's ratios (for sensor health)
@@ -264,9 +269,9 @@ class Classifier:
         if verdict.burst and state is not None:
             self.ambient = ambient  # learn nothing from a burst
             uncertain = tuple(np.flatnonzero(~verdict.masked).tolist())
-            return Sighting(frame.t, tuple(state.tolist()), uncertain, frame.seq, masked)
+            return Sighting(frame.t, tuple(state.tolist()), uncertain, frame.seq, masked, blind=True)
         self.ratio = r
-        frozen = (verdict.held | verdict.masked) if state is not None else np.zeros(r.shape, dtype=bool)
+        frozen = verdict.masked if state is not None else np.zeros(r.shape, dtype=bool)
         t_occ, h_occ = self._t_occ, self._h_occ
         if state is None:
             occupied = r < t_occ
@@ -283,7 +288,7 @@ class Classifier:
                                      np.where(state == BLACK, t_col + h_col, t_col))
             new = np.where(occupied, np.where(black, BLACK, WHITE), EMPTY).astype(np.int8)
             if state is not None:
-                new = np.where(frozen, state, new).astype(np.int8)
+                new = np.where(frozen, self._held(state), new).astype(np.int8)
             shaded, settled = self._shaded(r, new, frozen)
             # The colour is in doubt for a new stone reading near the threshold, or for a
             # settled one whose reading has crossed to the other colour's side; and for a
@@ -299,14 +304,22 @@ class Classifier:
         else:
             new = np.where(occupied, STONE, EMPTY).astype(np.int8)
             if state is not None:
-                new = np.where(frozen, state, new).astype(np.int8)
+                new = np.where(frozen, self._held(state), new).astype(np.int8)
             shaded, settled = self._shaded(r, new, frozen)
-        uncertain = ((uncertain | shaded) & ~frozen) | verdict.held
+        uncertain = (uncertain | shaded) & ~frozen
+        sure = ~uncertain & ~frozen & (self._age >= cfg.sure_frames)
+        self._sure = np.where(sure, new, self._sure).astype(np.int8)
         self._state = new
         self._frozen = frozen
         self._clear = (new == EMPTY) & ~uncertain & ~frozen
         self._steady = settled & ~frozen
         return Sighting(frame.t, tuple(new.tolist()), tuple(np.flatnonzero(uncertain).tolist()), frame.seq, masked)
+
+    def _held(self, state: np.ndarray) -> np.ndarray:
+        """The class a masked point keeps: the last one it was read with certainty for
+        ``sure_frames`` frames on end (a hand's shadow may have made it read as a stone the
+        moment before)."""
+        return np.where(self._frozen, state, self._sure)
 
     def _shaded(self, r: np.ndarray, new: np.ndarray, frozen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(shaded, settled): points darker than their settled level (or, for young empty

@@ -14,6 +14,12 @@ the game expects:
   board is put right. Nothing is ever guessed: a board that is not exactly one of the
   above changes no record.
 
+Two to four new stones in turn order (colour sensing), each legal in turn, are as
+many moves when the board showed each ``two_moves_apart_s`` before the next (hands
+kept the board from settling in between), or when nobody saw the board meanwhile (a
+gap in the frames: a reboot, a link down; the colours give the order); any other
+order is a problem as ever.
+
 A board with uncertain points (a hand over it, a stone half off its point) is never
 used; if it lasts ``lasting_s`` it becomes an ``unclear_reading`` problem. A new stone
 on a corner point must stay ``corner_wait_s`` before it counts: a hand resting
@@ -80,13 +86,15 @@ class ReconcileConfig:
     the engine's reply at once); ``corner_wait_s``: how long a new stone on a corner
     point must stay before it counts (0: no wait); ``button_wait_s``: the longest a
     button press waits for the board to settle; ``end_wait_s`` the same for the end
-    button."""
+    button; ``two_moves_apart_s``: how much earlier the side to move's stone must have
+    appeared than the other side's for the two to be read as two moves in turn."""
 
     stability: StabilityConfig = field(default_factory=StabilityConfig)
     max_undo_moves: int = 2
     corner_wait_s: float = 1.0
     button_wait_s: float = 2.0
     end_wait_s: float = 3.0
+    two_moves_apart_s: float = 0.2
 
 
 class Reconciler:
@@ -112,8 +120,12 @@ class Reconciler:
         self._engine_move: int | None = None
         self._hint: int | None = None
         self._gone: tuple[int, set[int]] = (0, set())  # (stone move number, captures seen gone)
-        self.masked: frozenset[int] = frozenset()  # faulty points, read as the game has them
+        self.masked: frozenset[int] = frozenset()  # points read implausibly now (see _read_around)
+        self._mask_base: dict[int, int] = {}  # masked point -> what the game had there when masked
         self._unsure = False  # the latest sighting had uncertain points
+        self._after_gap = False  # frames stopped for a while since the last stable board
+        self._classes: tuple[int, ...] = ()  # the latest sighting's classes
+        self._class_since: list[float] = []  # per point, when it last turned empty or occupied
 
     # ------------------------------------------------------------------ inputs
     def run(self, inputs: Iterable[BoardInput]) -> list[Event]:
@@ -134,9 +146,21 @@ class Reconciler:
     def observe(self, sighting: Sighting) -> list[Event]:
         """One classified frame."""
         before, self._now = self._now, sighting.t
+        if before and sighting.t - before > self.config.stability.max_gap_s:
+            self._after_gap = True
         self.masked, self._unsure = frozenset(sighting.masked), bool(sighting.uncertain)
+        board = self.game.position.board
+        self._mask_base = {p: self._mask_base.get(p, board[p]) for p in self.masked}
+        if len(self._class_since) != len(sighting.board):
+            self._class_since = [sighting.t] * len(sighting.board)
+        elif not sighting.blind:
+            for p, (old, new) in enumerate(zip(self._classes, sighting.board)):
+                if (old == EMPTY) != (new == EMPTY):  # a shadow may turn a white stone black: no matter
+                    self._class_since[p] = sighting.t
+        if not sighting.blind:
+            self._classes = sighting.board
         corner = self._corner
-        stable = self.stabiliser.push(sighting)
+        stable = None if sighting.blind else self.stabiliser.push(sighting)
         if self.game.ended:
             return []
         events: list[Event] = []
@@ -154,12 +178,12 @@ class Reconciler:
 
     def press(self, button: str, t: float | None = None) -> list[Event]:
         """A board button pressed at ``t`` (default: the latest frame's time): ``pass``,
-        ``undo`` and ``end`` act here; others (hint, new game, ...) belong to the service
+        ``undo`` and ``end_game`` act here; others (hint, new game, ...) belong to the service
         and return no events. While the board is still changing (a stone just placed has
-        not settled, a corner stone waits; for ``end`` also a hand over the board) the
+        not settled, a corner stone waits; for ``end_game`` also a hand over the board) the
         press waits, at most ``button_wait_s`` (``end_wait_s``), so that what happened on
         the board before the press counts first."""
-        if button not in ("pass", "undo", "end") or self.game.ended:
+        if button not in ("pass", "undo", "end_game") or self.game.ended:
             return []
         if self._queued or self._busy(button):
             self._queued.append((button, self._now if t is None else t))
@@ -177,16 +201,16 @@ class Reconciler:
 
     def _busy(self, button: str = "") -> bool:
         return (self._corner is not None or not self.stabiliser.settled()
-                or (button == "end" and self._unsure))
+                or (button == "end_game" and self._unsure))
 
     def _wait_s(self, button: str) -> float:
-        return self.config.end_wait_s if button == "end" else self.config.button_wait_s
+        return self.config.end_wait_s if button == "end_game" else self.config.button_wait_s
 
     def _apply(self, button: str) -> list[Event]:
         game = self.game
         if game.ended:
             return []
-        if button == "end":
+        if button == "end_game":
             return [game.end()]
         if button == "pass":
             if game.is_engine_turn():
@@ -235,14 +259,16 @@ class Reconciler:
         if stable.lasting:
             return self._settle(unclear(stable.uncertain, self.game.size))
         self.stable = stable.board
-        return self._evaluate()
+        events = self._evaluate()
+        self._after_gap = False
+        return events
 
     def _evaluate(self) -> list[Event]:
-        board, game = self.stable, self.game
-        if board is None or game.ended:
+        raw, game = self.stable, self.game
+        if raw is None or game.ended:
             return []
-        board = self._read_around(board)
-        if self._corner is not None and board[self._corner[0]] != self._corner[1]:
+        board = self._read_around(raw)
+        if self._corner is not None and raw[self._corner[0]] != self._corner[1]:  # a masked point keeps its class
             self._corner = None  # the waiting corner stone is gone (or changed): forget it
         diff = board_diff(game.position.board, board, self._leftovers(board))
         self.pending = diff.leftover
@@ -270,16 +296,51 @@ class Reconciler:
             events = self._new_stone(BoardDiff((corner[:2],), (), (), diff.leftover), board)
             last = self.game.last_stone_move()
             return events + self._evaluate() if last is not None and last.point == corner[0] else events
+        order = self._moves_in_order(diff)
+        if order is not None:
+            events = self._settle(None)
+            events.append(game.play(order[0]))
+            self._forget_requests()
+            return events + self._evaluate()
         if self.masked:
             return self._masked_move(diff, board, diagnose(diff, self._context()))
         return self._settle(diagnose(diff, self._context()))
 
+    def _moves_in_order(self, diff: BoardDiff) -> list[int] | None:
+        """The new stones of ``diff`` as moves, if the board showed them in turn order: each
+        of the colour whose turn it is, each appeared ``two_moves_apart_s`` before the next
+        (after a gap, at the same time will do: the colours give the order), each legal in
+        turn, and only stones they capture gone (colour sensing); else ``None``."""
+        if diff.recoloured or not 2 <= len(diff.added) <= 4:
+            return None
+        pos, since = self.game.position.copy(), self._class_since
+        left, order, captured = list(diff.added), [], set()
+        slack = 0.0 if self._after_gap else self.config.two_moves_apart_s
+        while left:
+            mine = [p for p, c in left if c == pos.to_play]
+            if not mine:
+                return None
+            first = min(mine, key=lambda p: since[p])
+            if any(since[first] > since[p] - slack for p, _ in left if p != first):
+                return None
+            if pos.illegal_reason(first) is not None:
+                return None
+            captured |= set(pos.play(first))
+            order.append(first)
+            left = [(p, c) for p, c in left if p != first]
+        if {p for p, _ in diff.removed} | set(diff.leftover) <= captured - set(order):
+            return order
+        return None
+
     def _read_around(self, board: tuple[int, ...]) -> tuple[int, ...]:
-        """``board`` with the masked points read as the game has them."""
+        """``board`` with each masked point read as it was last seen (the class it keeps),
+        or, once the game has changed there since (a move inferred on it, its stone
+        captured), as the game has it."""
         if not self.masked:
             return board
         expected = self.game.position.board
-        return tuple(expected[p] if p in self.masked else v for p, v in enumerate(board))
+        return tuple(expected[p] if p in self.masked and expected[p] != self._mask_base.get(p) else v
+                     for p, v in enumerate(board))
 
     def _masked_move(self, diff: BoardDiff, board: tuple[int, ...], problem: Problem) -> list[Event]:
         """A difference that a move on a faulty point explains, and nothing else does: play

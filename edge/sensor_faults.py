@@ -7,14 +7,15 @@ before the classifier learns from it and sorts out what it must not learn from:
 | what | test | the classifier then |
 |---|---|---|
 | a *burst* frame | ``burst_points`` or more points jump by ``burst_jump`` from their smoothed ratio at once (two frames of random readings; a hand shades at most ~13 points so deeply) | keeps every class and level as they were; the whole board is uncertain |
-| an *implausible* point | at full scale (``adcmax - 1`` or more), a ratio above ``1 + bright`` (a glint: nothing is brighter than an empty point) or below ``dead`` (darker than a black stone under a hand: no light, a broken sensor) | keeps that point's class and level; the point is uncertain |
-| a *faulty* point | implausible for ``fault_s`` on end (stuck at full scale, too bright, dead) | keeps its class, no longer uncertain but *masked*: the board is read without it (``edge.reconcile``) until it has read plausibly for ``recover_frames`` frames |
+| an *implausible* point | at full scale (``adcmax - 1`` or more), a ratio above ``1 + bright`` (a glint: nothing is brighter than an empty point) or below ``dead`` (darker than a black stone under a hand: no light, a broken sensor) | keeps that point's class and level and *masks* it: the board is read without it (``edge.reconcile``) until it has read plausibly for ``settle_frames`` frames |
+| a *faulty* point | masked for ``fault_s`` on end (stuck at full scale, too bright, dead) | the same, reported in ``faults``; it must read plausibly for ``recover_frames`` frames to count again |
 
 Nothing learnt from a transient, the board reads as before as soon as the light is
-normal again. Burst frames in a row beyond ``burst_frames`` are taken as they come (the
-light did change that much: a lamp switched unevenly). Counters: ``transients`` per
-point (implausible episodes), ``bursts`` (burst frames), ``faults`` now (point ->
-``stuck`` / ``bright`` / ``dead``). Time comes from frame timestamps only.
+normal again, and no single sensor can keep the board from being read. Burst frames
+in a row beyond ``burst_frames`` are taken as they come (the light did change that
+much: a lamp switched unevenly). Counters: ``transients`` per point (implausible
+episodes), ``bursts`` (burst frames), ``faults`` now (point -> ``stuck`` / ``bright``
+/ ``dead``). Time comes from frame timestamps only.
 
 Not checked here: a sensor stuck at a plausible value (it reads as a point that never
 changes; ``edge.sensor_health`` shows such points by their noise of zero).
@@ -42,17 +43,17 @@ class GateConfig:
     burst_jump: float = 0.3
     burst_frames: int = 4
     fault_s: float = 1.0
-    recover_frames: int = 5
+    settle_frames: int = 2
+    recover_frames: int = 10
     adcmax: int = 1023
 
 
 @dataclass(frozen=True)
 class GateResult:
-    """One frame's verdict: ``burst`` (learn nothing from it), ``held`` (points to keep as
-    they were, uncertain), ``masked`` (faulty points, kept as they were, read around)."""
+    """One frame's verdict: ``burst`` (learn nothing from it; every point but the masked
+    ones uncertain), ``masked`` (points kept as they were and read around)."""
 
     burst: bool
-    held: np.ndarray
     masked: np.ndarray
 
 
@@ -68,16 +69,17 @@ class SensorGate:
 
     def reset(self) -> None:
         """Forget episodes and faults (counters stay)."""
-        self._since = np.full(self.n, np.nan)  # board time an implausible episode began
+        self._since = np.full(self.n, np.nan)  # board time the current masked episode began
         self._good = np.zeros(self.n, dtype=np.int32)  # plausible frames in a row
         self._masked = np.zeros(self.n, dtype=bool)
+        self._failed = np.zeros(self.n, dtype=bool)
         self._kind = np.zeros(self.n, dtype=np.int8)  # index into _KINDS
         self._burst_run = 0
 
     @property
     def faults(self) -> dict[int, str]:
         """Faulty points now: flat point -> ``stuck``, ``bright`` or ``dead``."""
-        return {int(p): _KINDS[self._kind[p]] for p in np.flatnonzero(self._masked)}
+        return {int(p): _KINDS[self._kind[p]] for p in np.flatnonzero(self._failed)}
 
     def saturated(self, raw: np.ndarray) -> np.ndarray:
         """Points at full scale (no ratio can be trusted there)."""
@@ -96,16 +98,19 @@ class SensorGate:
             if jumped >= cfg.burst_points and self._burst_run < cfg.burst_frames:
                 self._burst_run += 1
                 self.bursts += 1
-                return GateResult(True, ~self._masked, self._masked.copy())
+                return GateResult(True, self._masked.copy())
         self._burst_run = 0
-        starting = odd & np.isnan(self._since)
+        starting = odd & ~self._masked
         self.transients += starting
-        self._since = np.where(odd, np.where(starting, t, self._since), np.nan)
+        self._since = np.where(starting, t, self._since)
         self._good = np.where(odd, 0, self._good + 1)
-        failed = odd & (t - self._since >= cfg.fault_s)
+        failed = self._masked & odd & (t - self._since >= cfg.fault_s)
         kind = np.where(sat, 1, np.where(bright, 2, 3)).astype(np.int8)
-        self._kind = np.where(failed & ~self._masked, kind, self._kind)
-        recovered = self._masked & (self._good >= cfg.recover_frames)
-        self._masked = (self._masked | failed) & ~recovered
-        self._kind = np.where(self._masked, self._kind, 0).astype(np.int8)
-        return GateResult(False, odd & ~self._masked, self._masked.copy())
+        self._kind = np.where(failed, kind, self._kind)
+        self._failed |= failed
+        needed = np.where(self._failed, cfg.recover_frames, cfg.settle_frames)
+        over = self._masked & ~odd & (self._good >= needed)
+        self._masked = (self._masked | odd) & ~over
+        self._failed &= self._masked
+        self._since = np.where(self._masked, self._since, np.nan)
+        return GateResult(False, self._masked.copy())

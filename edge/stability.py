@@ -22,12 +22,15 @@ class StabilityConfig:
     that holds ``lasting_s`` without ever being clear is reported as unclear. A gap of
     more than ``max_gap_s`` between frames restarts the count (nobody saw what
     happened meanwhile); a lost frame or two (a sequence gap within that time) does
-    not."""
+    not. A board that changes and comes back within ``glitch_frames`` frames (a glint
+    turned a black stone white for a moment) resumes its count as if the frames of
+    the excursion had not come."""
 
     min_frames: int = 5
     settle_s: float = 0.3
     lasting_s: float = 3.0
     max_gap_s: float = 0.25
+    glitch_frames: int = 5
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ class Stabiliser:
         self._last_t: float | None = None
         self._reported: tuple[int, ...] | None = None
         self._lasting_done = False
+        self._before: tuple | None = None  # the run an excursion interrupted
 
     def settled(self) -> bool:
         """True unless the board now differs from the one last reported (it is changing
@@ -71,11 +75,24 @@ class Stabiliser:
         return self._key is None or self._key == self._reported
 
     def push(self, s: Sighting) -> StableBoard | None:
-        """Add the next sighting; return a ``StableBoard`` when one is due, else ``None``."""
+        """Add the next sighting; return a ``StableBoard`` when one is due, else ``None``.
+        A ``blind`` sighting (a burst frame) is skipped: it neither counts nor restarts."""
+        if s.blind:
+            return None
         cfg = self.config
         gap = self._last_t is not None and (s.t - self._last_t > cfg.max_gap_s or s.t < self._last_t)
         self._last_t = s.t
+        if gap:
+            self._before = None
+        elif self._before is not None and (s.board == self._before[0] or self._count >= cfg.glitch_frames):
+            if s.board == self._before[0]:  # back from an excursion: resume the run it interrupted
+                (self._key, self._since, self._count, self._lasting_done, self._clear_since,
+                 self._clear_count) = self._before
+            self._before = None
         if gap or s.board != self._key:
+            if not gap and self._key is not None and self._before is None:
+                self._before = (self._key, self._since, self._count, self._lasting_done, self._clear_since,
+                                self._clear_count)
             self._key, self._since, self._count, self._lasting_done = s.board, s.t, 0, False
             self._clear_since, self._clear_count = None, 0
         self._count += 1

@@ -120,7 +120,7 @@ class ScriptedBoard:
                     self.board[p] = EMPTY
                 events += self._frame(self.board)
             elif head in ("pass", "undo", "end"):
-                events += self.rec.press(head, self.t)
+                events += self.rec.press("end_game" if head == "end" else head, self.t)
             elif head == "mask":
                 self.held.update({p: self.board[p] for p in self._points(rest)})
             elif head == "unmask":

@@ -58,11 +58,18 @@ def test_captures_left_on_the_board_by_hand() -> None:
 def test_two_stones_then_undo_by_lifting_by_hand() -> None:
     t = Table(seed=23)
     assert t.put("E5", BLACK) == ["move B E5"]
-    assert t._run(t.sim.place(from_gtp("C3", 9), WHITE) + t.sim.place(from_gtp("G7", 9), BLACK)) \
-        == ["problem two_stones G7 C3"]
+    assert t._run(t.sim.place(from_gtp("G7", 9), BLACK) + t.sim.place(from_gtp("C3", 9), WHITE)) \
+        == ["problem two_stones G7 C3"]  # black's stone came first: out of turn
     assert t.lift("G7", BLACK) == ["cleared two_stones", "move W C3"]
     assert t.lift("C3", WHITE) == ["undo W C3"]
     assert t.put("D3", WHITE) == ["move W D3"]
+
+
+def test_two_moves_in_turn_before_the_board_settled_are_two_moves() -> None:
+    t = Table(seed=23)
+    assert t.put("E5", BLACK) == ["move B E5"]
+    assert t._run(t.sim.place(from_gtp("C3", 9), WHITE) + t.sim.place(from_gtp("G7", 9), BLACK)) \
+        == ["move W C3", "move B G7"]
 
 
 def test_pass_and_suicide_by_hand() -> None:

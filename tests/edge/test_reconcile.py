@@ -64,6 +64,12 @@ SCENARIOS = [
         ("- C3", ["cleared two_stones", "move B E5"]),
         ("O C3", ["move W C3"]),
     ]),
+    ("the next stone before the board settled: the board showed the order", "", [
+        ("X E5; wait 0.25; O C3", ["move B E5", "move W C3"]),
+    ]),
+    ("... but not the other order", "", [
+        ("O C3; wait 0.25; X E5", ["problem two_stones E5 C3"]),
+    ]),
     ("a stone lifted and put back", "E5 C3 G7", [
         ("- E5", ["problem stone_lifted E5"]),
         ("X E5", ["cleared stone_lifted"]),

@@ -77,16 +77,17 @@ def test_a_dead_sensor_is_masked_and_named():
     assert reader.gate.transients[e4] == 1
 
 
-@pytest.mark.parametrize("raw, ratio, smooth, burst, held", [
+@pytest.mark.parametrize("raw, ratio, smooth, burst, masked", [
     ([500, 1023, 500], [1.0, 1.8, 1.0], None, False, [False, True, False]),  # full scale
     ([500, 700, 500], [1.0, 1.4, 1.0], None, False, [False, True, False]),  # brighter than empty
     ([500, 0, 500], [1.0, 0.0, 1.0], None, False, [False, True, False]),  # no light at all
     ([500, 100, 500], [1.0, 0.2, 1.0], None, False, [False, False, False]),  # a black stone
 ])
-def test_the_gate_holds_implausible_points(raw, ratio, smooth, burst, held):
+def test_the_gate_masks_implausible_points(raw, ratio, smooth, burst, masked):
     gate = SensorGate(3, GateConfig(burst_points=2))
     verdict = gate.check(0.0, np.array(raw, dtype=float), np.array(ratio), smooth)
-    assert verdict.burst == burst and verdict.held.tolist() == held
+    assert verdict.burst == burst and verdict.masked.tolist() == masked
+    assert gate.faults == {}  # not yet: a fault is a point masked for fault_s
 
 
 def test_the_gate_sees_a_burst_and_gives_up_on_a_lasting_one():
@@ -98,14 +99,17 @@ def test_the_gate_sees_a_burst_and_gives_up_on_a_lasting_one():
     assert gate.bursts == 2
 
 
-def test_a_fault_clears_after_plausible_frames():
-    gate = SensorGate(2, GateConfig(fault_s=1.0, recover_frames=3))
+def test_a_transient_unmasks_soon_and_a_fault_after_more_plausible_frames():
+    gate = SensorGate(2, GateConfig(fault_s=1.0, settle_frames=2, recover_frames=3))
     dark, fine = np.array([0.0, 1.0]), np.array([1.0, 1.0])
+    gate.check(0.0, dark * 500, dark, None)
+    assert [gate.check(0.04 * (i + 1), fine * 500, fine, None).masked[0] for i in range(3)] == [True, False, False]
     for i in range(30):
-        gate.check(i * 0.04, dark * 500, dark, None)
+        gate.check(1 + i * 0.04, dark * 500, dark, None)
     assert gate.faults == {0: "dead"}
-    masked = [gate.check(2 + i * 0.04, fine * 500, fine, None).masked[0] for i in range(4)]
+    masked = [gate.check(3 + i * 0.04, fine * 500, fine, None).masked[0] for i in range(4)]
     assert masked == [True, True, False, False] and gate.faults == {}
+    assert gate.transients.tolist() == [2, 0]
 
 
 def test_room_transients_are_drawn_at_their_rates():
