@@ -57,6 +57,7 @@ from typing import Iterable, Union
 
 from edge.classify import STONE, BoardInput, ButtonPress, Classifier, Sighting
 from edge.stability import StabilityConfig, Stabiliser, StableBoard
+from edge.unseen_moves import masked_move_candidates, moves_in_order, read_around
 from edge.game import Game, GameEnded, MovePlayed, Passed, Undone
 from edge.problems import (BoardDiff, Context, Problem, ProblemCleared, ProblemRaised, board_diff,
                            captures_not_removed, diagnose, engine_misplaced, illegal, raised, unclear,
@@ -267,7 +268,7 @@ class Reconciler:
         raw, game = self.stable, self.game
         if raw is None or game.ended:
             return []
-        board = self._read_around(raw)
+        board = read_around(raw, game.position.board, self.masked, self._mask_base)
         if self._corner is not None and raw[self._corner[0]] != self._corner[1]:  # a masked point keeps its class
             self._corner = None  # the waiting corner stone is gone (or changed): forget it
         diff = board_diff(game.position.board, board, self._leftovers(board))
@@ -296,76 +297,22 @@ class Reconciler:
             events = self._new_stone(BoardDiff((corner[:2],), (), (), diff.leftover), board)
             last = self.game.last_stone_move()
             return events + self._evaluate() if last is not None and last.point == corner[0] else events
-        order = self._moves_in_order(diff)
+        slack = 0.0 if self._after_gap else self.config.two_moves_apart_s
+        order = moves_in_order(diff, game.position, self._class_since, slack)
         if order is not None:
             events = self._settle(None)
             events.append(game.play(order[0]))
             self._forget_requests()
             return events + self._evaluate()
         if self.masked:
-            return self._masked_move(diff, board, diagnose(diff, self._context()))
+            return self._masked_move(diff, diagnose(diff, self._context()))
         return self._settle(diagnose(diff, self._context()))
 
-    def _moves_in_order(self, diff: BoardDiff) -> list[int] | None:
-        """The new stones of ``diff`` as moves, if the board showed them in turn order: each
-        of the colour whose turn it is, each appeared ``two_moves_apart_s`` before the next
-        (after a gap, at the same time will do: the colours give the order), each legal in
-        turn, and only stones they capture gone (colour sensing); else ``None``."""
-        if diff.recoloured or not 2 <= len(diff.added) <= 4:
-            return None
-        pos, since = self.game.position.copy(), self._class_since
-        left, order, captured = list(diff.added), [], set()
-        slack = 0.0 if self._after_gap else self.config.two_moves_apart_s
-        while left:
-            mine = [p for p, c in left if c == pos.to_play]
-            if not mine:
-                return None
-            first = min(mine, key=lambda p: since[p])
-            if any(since[first] > since[p] - slack for p, _ in left if p != first):
-                return None
-            if pos.illegal_reason(first) is not None:
-                return None
-            captured |= set(pos.play(first))
-            order.append(first)
-            left = [(p, c) for p, c in left if p != first]
-        if {p for p, _ in diff.removed} | set(diff.leftover) <= captured - set(order):
-            return order
-        return None
-
-    def _read_around(self, board: tuple[int, ...]) -> tuple[int, ...]:
-        """``board`` with each masked point read as it was last seen (the class it keeps),
-        or, once the game has changed there since (a move inferred on it, its stone
-        captured), as the game has it."""
-        if not self.masked:
-            return board
-        expected = self.game.position.board
-        return tuple(expected[p] if p in self.masked and expected[p] != self._mask_base.get(p) else v
-                     for p, v in enumerate(board))
-
-    def _masked_move(self, diff: BoardDiff, board: tuple[int, ...], problem: Problem) -> list[Event]:
-        """A difference that a move on a faulty point explains, and nothing else does: play
-        it (and the rest on the next evaluation); otherwise ``problem``, naming the faulty
-        points."""
+    def _masked_move(self, diff: BoardDiff, problem: Problem) -> list[Event]:
+        """A difference that a move on a masked point explains, and nothing else does: play
+        it (and the rest on the next evaluation); otherwise ``problem``, naming the points."""
         game = self.game
-        pos, me = game.position, game.to_play
-        theirs = [p for p, c in diff.added if c == -me]
-        candidates = []
-        if not diff.recoloured and len(diff.added) == len(theirs) <= 1:
-            for p in sorted(self.masked):
-                if pos.board[p] != EMPTY or pos.illegal_reason(p) is not None:
-                    continue
-                after = pos.copy()
-                captured = set(after.play(p)) - self.masked
-                gone = {q for q, _ in diff.removed}
-                if theirs:
-                    q = theirs[0]
-                    if after.illegal_reason(q) is not None:
-                        continue
-                    captured_next = set(after.copy().play(q))
-                    if captured <= gone and gone <= captured | captured_next:
-                        candidates.append(p)
-                elif captured and gone == captured:
-                    candidates.append(p)
+        candidates = masked_move_candidates(diff, game.position, self.masked)
         if len(candidates) == 1:
             events = self._settle(None)
             events.append(game.play(candidates[0]))
@@ -415,7 +362,7 @@ class Reconciler:
             return self._settle(captures_not_removed(diff.leftover, -last.color, size))
         if color != pos.to_play:
             problem = wrong_color(point, color, pos.to_play, size)
-            return self._masked_move(diff, board, problem) if self.masked else self._settle(problem)
+            return self._masked_move(diff, problem) if self.masked else self._settle(problem)
         if game.is_engine_turn() and point != self._engine_move:
             return self._settle(engine_misplaced(point, self._engine_move, size))
         reason = pos.illegal_reason(point)

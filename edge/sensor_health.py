@@ -102,7 +102,7 @@ class SensorHealth:
 
     def update(self, readings: Sequence[int], sighting: Sighting, classifier: Classifier) -> None:
         """One frame and what ``classifier`` made of it (call after ``classify``)."""
-        cfg, rate = self.config, self.config.rate
+        rate = self.config.rate
         raw = np.asarray(readings, dtype=float)
         self.reading = raw
         self.ambient = classifier.ambient

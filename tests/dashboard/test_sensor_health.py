@@ -12,7 +12,6 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.sensor_health import board_health, margin_figure, point_rows
 from dashboard.views.system import link_alarm, link_state
-from edge.calibration import Calibration
 from edge.classify import Classifier, Frame
 from edge.sensor_health import SensorHealth
 from edge.sensor_model import SensorModel
