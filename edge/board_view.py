@@ -3,11 +3,12 @@
 ``FrameView.update`` takes each frame with its ``Sighting`` and returns a ``BoardFrame``
 when one is due: at most ``frames_per_s`` a second, and within ``min_gap_s`` when what
 the board shows (rows, or stable or not) changes; otherwise ``None``. Rows follow
-``schemas/board_frame``: ``X``/``O`` for stones, ``?`` for uncertain points, and for a
-stone whose colour the sensors cannot tell (occupancy sensing), the colour the game
-has there, or ``?`` for a stone the game does not have yet. ``stable`` means the rows
-have not changed for ``settle_s`` of board time and nothing is uncertain. ``seq``
-counts from the wall-clock milliseconds at start, so it keeps growing across restarts.
+``schemas/board_frame``: ``X``/``O`` for stones, ``?`` for uncertain and masked points
+(a sensor read implausibly), and for a stone whose colour the sensors cannot tell
+(occupancy sensing), the colour the game has there, or ``?`` for a stone the game does
+not have yet. ``stable`` means the rows have not changed for ``settle_s`` of board time
+and nothing is uncertain. ``seq`` counts from the wall-clock milliseconds at start, so
+it keeps growing across restarts.
 
 ``led_command`` turns the reconciler's ``LedPattern`` into the firmware's LED command:
 a hint or the engine's point steady, captured stones still on the board blinking one
@@ -39,7 +40,7 @@ def frame_rows(sighting: Sighting, stones: Sequence[int] | None) -> tuple[str, .
         if seen == STONE:
             seen = stones[p] if stones is not None and stones[p] != EMPTY else None
         chars.append(_CHARS.get(seen, "?"))  # type: ignore[arg-type]
-    for p in sighting.uncertain:
+    for p in (*sighting.uncertain, *sighting.masked):  # a masked sensor shows nothing it can vouch for
         chars[p] = "?"
     return tuple("".join(chars[r * size:(r + 1) * size]) for r in range(size))
 
