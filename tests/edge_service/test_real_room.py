@@ -158,10 +158,18 @@ def test_repeated_sequence_numbers_are_not_frames_lost(broker, observer, tmp_pat
     with AgentRig(broker, tmp_path, status_every_s=0.2) as rig:
         rig.board.spoil(lambda frame: Frame(frame.t, frame.readings, 7))  # a firmware stuck on one seq
         rig.board.idle(0.5).result(10)
+        sent = []  # then one frame numbered three billion
+
+        def leap(frame: Frame) -> Frame:
+            sent.append(frame.seq)
+            return Frame(frame.t, frame.readings, 3_000_000_000) if len(sent) == 1 else frame
+        rig.board.spoil(leap)
+        rig.board.idle(0.2).result(10)
         rig.board.spoil(None)
         rig.board.idle(0.5).result(10)
         stats = rig.agent.link.stats
         assert stats["frames_repeated"] >= 5
+        assert stats["seq_jumps"] >= 2  # there and back
         assert stats["frames_lost"] < 100
         status_has(observer, lambda d: d["serial_frames_lost"] < 100, "a believable count in the status")
 
