@@ -413,14 +413,22 @@ class EdgeAgent:
     # ---- calibration ------------------------------------------------------------------------------
 
     def _follow_health(self, frame: Frame, sighting: Sighting) -> None:
-        """Sensor health from this frame; a change of the calibration mismatch is published
-        at once, logged, and shown on the LEDs."""
+        """Sensor health from this frame; a change of the faulty sensors or of the
+        calibration mismatch is published at once and logged (the mismatch also on the
+        LEDs)."""
         cal, classifier = self.calibration, self.classifier
         assert cal is not None and classifier is not None
         if self.health is None or self.health.calibration is not cal:
             self.health = SensorHealth(cal)
-        was = self.health.mismatch
+        was, faults = self.health.mismatch, self.health.faults_message()
         self.health.update(frame.readings, sighting, classifier)
+        if self.health.faults_message() != faults:
+            now_faults = self.health.faults_message()
+            if now_faults:
+                self.log.warning("faulty sensors, read around: %s", now_faults)
+            else:
+                self.log.info("no faulty sensor any more")
+            self._status_at = 0.0
         if self.health.mismatch != was:
             if self.health.mismatch:
                 self.log.warning("calibration mismatch: %s", self.health.mismatch_message())
