@@ -11,7 +11,9 @@ another ``Player``.
 Error messages use the specification's wording (``syntax error``, ``illegal move``,
 ``unacceptable size``, ``cannot undo``, ``board not empty``, ``invalid number of
 stones``, ``bad vertex list``, ``cannot load file``); ``loadsgf`` and ``printsgf``
-explain a failure on standard error. ``final_score``/``final_status_list`` rely on
+explain a failure on standard error, and ``loadsgf`` names there each repair it made
+to a file it loaded (``gobuddy.go.sgf``: text around the game, repeated properties,
+setup after the root, a second game left out...). ``final_score``/``final_status_list`` rely on
 ``gobuddy.go.playout.estimate_status`` (read what it does not detect).
 """
 
@@ -31,7 +33,7 @@ from gobuddy.go.playout import estimate_status
 from gobuddy.go.position import IllegalMove, Position
 from gobuddy.go.record import GameRecord
 from gobuddy.go.scoring import area_score
-from gobuddy.go.sgf import dump_sgf, parse_sgf
+from gobuddy.go.sgf import dump_sgf, read_sgf
 
 RESIGN = -1  # what a Player returns to resign
 _KEPT_INFO = ("rules", "black", "white", "black_rank", "white_rank", "result", "date", "place",
@@ -135,35 +137,46 @@ class Game:
         return GameRecord.from_moves(self.size, self.komi, self.moves, self.setup_black,
                                      self.setup_white, **fields)
 
-    def load(self, record: GameRecord, until: int | None = None) -> None:
+    def load(self, record: GameRecord, until: int | None = None) -> list[str]:
         """Replace the game by ``record``'s main line, stopping before move number
-        ``until`` (1-based; ``None``: all moves). Raises ``ValueError`` naming the
-        problem: setup after the first node, an illegal move. The game is unchanged
-        on failure."""
+        ``until`` (1-based; ``None``: all moves); return notes on what was repaired.
+
+        Setup after the root becomes the start position (``GameRecord.linear_line``:
+        after a move, the moves before it cannot be undone). A move that only repeats
+        an earlier position (positional superko) is played all the same, with a note:
+        the record's rules may allow it. Raises ``ValueError`` naming any other illegal
+        move or impossible setup. The game is unchanged on failure."""
         info = record.info
-        nodes = record.main_line()
-        root = nodes[0]
-        for node in nodes[1:]:
-            if node.has_setup():
-                raise ValueError("setup stones after the root are not supported")
-        if root.setup_empty:
-            raise ValueError("AE in the root is not supported")
-        moves = [n.move for n in nodes if n.move is not None]
-        if until is not None:
-            moves = moves[: max(0, until - 1)]
+        target, count = record.root, 0
+        for node in record.main_line():
+            count += node.move is not None
+            if until is not None and count >= until:
+                break
+            target = node
+        line = record.linear_line(target)
         trial = Game(info.size, info.komi, self.superko)
         trial.clock = self.clock
-        trial.setup_black, trial.setup_white = list(root.setup_black), list(root.setup_white)
+        trial.setup_black, trial.setup_white = line.setup_black, line.setup_white
         trial.handicap = info.handicap
         trial.info = {k: getattr(info, k) for k in _KEPT_INFO}
-        trial.first_to_play = root.to_play or (WHITE if info.handicap >= 2 else BLACK)
-        trial.position = trial._start()
-        for number, (color, point) in enumerate(moves, start=1):
+        trial.first_to_play = line.to_play
+        try:
+            trial.position = trial._start()
+        except ValueError as exc:
+            raise ValueError(f"setup: {exc}") from None
+        notes = list(line.notes)
+        for number, (color, point) in enumerate(line.moves, start=line.dropped + 1):
+            if trial.position.illegal_reason(point, color) == "superko":
+                notes.append(f"move {number} repeats an earlier position (positional superko): played anyway")
+                trial.position.play(point, color, check=False)
+                trial.moves.append((color, point))
+                continue
             try:
                 trial.play(color, point)
             except IllegalMove as exc:
                 raise ValueError(f"move {number}: {exc}") from None
         self.__dict__.update(trial.__dict__)
+        return notes
 
 
 class GtpEngine:
@@ -313,13 +326,13 @@ class GtpEngine:
             raise GtpError("syntax error")
         try:
             with open(args[0], "rb") as f:
-                records = parse_sgf(f.read())
-            if not records:
-                raise ValueError("the file holds no game")
-            self.game.load(records[0], until)
+                record, warnings = read_sgf(f.read()).first()
+            notes = [str(w) for w in warnings] + self.game.load(record, until)
         except (OSError, ValueError) as exc:
             print(f"loadsgf {args[0]}: {exc}", file=sys.stderr)
             raise GtpError("cannot load file") from None
+        for note in notes:
+            print(f"loadsgf {args[0]}: repaired: {note}", file=sys.stderr)
 
     def cmd_printsgf(self, args: list[str]) -> str:
         if len(args) > 1:

@@ -35,6 +35,24 @@ class ReplayError(IllegalMove):
 
 
 @dataclass
+class LinearLine:
+    """A line of the tree as one start position and the moves played from it, for the
+    readers that keep a game so (the GTP engine, the dashboard's store).
+
+    ``setup_black``/``setup_white``: the stones of the start; ``to_play``: the side to
+    move there; ``moves``: the moves after it, in order; ``dropped``: how many moves
+    of the line come before the start (not 0 only when setup follows a move);
+    ``notes``: what was folded into the start, one line each, for warnings."""
+
+    setup_black: list[int]
+    setup_white: list[int]
+    to_play: int
+    moves: list[Move]
+    dropped: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
 class GameInfo:
     """What is known about the game as a whole (the SGF root and game-info properties).
 
@@ -245,6 +263,62 @@ class GameRecord:
                 pos.play(point, color, check=False)
         return pos
 
+    def linear_line(self, node: Node | None = None) -> LinearLine:
+        """The line from the root to ``node`` (default: the end of the main line) as a
+        start position and moves (``LinearLine``).
+
+        Setup (AB/AW/AE, or PL in a node without a move) before the first move is
+        folded into the start (problem files put it after the root). Setup after a move
+        makes the position there the start: the moves before it are dropped (counted in
+        ``dropped``; prisoners and the ko history of those moves are lost). PL in a node
+        with a move, after the first move, is ignored: the move names its colour.
+        Moves are replayed with simple ko only (positional superko is the reader's
+        rule); raises ``ReplayError`` as ``position_at`` for an illegal move or setup."""
+        path = self.path_to(node)
+        size = self.info.size
+        pos = Position(size, superko=False, to_play=WHITE if self.info.handicap >= 2 else BLACK)
+        moves: list[Move] = []
+        line = LinearLine([], [], pos.to_play, moves)
+        number = 0
+        for k, n in enumerate(path):
+            stones = bool(n.setup_black or n.setup_white or n.setup_empty)
+            if stones or (n.to_play is not None and (n.move is None or not number)):
+                if stones:
+                    self._apply_setup(pos, n, number)
+                if n.to_play is not None:
+                    pos.set_to_play(n.to_play)
+                if k and number > line.dropped:
+                    line.notes.append(f"setup after move {number}: the position there is the start, "
+                                      f"the {number - line.dropped} move(s) before it are not kept")
+                elif k and stones and not number:
+                    line.notes.append(f"setup in node {k} (before the first move): folded into the start")
+                line.dropped = number
+                moves.clear()
+                line.setup_black = _stones(pos, BLACK, line.setup_black + n.setup_black)
+                line.setup_white = _stones(pos, WHITE, line.setup_white + n.setup_white)
+                line.to_play = pos.to_play
+            if n.move is not None:
+                number += 1
+                color, point = n.move
+                why = pos.illegal_reason(point, color) if 0 <= point <= size * size else "off the board"
+                if why is not None:
+                    raise ReplayError(f"move {number} ({color_to_str(color)} "
+                                      f"{to_gtp(point, size) if why != 'off the board' else point}) "
+                                      f"is illegal: {why}", number)
+                pos.play(point, color, check=False)
+                moves.append(n.move)
+        return line
+
+    def path_to(self, node: Node | None = None) -> list[Node]:
+        """The nodes from the root to ``node`` (default: the end of the main line);
+        ``ValueError`` if ``node`` is not in this record."""
+        if node is None:
+            return self.main_line()
+        path = node.path()
+        if path[0] is not self.root:
+            raise ValueError("the node is not part of this record")
+        return path
+
     @staticmethod
     def _apply_setup(pos: Position, node: Node, number: int) -> None:
         """Clear every point the node names, then place its stones; refuse a result in
@@ -273,3 +347,10 @@ class GameRecord:
             pos.check_no_dead_chains()
         except ValueError as exc:
             raise ReplayError(f"{where}: {exc}", number) from None
+
+
+def _stones(pos: Position, color: int, first: list[int]) -> list[int]:
+    """The points of ``color`` on the board: those of ``first`` in its order, then the rest."""
+    seen = {p for p in first if pos.board[p] == color}
+    ordered = list(dict.fromkeys(p for p in first if p in seen))
+    return ordered + [p for p in range(pos.size * pos.size) if pos.board[p] == color and p not in seen]

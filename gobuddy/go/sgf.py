@@ -8,23 +8,38 @@ standard library only). sgfmill reports errors without positions, and would stil
 need a bridge to our record and coordinates. Layered as sgfmill is: the grammar
 (``sgf_grammar``) knows nothing of Go; this module gives Go meaning to its raw nodes.
 
-Reading (``parse_sgf``):
+Reading (``read_sgf``; ``parse_sgf`` is its records alone) is lenient: what a
+real-world file gets wrong is repaired where the meaning is clear, and each repair is
+reported as an ``SgfWarning`` (line, column, the problem, what was done), repeats of
+one kind counted. ``read_sgf(data, strict=True)`` refuses each of them instead.
 - Bytes are decoded with the charset named by ``CA`` in the first game's root (UTF-8
-  when absent). If that fails (undecodable bytes or an unknown charset name) UTF-8 is
-  tried, then latin-1, which always succeeds: a file without ``CA`` that is not UTF-8
-  is read as latin-1. A UTF-8 byte-order mark is skipped. The first game's ``CA``
-  governs the whole collection. ``str`` input is taken as already decoded.
+  when absent); a UTF-8 or UTF-16 byte-order mark decides the charset itself. If the
+  named charset fails (undecodable bytes, unknown name: a warning) UTF-8 is tried,
+  then latin-1, which always succeeds: a file without ``CA`` that is not UTF-8 is read
+  as latin-1. The first game's ``CA`` governs the whole collection. ``str`` input is
+  taken as already decoded.
+- The grammar (``sgf_grammar``) skips text outside the game trees (mail headers,
+  notes), closes trees left open at the end of the file, reads FF[3] long and
+  lower-case names (``AddBlack`` is ``AB``) and merges a property repeated in a node.
 - The root node gives ``GameInfo``: SZ (square only, 2..25; default 19), KM (default
   0), HA, RU (known rule sets stored lowercase; default ``"chinese"``), PB, PW, BR,
   WR, DT, PC, EV, GN, RE (``RE[]`` is ``None``); FF, GM and CA are checked and consumed;
   every other property of the root node goes verbatim into ``GameInfo.extra``.
+  ``gobuddy.go.sgf_values`` says how odd values are read (``SZ[]``, ``KM[6.5 pts]``,
+  ``PL[1]``, ``RE[White resigns.]``, a single-valued property given twice).
 - Every node: B/W (``[]``, and ``[tt]`` on boards up to 19x19, are pass), AB/AW/AE
   (point lists, ``aa:cc`` rectangles expanded row by row), PL, C (Text: escapes and
   soft line breaks removed, line breaks read as ``\\n``); every other property is kept
-  raw (escapes in place) in ``Node.properties``.
-- Errors: one ``SgfError`` naming line, column and what was expected. Not errors:
-  illegal moves or positions (SGF may record them; ``GameRecord.position_at``
-  complains), moves of the same colour twice, setup mixed with a move in one node.
+  raw (escapes in place) in ``Node.properties``. Repaired: a node with both B and W
+  becomes two nodes (in the order written); a point set by two of AB/AW/AE in one node
+  keeps the last.
+- Setup (AB/AW/AE, PL) in any node, the root or later, is kept where it stands: the
+  record holds it (``GameRecord.linear_line`` folds it for readers that keep a game
+  as a start position and moves).
+- Errors: one ``SgfError`` naming line, column and what is wrong, for what cannot be
+  repaired. Not errors: illegal moves or positions (SGF may record them;
+  ``GameRecord.position_at`` complains), moves of the same colour twice, setup mixed
+  with a move in one node.
 
 Writing (``dump_sgf``): FF[4], CA[UTF-8], GM[1], SZ, KM, RU always (known rule sets
 in their usual spelling, ``Japanese``); other info only when set; passes as ``[]``;
@@ -45,13 +60,15 @@ import re
 from decimal import Decimal
 from typing import Iterable
 
-from gobuddy.go.coords import (BLACK, MAX_SIZE, MIN_SIZE, WHITE, CoordinateError,
-                               color_from_str, color_to_str, from_sgf, to_sgf)
-from gobuddy.go.record import GameInfo, GameRecord, Node
-from gobuddy.go.sgf_grammar import (RawNode, RawProperty, SgfError, escape_text, is_raw_value,
-                                    parse_collection, scan_first_node, split_compose, unescape_text)
+from dataclasses import dataclass
 
-__all__ = ["SgfError", "parse_sgf", "dump_sgf"]
+from gobuddy.go import sgf_values as values
+from gobuddy.go.coords import BLACK, WHITE, CoordinateError, color_to_str, to_sgf
+from gobuddy.go.record import GameInfo, GameRecord, Node
+from gobuddy.go.sgf_grammar import (RawNode, RawProperty, Repairs, SgfError, SgfWarning, escape_text,
+                                    is_raw_value, parse_collection, scan_first_node, unescape_text)
+
+__all__ = ["SgfError", "SgfRead", "SgfWarning", "read_sgf", "parse_sgf", "dump_sgf"]
 
 _INFO_TEXT = {"PB": "black", "PW": "white", "BR": "black_rank", "WR": "white_rank",
               "DT": "date", "PC": "place", "EV": "event", "GN": "game_name"}
@@ -64,152 +81,167 @@ _IDENT = re.compile(r"[A-Z]+")
 
 
 # ---------------------------------------------------------------------- reading
-def parse_sgf(data: bytes | str) -> list[GameRecord]:
-    """Every game tree of an SGF collection as a ``GameRecord``, in file order.
+@dataclass
+class SgfRead:
+    """What reading an SGF file gave: its games in file order (``records``), where
+    each game tree's root node begins (``starts``: line, column), and the repairs made
+    (``warnings``: none for a well-formed file)."""
 
-    Raises ``SgfError`` (a ``ValueError`` with ``.line`` and ``.column``) for malformed
-    text and for values that do not fit their property (bad points, sizes, numbers)."""
-    text = _decode(data) if isinstance(data, (bytes, bytearray)) else data
+    records: list[GameRecord]
+    starts: list[tuple[int, int]]
+    warnings: list[SgfWarning]
+
+    def first(self) -> tuple[GameRecord, list[SgfWarning]]:
+        """The first game and the warnings, one more when the file holds several games
+        (the others are not taken: a reader that keeps one game uses this)."""
+        warnings = list(self.warnings)
+        if len(self.records) > 1:
+            warnings.append(SgfWarning(*self.starts[1], f"the file holds {len(self.records)} games",
+                                       "took the first, left the others"))
+        return self.records[0], warnings
+
+
+def read_sgf(data: bytes | str, strict: bool = False) -> SgfRead:
+    """Every game tree of an SGF collection as a ``GameRecord``, and the repairs made.
+
+    Lenient: what can be repaired is, with a warning each (see the module docstring);
+    ``strict=True`` refuses each of those as an ``SgfError`` instead (to check that a
+    writer needs no repair). Raises ``SgfError`` (a ``ValueError`` with ``.line`` and
+    ``.column``) for what cannot be repaired: malformed structure inside a game tree,
+    values that do not fit their property (points off the board, unsupported sizes)."""
+    repairs = Repairs(strict)
+    if isinstance(data, (bytes, bytearray)):
+        text = _decode(bytes(data), repairs)
+    else:
+        text = data
     if text.startswith("\ufeff"):
         text = text[1:]
-    return [_record(tree) for tree in parse_collection(text)]
+    trees = parse_collection(text, repairs)
+    records = [_record(tree, repairs) for tree in trees]
+    return SgfRead(records, [tree.where for tree in trees], repairs.warnings())
 
 
-def _decode(data: bytes) -> str:
-    if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
+def parse_sgf(data: bytes | str) -> list[GameRecord]:
+    """``read_sgf(data).records``: every game, read leniently, the warnings dropped."""
+    return read_sgf(data).records
+
+
+def _decode(data: bytes, repairs: Repairs) -> str:
+    for bom, codec in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
+                       (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if data.startswith(bom):
+            try:
+                return data[len(bom):].decode(codec)
+            except UnicodeDecodeError:
+                data = data[len(bom):]
+                break
     props = scan_first_node(data.decode("latin-1")) or {}
     declared = [v.strip() for v in props.get("CA", [])[:1] if v.strip()]
     for charset in declared + ["utf-8"]:
         try:
-            return data.decode(charset)
+            text = data.decode(charset)
         except (LookupError, UnicodeDecodeError):
             continue
+        if declared and charset != declared[0]:
+            repairs.add("charset", f"CA[{declared[0]}] does not decode the file", f"read it as {charset}", (1, 1))
+        return text
+    if declared:
+        repairs.add("charset", f"CA[{declared[0]}] does not decode the file", "read it as latin-1", (1, 1))
     return data.decode("latin-1")
 
 
-def _one(prop: RawProperty) -> str:
-    if len(prop.values) != 1:
-        raise prop.error(f"{prop.ident} takes one value, found {len(prop.values)}", 1)
-    return prop.values[0]
-
-
-def _record(raw_root: RawNode) -> GameRecord:
+def _record(raw_root: RawNode, repairs: Repairs) -> GameRecord:
     props = raw_root.properties
-    size = _size(props["SZ"]) if "SZ" in props else 19
-    if "GM" in props and _one(props["GM"]).strip() != "1":
-        raise props["GM"].error(f"GM[{props['GM'].values[0]}] is not a game of Go (expected GM[1])", 0)
-    if "FF" in props and _one(props["FF"]).strip() not in ("1", "2", "3", "4"):
-        raise props["FF"].error(f"unsupported file format FF[{props['FF'].values[0]}] (expected 1 to 4)", 0)
+    size = values.board_size(props["SZ"], repairs) if "SZ" in props else 19
+    for ident, known, refusal in (("GM", ("1",), "GM[{}] is not a game of Go (expected GM[1])"),
+                                  ("FF", ("1", "2", "3", "4"), "unsupported file format FF[{}] (expected 1 to 4)")):
+        if ident in props:
+            value = values.one(props[ident], repairs).strip()
+            if value == "":
+                repairs.add(f"{ident} empty", f"{ident}[] is empty", "ignored", props[ident].where)
+            elif value not in known:
+                raise props[ident].error(refusal.format(value), 0)
     info = GameInfo(size=size, komi=0.0)
     if "KM" in props:
-        info.komi = _real(props["KM"])
+        info.komi = values.komi(props["KM"], repairs)
     if "HA" in props:
-        text = _one(props["HA"]).strip()
-        if not text.isdigit():
-            raise props["HA"].error(f"HA expects a number of stones, found {text!r}", 0)
-        info.handicap = int(text)
+        info.handicap = values.handicap(props["HA"], repairs)
     if "RU" in props:
-        rules = unescape_text(_one(props["RU"]), simple=True)
+        rules = unescape_text(values.one(props["RU"], repairs), simple=True)
         info.rules = rules.lower() if rules.lower() in _RULES else rules
     if "RE" in props:
-        info.result = unescape_text(_one(props["RE"]), simple=True) or None
+        info.result = values.result(props["RE"], repairs)
     for ident, name in _INFO_TEXT.items():
         if ident in props:
-            setattr(info, name, unescape_text(_one(props[ident]), simple=True))
+            setattr(info, name, unescape_text(values.one(props[ident], repairs), simple=True))
     for ident, prop in props.items():
         if ident not in _ROOT_READ and ident not in _NODE_READ:
+            _note_merged(prop, repairs)
             info.extra[ident] = list(prop.values)
-    record = GameRecord(info, _node(raw_root, size, root=True))
-    stack = [(raw_root, record.root)]
+    root, last = _nodes(raw_root, size, True, repairs)
+    record = GameRecord(info, root)
+    stack = [(raw_root, last)]
     while stack:
         raw, node = stack.pop()
         for raw_child in raw.children:
-            child = node.add_child(_node(raw_child, size, root=False))
-            stack.append((raw_child, child))
+            first, last = _nodes(raw_child, size, False, repairs)
+            node.add_child(first)
+            stack.append((raw_child, last))
     return record
 
 
-def _size(prop: RawProperty) -> int:
-    text = _one(prop).strip()
-    parts = split_compose(text)
-    cols, rows = parts if parts is not None else (text, text)
-    if not (cols.strip().isdigit() and rows.strip().isdigit()):
-        raise prop.error(f"SZ expects a board size such as SZ[9], found {text!r}", 0)
-    if int(cols) != int(rows):
-        raise prop.error(f"non-square board SZ[{text}] is not supported", 0)
-    if not MIN_SIZE <= int(cols) <= MAX_SIZE:
-        raise prop.error(f"board size {int(cols)} is not supported (expected {MIN_SIZE} to {MAX_SIZE})", 0)
-    return int(cols)
+def _note_merged(prop: RawProperty, repairs: Repairs) -> None:
+    if prop.repeats:
+        repairs.add(f"merged {prop.ident}", f"{prop.ident} written {len(prop.repeats) + 1} times in one node",
+                    "merged the values", prop.repeats[0])
 
 
-def _real(prop: RawProperty) -> float:
-    text = _one(prop).strip().replace(",", ".")
-    if text == "":
-        return 0.0
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value):
-        raise prop.error(f"{prop.ident} expects a number, found {prop.values[0]!r}", 0)
-    return value
-
-
-def _node(raw: RawNode, size: int, root: bool) -> Node:
+def _nodes(raw: RawNode, size: int, root: bool, repairs: Repairs) -> tuple[Node, Node]:
+    """The node(s) of one raw node: two, chained, when it holds both B and W (in the
+    order written); returns (first, last)."""
     node = Node()
     props = raw.properties
-    if "B" in props and "W" in props:
-        raise props["W"].error("a node holds both B and W: expected one move per node")
-    for ident, color in (("B", BLACK), ("W", WHITE)):
-        if ident in props:
-            try:
-                node.move = (color, from_sgf(_one(props[ident]), size))
-            except CoordinateError as exc:
-                raise props[ident].error(f"bad move {ident}[{props[ident].values[0]}]: {exc}", 0) from None
-    seen: dict[int, str] = {}
-    for ident, points in (("AB", node.setup_black), ("AW", node.setup_white), ("AE", node.setup_empty)):
-        if ident in props:
-            points.extend(_point_list(props[ident], size, seen))
+    moves = sorted((props[i].where, i) for i in ("B", "W") if i in props)
+    if moves:
+        ident = moves[0][1]
+        node.move = (BLACK if ident == "B" else WHITE, values.move(props[ident], size, repairs))
+    _setup(node, [props[i] for i in props if i in ("AB", "AW", "AE")], size, repairs)
     if "PL" in props:
-        try:
-            node.to_play = color_from_str(unescape_text(_one(props["PL"]), simple=True))
-        except CoordinateError:
-            raise props["PL"].error(f"PL expects B or W, found {props['PL'].values[0]!r}", 0) from None
+        node.to_play = values.player(props["PL"], repairs)
     if "C" in props:
-        node.comment = unescape_text(_one(props["C"]))
+        node.comment = values.text(props["C"], repairs)
     if not root:
-        node.properties = {k: list(p.values) for k, p in props.items() if k not in _NODE_READ}
-    return node
+        for k, p in props.items():
+            if k not in _NODE_READ:
+                _note_merged(p, repairs)
+                node.properties[k] = list(p.values)
+    if len(moves) < 2:
+        return node, node
+    second = moves[1][1]
+    nxt = Node(move=(BLACK if second == "B" else WHITE, values.move(props[second], size, repairs)))
+    repairs.add("B and W", "a node holds both B and W", "split it in two nodes, in the order written",
+                props[second].where)
+    return node, node.add_child(nxt)
 
 
-def _point_list(prop: RawProperty, size: int, seen: dict[int, str]) -> list[int]:
-    """Expand AB/AW/AE values (points and ``aa:cc`` rectangles); refuse repeats."""
-    points: list[int] = []
-    for i, raw in enumerate(prop.values):
-        corners = split_compose(raw) or (raw, raw)
-        try:
-            (r1, c1), (r2, c2) = (divmod(_stone(c, size), size) for c in corners)
-        except CoordinateError as exc:
-            raise prop.error(f"bad point {prop.ident}[{raw}]: {exc}", i) from None
-        for r in range(min(r1, r2), max(r1, r2) + 1):
-            for c in range(min(c1, c2), max(c1, c2) + 1):
-                p = r * size + c
-                if p in seen:
-                    raise prop.error(f"point {to_sgf(p, size)!r} is set twice in one node "
-                                     f"({seen[p]} and {prop.ident})", i)
-                seen[p] = prop.ident
-                points.append(p)
-    return points
-
-
-def _stone(text: str, size: int) -> int:
-    if len(text) != 2:
-        raise CoordinateError(f"{text!r} is not an SGF point")
-    point = from_sgf(text, size)
-    if point == size * size:  # "tt" on boards up to 19x19
-        raise CoordinateError(f"SGF point {text!r} is off a {size}x{size} board")
-    return point
+def _setup(node: Node, props: list[RawProperty], size: int, repairs: Repairs) -> None:
+    """AB/AW/AE in file order; a point named by two of them keeps the last (a warning)."""
+    lists = {"AB": node.setup_black, "AW": node.setup_white, "AE": node.setup_empty}
+    owner: dict[int, str] = {}
+    for prop in props:
+        if prop.repeats:
+            repairs.add(f"merged {prop.ident}", f"{prop.ident} written {len(prop.repeats) + 1} times in one node",
+                        "merged the points", prop.repeats[0])
+        for point, index in values.points(prop, size, repairs):
+            before = owner.get(point)
+            if before is not None and before != prop.ident:
+                lists[before].remove(point)
+                repairs.add("set twice", f"point {to_sgf(point, size)!r} is set twice in one node "
+                                         f"({before} and {prop.ident})", f"kept {prop.ident}",
+                            prop.value_where[index])
+            if before != prop.ident:
+                owner[point] = prop.ident
+                lists[prop.ident].append(point)
 
 
 # ---------------------------------------------------------------------- writing

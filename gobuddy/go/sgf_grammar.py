@@ -15,13 +15,19 @@ of its sequence, or, at the end of a sequence, the first nodes of its variations
 What is done here: identifiers drop their lowercase letters (FF[3] files write
 ``AddBlack[aa]`` for ``AB``; FF[4] allows readers to do this) and one that has no
 capital is an error; a property repeated in one node is merged into one (values
-appended, first position kept). Values stay raw (escapes in place); ``unescape_text``
-and ``split_compose`` read them for a caller who knows a property's type.
-What is NOT done here: property types, value checks, charsets (the caller decodes
-bytes first), anything about Go.
+appended, first position kept, where each repeat was written in ``repeats``: the
+caller decides per property what a repeat means). Values stay raw (escapes in place);
+``unescape_text`` and ``split_compose`` read them for a caller who knows a property's
+type. What is NOT done here: property types, value checks, charsets (the caller
+decodes bytes first), anything about Go.
 
-Every malformed input raises one ``SgfError`` naming the line and column (both from
-1; columns count characters) and what was expected there.
+Lenient reading: given a ``Repairs``, these are repaired and reported as warnings
+(``SgfWarning``, located like errors): text before the first game tree, between game
+trees and after the last (mail headers, notes, a stray ``)``) is skipped; a file that
+ends inside a game tree has its open trees closed; FF[3] identifiers are read as
+above. A strict ``Repairs`` (or none) turns each of them into an ``SgfError``.
+Everything else that is malformed raises one ``SgfError`` naming the line and column
+(both from 1; columns count characters) and what was expected there.
 """
 
 from __future__ import annotations
@@ -41,17 +47,61 @@ class SgfError(ValueError):
         self.reason = message
 
 
+@dataclass(frozen=True)
+class SgfWarning:
+    """A repair made while reading: where (line and column from 1), the problem found,
+    and what was done about it. ``count`` > 1: that many of the same kind, the first here."""
+
+    line: int
+    column: int
+    problem: str
+    repair: str
+    count: int = 1
+
+    @property
+    def message(self) -> str:
+        times = f" ({self.count} times)" if self.count > 1 else ""
+        return f"{self.problem}{times}: {self.repair}"
+
+    def __str__(self) -> str:
+        return f"line {self.line}, column {self.column}: {self.message}"
+
+
+class Repairs:
+    """The repairs of one reading. ``strict``: each repair is refused instead, as an
+    ``SgfError`` naming the problem. Repeats of one ``kind`` are counted, not listed."""
+
+    def __init__(self, strict: bool = False) -> None:
+        self.strict = strict
+        self._seen: dict[str, list] = {}
+
+    def add(self, kind: str, problem: str, repair: str, where: tuple[int, int]) -> None:
+        """Record one repair at ``where`` (line, column); raise ``SgfError`` if strict."""
+        if self.strict:
+            raise SgfError(problem, *where)
+        if kind in self._seen:
+            self._seen[kind][4] += 1
+        else:
+            self._seen[kind] = [where[0], where[1], problem, repair, 1]
+
+    def warnings(self) -> list[SgfWarning]:
+        """One warning per kind of repair, in file order of each kind's first place."""
+        return sorted((SgfWarning(*fields) for fields in self._seen.values()), key=lambda w: (w.line, w.column))
+
+
 @dataclass(eq=False)
 class RawProperty:
     """One property of a node: its identifier, raw values, and where each began.
 
     ``where`` is the (line, column) of the identifier; ``value_where`` the (line,
-    column) of each value's ``[``."""
+    column) of each value's ``[``; ``repeats`` where the identifier was written again
+    in the same node (its values appended to ``values``)."""
 
     ident: str
     values: list[str]
     where: tuple[int, int]
     value_where: list[tuple[int, int]]
+    repeats: list[tuple[int, int]] = field(default_factory=list)
 
     def error(self, message: str, index: int | None = None) -> SgfError:
         """An ``SgfError`` located at this property (or at its value ``index``)."""
@@ -73,6 +123,7 @@ _TOKEN = re.compile(r"\s*(?:(?P<open>\()|(?P<close>\))|(?P<semi>;)|(?P<ident>[A-
 _OPEN_VALUE = re.compile(r"\s*\[")
 _VALUE_REST = re.compile(r"[^\\\]]*(?:\\.[^\\\]]*)*\]", re.S)  # unrolled: linear, no backtracking blow-up
 _RAW_VALUE = re.compile(r"[^\\\]]*(?:\\.[^\\\]]*)*", re.S)
+_TREE_START = re.compile(r"\(\s*;")
 _TOKEN_NAMES = {"open": "'('", "close": "')'", "semi": "';'", "bracket": "'['", "end": "end of input"}
 
 
@@ -105,12 +156,15 @@ class _Frame:
     in_variations: bool = False
 
 
-def parse_collection(text: str) -> list[RawNode]:
+def parse_collection(text: str, repairs: Repairs | None = None) -> list[RawNode]:
     """Parse an SGF collection into the root ``RawNode`` of each game tree.
 
-    Raises ``SgfError`` for: an empty collection, text outside a game tree, a missing
-    ``;``, an unclosed ``[``, a property without a value, an identifier without a
-    capital letter, unbalanced parentheses, a node after a variation."""
+    Raises ``SgfError`` for: an empty collection, a missing ``;``, an unclosed ``[``, a
+    property without a value, an identifier without a capital letter, a ``)`` or other
+    text where a node's properties go, a node after a variation; and, unless
+    ``repairs`` is given and not strict, for text outside the game trees, a file that
+    ends inside a tree and an FF[3] identifier (see the module docstring)."""
+    repairs = repairs or Repairs(strict=True)
     src = _Source(text)
     trees: list[RawNode] = []
     stack: list[_Frame] = []
@@ -121,12 +175,18 @@ def parse_collection(text: str) -> list[RawNode]:
         at = m.start(kind)
         pos = m.end()
         if not stack:
+            if kind == "end" and trees:
+                return trees
+            starts_tree = kind == "open" and _TREE_START.match(text, at) is not None
+            if not starts_tree and not repairs.strict:
+                skip_to = _skip_outside(src, at, trees, repairs)
+                if skip_to != at:
+                    pos = skip_to
+                    continue
             if kind == "open":
                 stack.append(_Frame(at, None))
             elif kind == "end":
-                if not trees:
-                    raise src.error(at, "empty collection: expected '(' to start a game tree")
-                return trees
+                raise src.error(at, "empty collection: expected '(' to start a game tree")
             elif kind == "close":
                 raise src.error(at, "unbalanced ')': no game tree is open here")
             else:
@@ -136,7 +196,7 @@ def parse_collection(text: str) -> list[RawNode]:
         if kind == "semi":
             if frame.in_variations:
                 raise src.error(at, "expected '(' or ')' after a variation, found ';'")
-            node, pos = _parse_node(src, at, pos)
+            node, pos = _parse_node(src, at, pos, repairs)
             if frame.last is not None:
                 frame.last.children.append(node)
             elif frame.parent is not None:
@@ -144,6 +204,11 @@ def parse_collection(text: str) -> list[RawNode]:
             else:
                 trees.append(node)
             frame.last = node
+        elif kind == "end" and trees and not repairs.strict:
+            line, column = src.where(frame.opened_at)
+            repairs.add("unclosed tree", f"the file ends inside the game tree opened at line {line}, "
+                                         f"column {column}", "closed it", src.where(at))
+            return trees
         elif frame.last is None:
             raise src.error(at, f"expected ';' to start a node, found {src.found(m)}")
         elif kind == "open":
@@ -159,7 +224,23 @@ def parse_collection(text: str) -> list[RawNode]:
             raise src.error(at, f"expected a property, ';', '(' or ')', found {src.found(m)}")
 
 
-def _parse_node(src: _Source, at: int, pos: int) -> tuple[RawNode, int]:
+def _skip_outside(src: _Source, at: int, trees: list[RawNode], repairs: Repairs) -> int:
+    """Skip text outside the game trees from ``at`` up to the next ``(;`` (or the end,
+    once a tree was read) and report it; return where to go on (``at``: nothing to
+    skip, the caller reports the strict error: no tree is left to find)."""
+    nxt = _TREE_START.search(src.text, at)
+    if nxt is None and not trees:
+        return at
+    end = nxt.start() if nxt is not None else len(src.text)
+    words = " ".join(src.text[at:end].split())
+    snippet = words if len(words) <= 40 else words[:37] + "..."
+    where = "before the first game tree" if not trees else (
+        "between game trees" if nxt is not None else "after the last game tree")
+    repairs.add(f"outside {where}", f"text {where} ({snippet!r})", "skipped", src.where(at))
+    return end
+
+
+def _parse_node(src: _Source, at: int, pos: int, repairs: Repairs) -> tuple[RawNode, int]:
     """Read the properties after the ``;`` at ``at``; return the node and where it ends."""
     text = src.text
     props: dict[str, RawProperty] = {}
@@ -172,6 +253,9 @@ def _parse_node(src: _Source, at: int, pos: int) -> tuple[RawNode, int]:
         ident = "".join(ch for ch in written if ch.isupper())
         if not ident:
             raise src.error(ident_at, f"property identifier {written!r} has no capital letter")
+        if written != ident:
+            repairs.add(f"ident {written}", f"property name {written!r} (FF[3] style)", f"read as {ident}",
+                        src.where(ident_at))
         pos = m.end()
         values: list[str] = []
         value_where: list[tuple[int, int]] = []
@@ -190,6 +274,7 @@ def _parse_node(src: _Source, at: int, pos: int) -> tuple[RawNode, int]:
         if ident in props:
             props[ident].values.extend(values)
             props[ident].value_where.extend(value_where)
+            props[ident].repeats.append(src.where(ident_at))
         else:
             props[ident] = RawProperty(ident, values, src.where(ident_at), value_where)
 
@@ -197,12 +282,12 @@ def _parse_node(src: _Source, at: int, pos: int) -> tuple[RawNode, int]:
 def scan_first_node(text: str) -> dict[str, list[str]] | None:
     """The raw properties of the first node, read leniently (for sniffing ``CA``).
 
-    Returns ``None`` where the text does not open with ``(;``; never raises."""
-    m = re.match(r"\s*\(\s*;", text)
+    Returns ``None`` where the text holds no ``(;``; never raises."""
+    m = _TREE_START.search(text)
     if m is None:
         return None
     try:
-        node, _ = _parse_node(_Source(text), m.end() - 1, m.end())
+        node, _ = _parse_node(_Source(text), m.end() - 1, m.end(), Repairs())
     except SgfError:
         return None
     return {k: p.values for k, p in node.properties.items()}

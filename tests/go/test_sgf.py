@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 from gobuddy.go.coords import BLACK, WHITE, color_to_str, from_gtp, to_gtp
 from gobuddy.go.position import Position
 from gobuddy.go.record import GameInfo, GameRecord, Node
-from gobuddy.go.sgf import SgfError, dump_sgf, parse_sgf
+from gobuddy.go.sgf import SgfError, dump_sgf, parse_sgf, read_sgf
 from gobuddy.go.sgf_grammar import escape_text, is_raw_value, split_compose, unescape_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sgf"
@@ -164,41 +165,131 @@ MALFORMED_FILES = [
 
 @pytest.mark.parametrize("name,line,column,reason", MALFORMED_FILES, ids=[m[0] for m in MALFORMED_FILES])
 def test_malformed_file_names_line_column_and_expectation(name, line, column, reason):
-    with pytest.raises(SgfError) as error:
-        parse_sgf((FIXTURES / "malformed" / name).read_bytes())
-    assert (error.value.line, error.value.column, error.value.reason) == (line, column, reason)
-    assert str(error.value) == f"line {line}, column {column}: {reason}"
+    data = (FIXTURES / "malformed" / name).read_bytes()
+    for strict in (True, False) if name not in REPAIRED_FILES else (True,):
+        with pytest.raises(SgfError) as error:
+            read_sgf(data, strict=strict)
+        assert (error.value.line, error.value.column, error.value.reason) == (line, column, reason)
+        assert str(error.value) == f"line {line}, column {column}: {reason}"
+
+
+REPAIRED_FILES = {  # read leniently: file -> warnings
+    "stray_text.sgf": ["line 2, column 1: text after the last game tree ('saved by an old program'): skipped"],
+    "unclosed_tree.sgf": ["line 4, column 1: the file ends inside the game tree opened at line 3, column 1: "
+                          "closed it"],
+    "extra_paren.sgf": ["line 1, column 25: text after the last game tree (')'): skipped"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(REPAIRED_FILES))
+def test_malformed_files_that_can_be_repaired_load_with_warnings(name):
+    read = read_sgf((FIXTURES / "malformed" / name).read_bytes())
+    assert [str(w) for w in read.warnings] == REPAIRED_FILES[name]
+    assert len(read.records) == 1
 
 
 MALFORMED_TEXT = [
     ("", 1, 1, "empty collection: expected '(' to start a game tree"),
     ("()", 1, 2, "expected ';' to start a node, found ')'"),
-    ("((;B[aa]))", 1, 2, "expected ';' to start a node, found '('"),
     ("(;B[aa](;W[bb]);B[cc])", 1, 16, "expected '(' or ')' after a variation, found ';'"),
     ("(;B[aa]\n  [bb])", 2, 3, "B takes one value, found 2"),
     ("(;B)", 1, 4, "expected '[' after property B, found ')'"),
-    ("(;B[aa]W[bb])", 1, 8, "a node holds both B and W: expected one move per node"),
     ("(;add[aa])", 1, 3, "property identifier 'add' has no capital letter"),
     ("(;B[aa]1)", 1, 8, "expected a property, ';', '(' or ')', found '1'"),
     ("(;SZ[9]AB[tt])", 1, 10, "bad point AB[tt]: SGF point 'tt' is off a 9x9 board"),
-    ("(;SZ[9]AB[aa:ab]AW[ab])", 1, 19, "point 'ab' is set twice in one node (AB and AW)"),
     ("(;SZ[9]AB[aa:b])", 1, 10, "bad point AB[aa:b]: 'b' is not an SGF point"),
-    ("(;SZ[ 9x9 ])", 1, 5, "SZ expects a board size such as SZ[9], found '9x9'"),
     ("(;SZ[26])", 1, 5, "board size 26 is not supported (expected 2 to 25)"),
+    ("(;SZ[19:9])", 1, 5, "non-square board SZ[19:9] is not supported"),
+    ("(;SZ[nine])", 1, 5, "SZ expects a board size such as SZ[9], found 'nine'"),
+    ("(;SZ[9];B[ee]W[aa][bb])", 1, 19, "W takes one value, found 2"),
+    ("(;SZ[9];B[e e e])", 1, 10, "bad move B[e e e]: 'eee' is not an SGF point"),
+    ("junk (no tree here)", 1, 1, "expected '(' to start a game tree, found 'junk' outside any tree"),
     ("(;GM[2])", 1, 5, "GM[2] is not a game of Go (expected GM[1])"),
     ("(;FF[5])", 1, 5, "unsupported file format FF[5] (expected 1 to 4)"),
-    ("(;KM[six])", 1, 5, "KM expects a number, found 'six'"),
-    ("(;HA[-1])", 1, 5, "HA expects a number of stones, found '-1'"),
-    ("(;PL[X])", 1, 5, "PL expects B or W, found 'X'"),
     ("(;C[a\\]b\\\\]c])", 1, 12, "property identifier 'c' has no capital letter"),
 ]
 
 
 @pytest.mark.parametrize("text,line,column,reason", MALFORMED_TEXT, ids=[m[0] or "empty" for m in MALFORMED_TEXT])
 def test_malformed_text_names_line_column_and_expectation(text, line, column, reason):
-    with pytest.raises(SgfError) as error:
-        parse_sgf(text)
-    assert (error.value.line, error.value.column, error.value.reason) == (line, column, reason)
+    for strict in (True, False):
+        with pytest.raises(SgfError) as error:
+            read_sgf(text, strict=strict)
+        assert (error.value.line, error.value.column, error.value.reason) == (line, column, reason)
+
+
+# (text, warnings read leniently, what the first game is then: info fields and moves)
+REPAIRS = [
+    ("Subject: our game (round 3)\n\n(;SZ[9];B[ee])\n-- \nAna",
+     ["line 1, column 1: text before the first game tree ('Subject: our game (round 3)'): skipped",
+      "line 4, column 1: text after the last game tree ('-- Ana'): skipped"], {}, "B E5"),
+    ("((;SZ[9];B[ee]))", ["line 1, column 1: text before the first game tree ('('): skipped",
+                          "line 1, column 16: text after the last game tree (')'): skipped"], {}, "B E5"),
+    ("(;SZ[9];B[ee];W[cc]", ["line 1, column 20: the file ends inside the game tree opened at line 1, column 1: "
+                            "closed it"], {}, "B E5, W C7"),
+    ("(;SZ[9]C[one]\nC[two];B[ee]C[a]C[b]C[c])",
+     ["line 1, column 8: C written 2 times in one node (2 times): joined them, a blank line between"], {}, "B E5"),
+    ("(;GM[1]GM[1]SZ[9]PW[White][Black])",
+     ["line 1, column 3: GM written 2 times in one node: kept one (all equal)",
+      "line 1, column 18: PW has 2 values: kept the first, PW[White]"], {"white": "White"}, ""),
+    ("(;FF[3]SZ[9]AddBlack[aa]PLayer[2])",
+     ["line 1, column 13: property name 'AddBlack' (FF[3] style): read as AB",
+      "line 1, column 25: property name 'PLayer' (FF[3] style): read as PL",
+      "line 1, column 31: PL[2] (an old numeric colour): read as PL[W]"], {}, ""),
+    ("(;SZ[]KM[]HA[two]RE[White resigns.])", ["line 1, column 5: SZ[] has no size: read as 19, the default",
+                                             "line 1, column 9: KM[] has no komi: read as 0",
+                                             "line 1, column 13: HA[two] is not a number of stones: read as HA[0]",
+                                             "line 1, column 20: RE[White resigns.] is not an FF[4] result: "
+                                             "read as RE[B+R]"], {"size": 19, "result": "B+R"}, ""),
+    ("(;SZ[9x9]KM[6.5 points]RE[W+Time Over])", ["line 1, column 5: SZ[9x9] is not an SGF size: read as SZ[9]",
+                                                "line 1, column 12: KM[6.5 points] is not a number: read as KM[6.5]",
+                                                "line 1, column 26: RE[W+Time Over] is not an FF[4] result: "
+                                                "read as RE[W+T]"], {"komi": 6.5, "result": "W+T"}, ""),
+    ("(;SZ[9]RE[has adjourned.])", ["line 1, column 10: RE[has adjourned.] is not an FF[4] result: "
+                                    "kept as written"], {"result": "has adjourned."}, ""),
+    ("(;SZ[19];B[tt];W[\n dd ])", ["line 1, column 17: whitespace inside the point W[\n dd ]: dropped it"], {},
+     "B pass, W D16"),
+    ("(;SZ[9];B[ee]W[cc];B[tt]W[tt])", ["line 1, column 14: a node holds both B and W (2 times): split it in two "
+                                       "nodes, in the order written"], {}, "B E5, W C7, B pass, W pass"),
+    ("(;SZ[9]AB[aa:ab]AW[ab]PL[X])", ["line 1, column 19: point 'ab' is set twice in one node (AB and AW): kept AW",
+                                     "line 1, column 25: PL[X] is not B or W: ignored"], {}, ""),
+    ("(;SZ[9];B[ee])\n(;SZ[13];B[dd])", ["line 2, column 2: the file holds 2 games: took the first, left the others"],
+     {}, "B E5"),
+]
+
+
+@pytest.mark.parametrize("text,warnings,fields,moves", REPAIRS, ids=[r[0][:30] for r in REPAIRS])
+def test_lenient_reading_repairs_with_a_warning_and_strict_reading_refuses(text, warnings, fields, moves):
+    record, found = read_sgf(text).first()
+    assert [str(w) for w in found] == warnings
+    for name, value in fields.items():
+        assert getattr(record.info, name) == value
+    assert shape(record.root, record.info.size) == moves
+    if "games" not in warnings[-1]:
+        with pytest.raises(SgfError):
+            read_sgf(text, strict=True)
+
+
+def test_root_setup_and_comments_of_repaired_nodes():
+    record = read_sgf("(;SZ[9]AB[aa:ab]AW[ab]C[x]C[y])").records[0]
+    assert (record.root.setup_black, record.root.setup_white, record.root.comment) == ([0], [9], "x\n\ny")
+
+
+def test_written_files_need_no_repair():
+    text = dump_sgf(read("collection.sgf") + read("info.sgf") + read("setup.sgf"))
+    assert read_sgf(text, strict=True).warnings == []
+
+
+def test_utf16_with_a_byte_order_mark():
+    text = "(;CA[UTF-16]PB[José];B[ee])"
+    assert parse_sgf(codecs.BOM_UTF16_LE + text.encode("utf-16-le"))[0].info.black == "José"
+    assert parse_sgf(codecs.BOM_UTF16_BE + text.encode("utf-16-be"))[0].info.black == "José"
+
+
+def test_a_charset_that_does_not_decode_is_a_warning():
+    read = read_sgf(b"(;CA[UTF-8]PB[\xe9])")
+    assert read.records[0].info.black == "é"
+    assert [str(w) for w in read.warnings] == ["line 1, column 1: CA[UTF-8] does not decode the file: read it as latin-1"]
 
 
 def test_illegal_moves_are_read_and_only_replay_complains():
