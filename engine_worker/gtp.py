@@ -7,7 +7,8 @@ with neither, ``DEFAULT_PLAY_VISITS`` or ``DEFAULT_PLAY_SECONDS``, whichever com
 ``--threads``, and for varied play ``--temperature T`` over the first
 ``--temperature-moves M`` moves of a game (a move drawn with probability proportional
 to visits ** (1 / T), seeded by ``--seed``); it also registers ``kgs-genmove_cleanup``
-and ``lz-analyze``. ``--random`` gives the random legal-move player of
+and ``lz-analyze``. ``final_score`` and ``final_status_list`` come from
+``gobuddy.ai.final_status.judge`` (the Play page counts with the same). ``--random`` gives the random legal-move player of
 ``gobuddy.go.playout`` instead (for protocol and rules tests). Heavy imports belong
 inside ``make_player`` so the front end starts fast.
 """
@@ -123,11 +124,12 @@ def make_player(config: GtpConfig):
 
 def main(argv: list[str] | None = None) -> int:
     config = parse_args(argv)
+    from gobuddy.ai.final_status import judge
     from gobuddy.go.gtp_engine import Game, GtpEngine
 
     game = Game(config.boardsize, config.komi, superko=config.superko)
     player = make_player(config)
-    engine = GtpEngine(player, game)
+    engine = GtpEngine(player, game, final_status=judge)
     if hasattr(player, "register"):  # the search player adds kgs-genmove_cleanup, lz-analyze
         player.register(engine)
     engine.run(sys.stdin, sys.stdout)

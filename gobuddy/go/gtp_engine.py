@@ -13,8 +13,11 @@ Error messages use the specification's wording (``syntax error``, ``illegal move
 stones``, ``bad vertex list``, ``cannot load file``); ``loadsgf`` and ``printsgf``
 explain a failure on standard error, and ``loadsgf`` names there each repair it made
 to a file it loaded (``gobuddy.go.sgf``: text around the game, repeated properties,
-setup after the root, a second game left out...). ``final_score``/``final_status_list`` rely on
-``gobuddy.go.playout.estimate_status`` (read what it does not detect).
+setup after the root, a second game left out...). ``final_score``/``final_status_list`` exist only
+when a ``final_status`` judge is given (the front end gives
+``gobuddy.ai.final_status.judge``, the one decision of dead stones that the Play page
+uses too); the count is ``gobuddy.go.scoring.area_score`` without the stones it calls
+dead.
 """
 
 from __future__ import annotations
@@ -29,7 +32,6 @@ from gobuddy.go.coords import (
     from_gtp, to_gtp)
 from gobuddy.go.gtp import GtpError, GtpShell
 from gobuddy.go.handicap import HandicapError, fixed_handicap_points, free_handicap_points
-from gobuddy.go.playout import estimate_status
 from gobuddy.go.position import IllegalMove, Position
 from gobuddy.go.record import GameRecord
 from gobuddy.go.scoring import area_score
@@ -38,6 +40,14 @@ from gobuddy.go.sgf import dump_sgf, read_sgf
 RESIGN = -1  # what a Player returns to resign
 _KEPT_INFO = ("rules", "black", "white", "black_rank", "white_rank", "result", "date", "place",
               "event", "game_name")
+
+
+class FinalStatus(Protocol):
+    """A judge's verdicts on a finished position (``gobuddy.ai.final_status.FinalStatus``)."""
+
+    def dead_points(self) -> list[int]: ...
+
+    def listed(self, status: str) -> list[list[int]]: ...
 
 
 class Player(Protocol):
@@ -185,16 +195,17 @@ class GtpEngine:
     More commands: ``engine.shell.register(name, fn)`` with ``fn(args) -> str``, or
     ``register(name, fn, streaming=True)`` with ``fn(args, stream)``; the same call
     replaces a standard command, whose ``cmd_*`` method stays available to delegate to.
-    ``status_playouts`` is the number of random playouts behind ``final_score`` and
-    ``final_status_list``."""
+    ``final_status`` judges a position's dead stones for ``final_score`` and
+    ``final_status_list``; without it those two commands are not offered."""
 
     def __init__(self, player: Player, game: Game | None = None, name: str = "Go Learning Buddy",
-                 version: str | None = None, status_playouts: int = 64) -> None:
+                 version: str | None = None,
+                 final_status: Callable[[Position], FinalStatus] | None = None) -> None:
         self.player = player
         self.game = game if game is not None else Game()
         self.name = name
         self.version_text = version
-        self.status_playouts = status_playouts
+        self.final_status = final_status
         self.shell = GtpShell()
         commands: dict[str, Callable] = {
             "protocol_version": lambda a: "2",
@@ -223,6 +234,8 @@ class GtpEngine:
             "list_stones": self.cmd_list_stones,
             "captures": lambda a: str(self.game.position.captures[_color(_args(a, 1)[0])]),
         }
+        if final_status is None:
+            del commands["final_score"], commands["final_status_list"]
         for command, fn in commands.items():
             self.shell.register(command, fn)
 
@@ -307,16 +320,15 @@ class GtpEngine:
 
     def cmd_final_score(self, args: list[str]) -> str:
         pos = self.game.position
-        status = estimate_status(pos, self.status_playouts)
-        return area_score(pos, self.game.komi, status.dead_points()).result
+        return area_score(pos, self.game.komi, self.final_status(pos).dead_points()).result
 
     def cmd_final_status_list(self, args: list[str]) -> str:
         which = _args(args, 1)[0]
         if which not in ("alive", "dead", "seki"):
             raise GtpError("syntax error")
-        status = estimate_status(self.game.position, self.status_playouts)
+        status = self.final_status(self.game.position)
         size = self.game.size
-        return "\n".join(" ".join(to_gtp(p, size) for p in chain) for chain in getattr(status, which))
+        return "\n".join(" ".join(to_gtp(p, size) for p in chain) for chain in status.listed(which))
 
     def cmd_loadsgf(self, args: list[str]) -> None:
         if not 1 <= len(args) <= 2:
