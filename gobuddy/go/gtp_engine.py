@@ -174,10 +174,10 @@ class Game:
             trial.position = trial._start()
         except ValueError as exc:
             raise ValueError(f"setup: {exc}") from None
-        notes = list(line.notes)
+        repeats: list[str] = []
         for number, (color, point) in enumerate(line.moves, start=line.dropped + 1):
             if trial.position.illegal_reason(point, color) == "superko":
-                notes.append(f"move {number} repeats an earlier position (positional superko): played anyway")
+                repeats.append(str(number))
                 trial.position.play(point, color, check=False)
                 trial.moves.append((color, point))
                 continue
@@ -186,7 +186,14 @@ class Game:
             except IllegalMove as exc:
                 raise ValueError(f"move {number}: {exc}") from None
         self.__dict__.update(trial.__dict__)
-        return notes
+        if len(repeats) == 1:
+            return line.notes + [f"move {repeats[0]} repeats an earlier position (positional superko): "
+                                 "played all the same"]
+        if repeats:
+            more = f" and {len(repeats) - 5} more" if len(repeats) > 5 else ""
+            return line.notes + [f"moves {', '.join(repeats[:5])}{more} repeat an earlier position "
+                                 "(positional superko): played all the same"]
+        return line.notes
 
 
 class GtpEngine:

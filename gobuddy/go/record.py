@@ -291,7 +291,7 @@ class GameRecord:
                     line.notes.append(f"setup after move {number}: the position there is the start, "
                                       f"the {number - line.dropped} move(s) before it are not kept")
                 elif k and stones and not number:
-                    line.notes.append(f"setup in node {k} (before the first move): folded into the start")
+                    line.notes.append("setup after the root, before the first move: folded into the start")
                 line.dropped = number
                 moves.clear()
                 line.setup_black = _stones(pos, BLACK, line.setup_black + n.setup_black)

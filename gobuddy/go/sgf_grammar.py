@@ -254,8 +254,8 @@ def _parse_node(src: _Source, at: int, pos: int, repairs: Repairs) -> tuple[RawN
         if not ident:
             raise src.error(ident_at, f"property identifier {written!r} has no capital letter")
         if written != ident:
-            repairs.add(f"ident {written}", f"property name {written!r} (FF[3] style)", f"read as {ident}",
-                        src.where(ident_at))
+            repairs.add("FF[3] names", f"FF[3] property names such as {written!r}",
+                        f"read by their capital letters ({written} as {ident})", src.where(ident_at))
         pos = m.end()
         values: list[str] = []
         value_where: list[tuple[int, int]] = []

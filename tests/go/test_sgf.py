@@ -233,8 +233,8 @@ REPAIRS = [
      ["line 1, column 3: GM written 2 times in one node: kept one (all equal)",
       "line 1, column 18: PW has 2 values: kept the first, PW[White]"], {"white": "White"}, ""),
     ("(;FF[3]SZ[9]AddBlack[aa]PLayer[2])",
-     ["line 1, column 13: property name 'AddBlack' (FF[3] style): read as AB",
-      "line 1, column 25: property name 'PLayer' (FF[3] style): read as PL",
+     ["line 1, column 13: FF[3] property names such as 'AddBlack' (2 times): read by their capital letters "
+      "(AddBlack as AB)",
       "line 1, column 31: PL[2] (an old numeric colour): read as PL[W]"], {}, ""),
     ("(;SZ[]KM[]HA[two]RE[White resigns.])", ["line 1, column 5: SZ[] has no size: read as 19, the default",
                                              "line 1, column 9: KM[] has no komi: read as 0",
