@@ -2,13 +2,14 @@
 
     svg = board_svg(9, position.board, last_move="E5",
                     recommendations=[Recommendation("D4", 1, 0.56), ...],
-                    ownership=answer["ownership"], highlights=["C3"], px=480)
+                    ownership=answer["ownership"], highlights=["C3"], dead=["F3"], px=480)
 
 What is drawn, bottom to top: wood, lines, star points, coordinates (GTP letters
 without ``I`` along the top and bottom, numbers 1..size from the bottom up along both
-sides), ownership shading (optional), stones with shading, the last-move mark, the
-recommendations (a disc with the rank and the win rate in percent, best first) and the
-highlighted problem points (red rings).
+sides), ownership shading (optional), stones with shading, the dead-stone marks (a cross of
+the other colour, ``class="dead"``), the last-move mark, the recommendations (a disc
+with the rank and the win rate in percent, best first) and the highlighted problem
+points (red rings).
 
 Stones are ``stones[r * size + c]`` with row 0 at the TOP (``Position.board``), values
 ``1`` black, ``-1`` white, ``0`` empty. Vertices are GTP strings. Every stone is a
@@ -89,7 +90,8 @@ def _f(x: float) -> str:
 
 def board_svg(size: int, stones: Sequence[int], *, px: int = 480, last_move: str | None = None,
               recommendations: Sequence[Recommendation] = (), ownership: Sequence[float] | None = None,
-              highlights: Sequence[str] = (), coordinates: bool = True, move_count: int | None = None) -> str:
+              highlights: Sequence[str] = (), coordinates: bool = True, move_count: int | None = None,
+              dead: Sequence[str] = ()) -> str:
     """The board as one ``<svg>`` element, ``px`` pixels square (it scales down to its
     container). Raises ``ValueError`` when ``stones`` or ``ownership`` do not have
     ``size * size`` entries."""
@@ -116,6 +118,7 @@ def board_svg(size: int, stones: Sequence[int], *, px: int = 480, last_move: str
     if ownership is not None:
         parts += _ownership(g, stones, ownership)
     parts += _stones(g, stones)
+    parts += _dead(g, stones, dead)
     if last_move:
         parts += _last_move(g, stones, last_move)
     parts += _recommendations(g, stones, recommendations)
@@ -199,6 +202,22 @@ def _stones(g: _Geometry, stones: Sequence[int]) -> list[str]:
         stroke = ' stroke="#555" stroke-width="0.8"' if v < 0 else ""
         out.append(f'<circle class="stone {colour}" data-vertex="{vertex}" cx="{_f(x)}" cy="{_f(y)}" '
                    f'r="{_f(radius)}" fill="url(#gb-{colour})"{stroke}/>')
+    return out
+
+
+def _dead(g: _Geometry, stones: Sequence[int], vertices: Sequence[str]) -> list[str]:
+    """A cross in the other colour over each stone counted dead (empty points skipped)."""
+    out = []
+    arm = g.cell * 0.2
+    for vertex in vertices:
+        rc = _point(vertex, g.size)
+        if rc is None or not stones[rc[0] * g.size + rc[1]]:
+            continue
+        x, y = g.xy(*rc)
+        colour = "#fff" if stones[rc[0] * g.size + rc[1]] > 0 else "#000"
+        out.append(f'<path class="dead" data-vertex="{escape(vertex.upper())}" '
+                   f'd="M{_f(x - arm)} {_f(y - arm)}L{_f(x + arm)} {_f(y + arm)}M{_f(x - arm)} {_f(y + arm)}'
+                   f'L{_f(x + arm)} {_f(y - arm)}" stroke="{colour}" stroke-width="{_f(max(1.5, g.cell / 14))}"/>')
     return out
 
 

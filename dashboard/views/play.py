@@ -4,7 +4,10 @@ Choose colour, board size, komi, handicap and the engine's strength (visits per 
 then click a point to play, or pass, undo (your move and the engine's answer), resign,
 or ask for a hint (the engine's top five on the board). The engine's moves come from
 the workers over the bus (``genmove`` requests); after two passes the game is counted
-(area scoring, with the stones the engine's ownership calls dead removed).
+(``views/play_count``): the judge of ``gobuddy.ai.final_status`` proposes the dead
+stones (crossed out on the board, territory shaded, the groups listed, unsure ones
+ringed), the players toggle groups by clicking a stone or its box, and "Accept the
+count" stores the area count.
 
 Storage, decided: the page publishes the game's events (and the retained board state)
 on a web board ``web-<n>`` exactly like a physical board, and the recorder stores them;
@@ -27,7 +30,8 @@ from dashboard.views.click_board import clickable_board
 from dashboard.views.game_board import candidates_table, last_vertex, recommendations, show_winrate
 from dashboard.views.login import require
 from dashboard.views.page_context import Services, current, session_id
-from dashboard.views.play_game import IllegalMove, PlayGame, dead_stones
+from dashboard.views.play_count import COUNT, Count, count_panel, current_count, describe
+from dashboard.views.play_game import IllegalMove, PlayGame
 from gobuddy.bus import topics
 from gobuddy.bus.delivery import PublishRejected
 from gobuddy.bus.messages import GameEvent
@@ -71,16 +75,23 @@ def ask_engine(services: Services, game: PlayGame, purpose: str, visits: int, ow
     return services.feed.request(request)
 
 
-def finish_by_score(services: Services, game: PlayGame) -> list[GameEvent]:
-    """Count the game: dead stones from the engine's ownership when it answers, else
-    every stone counts as alive (Tromp-Taylor)."""
+def start_count(services: Services, game: PlayGame) -> Count:
+    """The judge's proposal after two passes, kept in the session until accepted. The
+    engine's ownership is asked for as a cross-check; the count goes on without it."""
+    ownership = None
     try:
         answer = ask_engine(services, game, "analysis", services.config.analysis_visits, ownership=True)
-        dead = dead_stones(game.position(), answer.ownership) if answer.ownership else []
+        ownership = answer.ownership
     except (TimeoutError, EngineRequestFailed, ConnectionError):
-        dead = []
-        st.session_state["play_message"] = ("warning", "The engine did not answer: counted with every stone alive.")
-    return game.end_by_score(dead)
+        pass
+    count = Count.of(game, ownership)
+    st.session_state[COUNT] = count
+    return count
+
+
+def accept_count(services: Services, game: PlayGame, count: Count) -> None:
+    """End the game with the count the players accepted, and publish it."""
+    publish(services.feed, game, game.end_by_score(count.dead_vertices()))
 
 
 def engine_move(services: Services, game: PlayGame) -> None:
@@ -97,9 +108,9 @@ def engine_move(services: Services, game: PlayGame) -> None:
         st.session_state["play_engine_error"] = f"the engine answered an illegal move: {exc}"
         return
     st.session_state["play_last_answer"] = answer.to_dict()
-    if game.two_passes():
-        events += finish_by_score(services, game)
     publish(services.feed, game, events)
+    if game.counting:
+        start_count(services, game)
 
 
 def human_move(services: Services, game: PlayGame, vertex: str) -> None:
@@ -108,9 +119,9 @@ def human_move(services: Services, game: PlayGame, vertex: str) -> None:
     except (IllegalMove, CoordinateError) as exc:
         st.session_state["play_message"] = ("warning", str(exc))
         return
-    if game.two_passes():
-        events += finish_by_score(services, game)
     publish(services.feed, game, events)
+    if game.counting:
+        start_count(services, game)
 
 
 def new_game_form(services: Services) -> None:
@@ -134,7 +145,7 @@ def new_game_form(services: Services) -> None:
     except (HandicapError, RuntimeError) as exc:
         st.error(str(exc))
         return
-    for key in ("play_hint", "play_last_answer", "play_engine_error"):
+    for key in ("play_hint", "play_last_answer", "play_engine_error", COUNT):
         st.session_state.pop(key, None)
     if publish(services.feed, game, game.start()):
         st.session_state[GAME] = game
@@ -149,7 +160,7 @@ def show_message() -> None:
 
 def controls(services: Services, game: PlayGame) -> None:
     """The buttons; each changes the game, publishes, and reruns."""
-    your_turn = not game.over and not game.engine_to_play
+    your_turn = not game.over and not game.counting and not game.engine_to_play
     c1, c2, c3 = st.columns(3)
     if c1.button("Pass", disabled=not your_turn, key="play_pass"):
         human_move(services, game, "pass")
@@ -185,7 +196,7 @@ def typed_move(game: PlayGame) -> str | None:
     with st.form("play_typed", clear_on_submit=True, border=False):
         c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
         text = c1.text_input("Or type a point", placeholder="e.g. D4", key="play_typed_point")
-        sent = c2.form_submit_button("Play", disabled=game.over)
+        sent = c2.form_submit_button("Play", disabled=game.over or game.counting)
     return (text.strip().upper() or None) if sent else None
 
 
@@ -206,10 +217,16 @@ def render() -> None:
     hint = st.session_state.get("play_hint")
     hint_answer = hint[1] if hint and hint[0] == len(game.moves) else None
     pos = game.position()
+    count = current_count(game) if game.counting or game.reason == "score" else None
+    if game.counting and count is None:  # e.g. the session came back after the passes
+        with st.spinner("Counting…"):
+            count = start_count(services, game)
+    marks = {} if count is None else dict(ownership=count.territory(game), dead=count.dead_vertices(),
+                                          highlights=count.unsure_vertices() if game.counting else ())
     left, right = st.columns([3, 2], gap="large")
     with left:
         svg = board_svg(game.size, pos.board, last_move=last_vertex(game.moves),
-                        recommendations=recommendations(hint_answer), move_count=len(game.moves))
+                        recommendations=recommendations(hint_answer), move_count=len(game.moves), **marks)
         nonce = st.session_state.get("play_clicks", 0)
         clicked = clickable_board(svg, game.size, key=f"play-{game.game_id}-{game.seq}-{nonce}")
     with right:
@@ -218,8 +235,14 @@ def render() -> None:
                     f"komi {game.komi:g}" + (f", handicap {game.handicap}" if game.handicap else ""))
         caps = game.state().captures
         st.caption(f"Move {len(game.moves)} · captures: black {caps['B']}, white {caps['W']} · board {game.board_id}")
-        if game.over:
+        accepted = False
+        if game.counting and count is not None:
+            accepted = count_panel(game, count)
+        elif game.over:
             st.success(f"Game over: {game.result} ({game.reason})")
+            if count is not None and count.dead:
+                st.caption("Counted dead: " + "; ".join(describe(count.status.groups[i], game.size)
+                                                          for i in sorted(count.dead)))
             if st.button("Open in Replay", key="play_replay"):
                 st.session_state["replay_game"] = game.game_id
                 st.switch_page("views/replay.py", query_params={"game": game.game_id})
@@ -243,9 +266,15 @@ def render() -> None:
                 st.rerun()
     if clicked is not None:
         st.session_state["play_clicks"] = nonce + 1  # a fresh chart: each click is handled once
+    if accepted and count is not None:
+        accept_count(services, game, count)
+        st.rerun()
+    if clicked is not None and count is not None and game.counting:
+        count.toggle_at(clicked)  # a click on a stone counts its group dead or alive
+        st.rerun()
     clicked = clicked or typed
     if clicked is not None:
-        if game.over or game.engine_to_play:
+        if game.over or game.counting or game.engine_to_play:
             st.session_state["play_message"] = ("warning", "Wait for your turn.")
         else:
             human_move(services, game, clicked)

@@ -83,8 +83,13 @@ class PlayGame:
         return self.result is not None
 
     @property
+    def counting(self) -> bool:
+        """Two passes ended play; the count is not accepted yet (``end_by_score``)."""
+        return not self.over and self.two_passes()
+
+    @property
     def engine_to_play(self) -> bool:
-        return not self.over and self.to_play != self.human
+        return not self.over and not self.counting and self.to_play != self.human
 
     def two_passes(self) -> bool:
         return len(self.moves) >= 2 and self.moves[-1][1] == "pass" and self.moves[-2][1] == "pass"
@@ -105,9 +110,12 @@ class PlayGame:
 
     def play(self, vertex: str) -> list[GameEvent]:
         """The side to move plays ``vertex`` (or ``pass``). Raises ``IllegalMove`` with
-        the reason in plain words, or ``ValueError`` when the game is over."""
+        the reason in plain words, or ``ValueError`` when the game is over or being
+        counted (undo the passes to play on)."""
         if self.over:
             raise ValueError("the game is over")
+        if self.counting:
+            raise ValueError("the game is being counted")
         color = self.to_play
         pos = self.position()
         point = from_gtp(vertex, self.size)
@@ -147,7 +155,8 @@ class PlayGame:
         return self._end("?", "abandoned")
 
     def end_by_score(self, dead: Sequence[str] = ()) -> list[GameEvent]:
-        """End with an area count (``dead``: GTP vertices of stones counted as dead)."""
+        """End with an area count (``dead``: GTP vertices of stones counted as dead,
+        as the players accepted them; ``views/play_count`` proposes them)."""
         pos = self.position()
         score = area_score(pos, self.komi, [from_gtp(v, self.size) for v in dead])
         return self._end(score.result, "score")
@@ -170,14 +179,4 @@ class PlayGame:
                           result=self.result)
 
 
-def dead_stones(pos: Position, ownership: Sequence[float], threshold: float = 0.5) -> list[str]:
-    """Stones the engine's ownership gives to the other side (|value| > ``threshold``),
-    as GTP vertices. Ownership is row-major from the top-left, + = black."""
-    out = []
-    for p, stone in enumerate(pos.board):
-        if stone and stone * float(ownership[p]) < -threshold:
-            out.append(to_gtp(p, pos.size))
-    return out
-
-
-__all__ = ["IllegalMove", "PlayGame", "dead_stones", "other"]
+__all__ = ["IllegalMove", "PlayGame", "other"]

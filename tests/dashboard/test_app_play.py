@@ -8,9 +8,13 @@ import time
 
 import pytest
 
-from dashboard.views.play_game import IllegalMove, PlayGame, dead_stones
+from dashboard.views.play_count import Count
+from dashboard.views.play_game import IllegalMove, PlayGame
 from gobuddy.bus.messages import BoardState, GameEvent
+from gobuddy.go.coords import BLACK, WHITE, to_gtp
 from gobuddy.go.handicap import HandicapError
+from gobuddy.go.position import Position
+from tests.ai.test_final_status import ROWS
 from tests.e2e.fixtures import (_migrated_sqlite, app_broker, app_db_url, app_store, no_exceptions,  # noqa: F401
                                 open_app, services, stand_in_recorder, stand_in_worker)
 
@@ -69,18 +73,38 @@ def test_handicap_and_colours():
         PlayGame.new("web-2", size=5, handicap=2)
 
 
-def test_counting_with_dead_stones():
-    game = PlayGame.new("web-1", size=5, komi=0.5)
-    for v in "B2 D4 B3 D3 B4 D2 C3 pass".split():
+ISSUE_GAME = ROWS[0]  # white's 11 stones with one two-point eye: dead, B+38 (W+10 was stored)
+
+
+def moves_to(board: str) -> list[str]:
+    """Alternating moves (B first) that build ``board``, a pass for a side with no stone
+    left to place, then two passes."""
+    pos = Position.from_ascii(board)
+    black = [to_gtp(p, pos.size) for p, v in enumerate(pos.board) if v == BLACK]
+    white = [to_gtp(p, pos.size) for p, v in enumerate(pos.board) if v == WHITE]
+    out = []
+    for i in range(max(len(black), len(white))):
+        out += [black[i] if i < len(black) else "pass", white[i] if i < len(white) else "pass"]
+    return out + ["pass", "pass"]
+
+
+def test_counting_proposes_the_judges_dead_stones_and_players_can_dispute():
+    game = PlayGame.new("web-1", komi=ISSUE_GAME.komi)
+    for v in moves_to(ISSUE_GAME.board):
         game.play(v)
-    own = [0.0] * 25
-    own[2 * 5 + 2] = -0.9  # the engine thinks black's C3 is dead
-    assert dead_stones(game.position(), own) == ["C3"]
-    events = game.end_by_score(["C3"])
-    assert events[0].result == game.result and game.reason == "score"
-    alive = PlayGame.new("web-1", size=5, komi=0.5)
-    alive.moves = list(game.moves)
-    assert alive.end_by_score([]).pop().result != game.result  # C3 counted alive changes the count
+    assert game.counting and not game.over and not game.engine_to_play
+    with pytest.raises(ValueError, match="counted"):
+        game.play("E5")
+    count = Count.of(game, engine_ownership=[0.9] * 81)  # an engine that calls everything black's changes nothing proved
+    assert count.score(game).result == "B+38"
+    assert "C9" in count.dead_vertices() and len(count.dead_vertices()) == 11
+    territory = count.territory(game)
+    assert territory[0] == 1.0 and territory[8] == -1.0  # A9 black's (the eye), J9 white's
+    assert count.toggle_at("D9") and count.score(game).result == "B+12"  # counted alive
+    assert not count.toggle_at("E5")  # no stone there
+    count.toggle_at("A8")
+    events = game.end_by_score(count.dead_vertices())
+    assert events[0].result == "B+38" and game.reason == "score" and not game.counting
 
 
 def wait_until(condition, timeout_s: float = 15.0) -> bool:
@@ -138,3 +162,27 @@ def test_busy_engines_are_told_as_such() -> None:
     other = EngineRequestFailed(EngineError(id="r", error="'Z9' is off the board", field="position.moves[0][1]",
                                             code="invalid", worker="engine-1"))
     assert "Z9" in engine_trouble(other)
+
+
+def test_a_counted_game_on_the_page(open_app, app_store, app_broker, stand_in_worker, stand_in_recorder):
+    from dashboard.views.play import publish
+
+    at = open_app("views/play.py", app_broker)
+    assert services(at).feed.wait_for(lambda f: f.connected(), 10)
+    at.button(key="FormSubmitter:play_new-Start the game").click().run(timeout=60)
+    game = at.session_state["play_game"]
+    for v in moves_to(ISSUE_GAME.board):  # the players' moves, published as the page does
+        assert publish(services(at).feed, game, game.play(v))
+    at.run(timeout=60)
+    no_exceptions(at)
+    assert any(m.value.startswith("**Counting: B+38**") for m in at.markdown), [m.value for m in at.markdown]
+    box = next(c for c in at.checkbox if c.label.startswith("White C9 D9 E9"))
+    assert box.value and "11 stones" in box.label
+    box.uncheck().run(timeout=60)  # the players dispute: counted alive
+    assert any(m.value.startswith("**Counting: B+12**") for m in at.markdown)
+    next(c for c in at.checkbox if c.label.startswith("White C9 D9 E9")).check().run(timeout=60)
+    at.button(key="play_accept_count").click().run(timeout=60)
+    no_exceptions(at)
+    assert any(s.value == "Game over: B+38 (score)" for s in at.success)
+    assert any("Counted dead: White C9" in c.value for c in at.caption)
+    assert wait_until(lambda: (g := app_store.list_games().games) and g[0].result == "B+38")

@@ -113,3 +113,11 @@ def test_winrate_bar():
     rects = root.findall("s:rect", NS)
     assert float(rects[1].get("width")) == pytest.approx(100.0)
     assert [t.text for t in root.findall("s:text", NS)] == ["B 25.0%", "W 75.0%"]
+
+
+def test_dead_stones_are_crossed_out_in_the_other_colour():
+    stones = [0] * 25
+    stones[0], stones[24] = 1, -1  # A5 black, E1 white
+    svg = board_svg(5, stones, dead=["A5", "E1", "C3"])  # C3 is empty: skipped
+    assert svg.count('class="dead"') == 2
+    assert 'data-vertex="A5" d=' in svg and 'stroke="#fff"' in svg and 'data-vertex="C3" d=' not in svg
