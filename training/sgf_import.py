@@ -2,8 +2,10 @@
 
     python -m training.sgf_import ~/sgf/9x9 --out data/games --prefix sgf --size 9
 
-Every ``*.sgf`` under FOLDER (recursively, in name order) is parsed with
-``gobuddy.go.sgf``; every game of a collection becomes one ``GameSample``
+Every ``*.sgf`` under FOLDER (recursively, in name order) is read with
+``gobuddy.go.sgf.read_sgf``, which repairs what real-world files get wrong (text
+around the game, repeated properties, odd values): each repair is printed with its
+file, line and column, as ``repaired FILE: ...``; every game of a collection becomes one ``GameSample``
 (``training.game_shards``) from its main line, replayed with our rules (positional
 superko). The result comes from ``RE``: ``B+3.5`` gives the winner and the margin
 (the record's own count, whatever its rules), ``W+R``/``B+T``/``W+F`` the winner only,
@@ -34,7 +36,7 @@ from gobuddy.go.coords import BLACK, WHITE, CoordinateError, from_sgf, to_gtp
 from gobuddy.go.position import IllegalMove, Position
 from gobuddy.go.record import GameRecord
 from gobuddy.go.scoring import area_score, ownership
-from gobuddy.go.sgf import parse_sgf
+from gobuddy.go.sgf import read_sgf
 from training.game_shards import GameSample, next_shard_path, shard_paths, write_shard
 
 __all__ = ["ImportReport", "import_folder", "sample_from_record"]
@@ -46,10 +48,12 @@ class Skip(ValueError):
 
 @dataclass
 class ImportReport:
-    """``imported`` games, ``skipped`` (where, why) pairs, ``shards`` written."""
+    """``imported`` games, ``skipped`` (where, why) pairs, ``repaired`` (file, what was
+    repaired to read it) pairs, ``shards`` written."""
 
     imported: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    repaired: list[tuple[str, str]] = field(default_factory=list)
     shards: list[Path] = field(default_factory=list)
 
 
@@ -158,10 +162,12 @@ def import_folder(folder: str | Path, out: str | Path, prefix: str = "sgf", per_
     for path in sorted(p for p in folder.rglob("*") if p.suffix.lower() == ".sgf" and p.is_file()):
         name = path.relative_to(folder).as_posix()
         try:
-            records = parse_sgf(path.read_bytes())
+            read = read_sgf(path.read_bytes())
         except (ValueError, OSError) as exc:
             report.skipped.append((name, f"does not parse: {exc}"))
             continue
+        records = read.records
+        report.repaired += [(name, str(w)) for w in read.warnings]
         if not records:
             report.skipped.append((name, "holds no game"))
         for k, record in enumerate(records):
@@ -195,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
         report = import_folder(args.folder, args.out, args.prefix, args.per_shard, args.size, args.append)
     except (FileExistsError, NotADirectoryError) as exc:
         p.error(str(exc))
+    for where, what in report.repaired:
+        print(f"repaired {where}: {what}", file=sys.stderr)
     for where, why in report.skipped:
         print(f"skipped {where}: {why}", file=sys.stderr)
     print(f"imported {report.imported} games into {len(report.shards)} shard(s) in {args.out}; "

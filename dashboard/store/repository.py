@@ -92,8 +92,12 @@ class Store:
 
     def import_sgf(self, data: bytes | str) -> list[str]:
         """Import every game of an SGF file, all or nothing; raises ``SgfImportError``."""
+        return self.import_sgf_file(data).ids
+
+    def import_sgf_file(self, data: bytes | str) -> sgf_io.SgfImport:
+        """``import_sgf`` with the repairs made to read the file (``sgf_io.SgfImport``)."""
         with self.session(write=True) as s:
-            return sgf_io.import_sgf(s, data)
+            return sgf_io.import_sgf_file(s, data)
 
     # ------------------------------------------------------------------ analyses
     def position_keys(self, game_id: str) -> dict[int, PositionKey]:

@@ -7,12 +7,17 @@ the win rate for black after the move, the engine's best move in the position th
 was played from (with its win rate for the player), and how much win rate the move
 lost against it.
 
-Import (``import_sgf``) is all-or-nothing: every game of the file is parsed and
-replayed with full legality before anything is written, and any problem raises
-``SgfImportError`` naming the game and what is wrong. What is kept: the main line
-(variations are dropped), root setup stones and PL, game info; node comments are
-dropped. Not supported (an error): setup stones or PL after the first move. A game's
-id is derived from its content, so importing the same file twice stores it once.
+Import (``import_sgf_file``; ``import_sgf`` gives its ids) is all-or-nothing: every
+game of the file is read (leniently: ``gobuddy.go.sgf.read_sgf`` repairs what
+real-world files get wrong, and each repair comes back as a warning naming the game,
+line and column) and replayed with full legality before anything is written, and any
+problem that cannot be repaired raises ``SgfImportError`` naming the game and what is
+wrong. What is kept: the main line (variations are dropped), the setup before the
+first move (setup in nodes after the root, as problem files have it, is folded into
+the start position, with a warning), PL, game info; node comments are dropped. Not
+supported (an error naming the move): setup stones after a move, since a stored game
+is its start position and one list of moves. A game's id is derived from its
+content, so importing the same file twice stores it once.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -32,7 +38,7 @@ from dashboard.store.models import Game, Move, SetupStone
 from dashboard.store.replay import RecordError, play, start_position
 from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp, to_gtp
 from gobuddy.go.record import GameRecord
-from gobuddy.go.sgf import SgfError, dump_sgf, parse_sgf
+from gobuddy.go.sgf import SgfError, dump_sgf, read_sgf
 
 INFO_EXTRA = ("black_rank", "white_rank", "date", "place", "event")
 LIMITS = {"black": 64, "white": 64, "result": 16, "rules": 16, "name": 200}
@@ -43,6 +49,15 @@ STORE_RULES = {v: k for k, v in SGF_RULES.items()}
 
 class SgfImportError(ValueError):
     """An SGF file that cannot be imported; nothing of it was stored."""
+
+
+@dataclass(frozen=True)
+class SgfImport:
+    """An imported file: the stored games' ids in file order, and what was repaired
+    to read it (one line each, naming the game when the file holds several)."""
+
+    ids: list[str]
+    warnings: list[str]
 
 
 def game_record(session: Session, game_id: str) -> GameRecord:
@@ -106,29 +121,39 @@ def analysis_comment(before: AnalysisView | None, after: AnalysisView | None, mo
 
 
 def import_sgf(session: Session, data: bytes | str, now: datetime | None = None) -> list[str]:
-    """Store every game of an SGF file; return their ids in file order. A game already
-    imported keeps its id (and is restored if it had been deleted). Raises
-    ``SgfImportError`` and writes nothing if any game cannot be imported."""
+    """``import_sgf_file(...).ids``: the ids of the stored games, the warnings dropped."""
+    return import_sgf_file(session, data, now).ids
+
+
+def import_sgf_file(session: Session, data: bytes | str, now: datetime | None = None) -> SgfImport:
+    """Store every game of an SGF file; return their ids in file order and the repairs
+    made to read it. A game already imported keeps its id (and is restored if it had
+    been deleted). Raises ``SgfImportError`` and writes nothing if any game cannot be
+    imported."""
     try:
-        records = parse_sgf(data)
+        read = read_sgf(data)
     except SgfError as exc:
         raise SgfImportError(f"not a valid SGF file: {exc}") from None
+    records = read.records
     if not records:
         raise SgfImportError("the file holds no game")
     now = now or datetime.now(timezone.utc)
+    warnings = [str(w) for w in read.warnings]
     games = []
     for index, record in enumerate(records, start=1):
+        where = f"game {index} of {len(records)}" if len(records) > 1 else "the game"
         try:
-            games.append(_game_rows(record, now))
+            game, setup, moves, notes = _game_rows(record, now)
         except (RecordError, ValueError) as exc:
-            where = f"game {index} of {len(records)}" if len(records) > 1 else "the game"
             raise SgfImportError(f"{where}: {exc}") from None
+        games.append((game, setup, moves))
+        warnings += [f"{where}: {note}" if len(records) > 1 else note for note in notes]
     ids: list[str] = []
     for game, setup, moves in games:
         if game.id not in ids:
             ids.append(game.id)
             _store(session, game, setup, moves)
-    return ids
+    return SgfImport(ids, warnings)
 
 
 def _store(session: Session, game: Game, setup: list[SetupStone], moves: list[Move]) -> None:
@@ -145,21 +170,21 @@ def _store(session: Session, game: Game, setup: list[SetupStone], moves: list[Mo
     session.add_all(setup + moves)
 
 
-def _game_rows(record: GameRecord, now: datetime) -> tuple[Game, list[SetupStone], list[Move]]:
+def _game_rows(record: GameRecord, now: datetime) -> tuple[Game, list[SetupStone], list[Move], list[str]]:
+    """The rows of one game and notes on what was folded into its start position."""
     info, size, root = record.info, record.info.size, record.root
-    line = record.main_line()
-    for node in line[1:]:
-        if node.has_setup():
-            before = node.move_number() - (node.move is not None)
-            raise RecordError(f"setup stones or PL after move {before} are not supported", before)
     if root.move is not None:
         raise RecordError("a move in the root node is not supported", 1)
-    first = root.to_play if root.to_play is not None else (WHITE if info.handicap >= 2 else BLACK)
-    setup = [("B", to_gtp(p, size)) for p in root.setup_black] + [("W", to_gtp(p, size)) for p in root.setup_white]
+    line = record.linear_line()
+    if line.dropped:
+        raise RecordError(f"setup stones after move {line.dropped} are not supported (a stored game is a start "
+                          "position and its moves)", line.dropped)
+    first = line.to_play
+    setup = [("B", to_gtp(p, size)) for p in line.setup_black] + [("W", to_gtp(p, size)) for p in line.setup_white]
     rules = STORE_RULES.get(info.rules, info.rules)
     pos = start_position(size, rules, color_to_str(first), setup)
     moves = []
-    for number, (color, point) in enumerate(record.moves(), start=1):
+    for number, (color, point) in enumerate(line.moves, start=1):
         c, v = color_to_str(color), to_gtp(point, size)
         moves.append((number, c, v, play(pos, number, c, v)))
     fields = dict(black=info.black or None, white=info.white or None, result=info.result, rules=rules,
@@ -179,7 +204,7 @@ def _game_rows(record: GameRecord, now: datetime) -> tuple[Game, list[SetupStone
                 deleted_at=None, **fields)
     return (game, [SetupStone(game_id=game.id, color=c, vertex=v) for c, v in setup],
             [Move(game_id=game.id, move_number=n, color=c, vertex=v, captures=caps, played_at=None)
-             for n, c, v, caps in moves])
+             for n, c, v, caps in moves], line.notes)
 
 
 def _started(date: str, now: datetime) -> datetime:

@@ -5,8 +5,10 @@ rename and delete: admins), checked on the server when the action runs
 (``views/login.py``), not only by which controls are shown.
 
 Everything here reads and writes the database through ``dashboard.store``. An SGF file
-is imported all or nothing (``Store.import_sgf``): a file with any error stores none
+is imported all or nothing (``Store.import_sgf_file``): a file with any error stores none
 of its games and the error is shown with the file's name; other files still import.
+What was repaired to read a file (text around the game, repeated properties, setup
+after the root...) is listed as a warning under its name.
 """
 
 from __future__ import annotations
@@ -39,14 +41,19 @@ def game_filter(text: str, since: date | None, until: date | None, board: str | 
 
 
 def import_files(store: Store, files: list[Any]) -> None:
-    """Import each uploaded file on its own; report what was stored and what was not."""
+    """Import each uploaded file on its own; report what was stored, what was repaired
+    to read it, and what was not stored."""
     for upload in files:
         try:
-            ids = store.import_sgf(upload.getvalue())
+            done = store.import_sgf_file(upload.getvalue())
         except SgfImportError as exc:
             st.error(f"{upload.name}: {exc}. Nothing from this file was stored.")
             continue
+        ids = done.ids
         st.success(f"{upload.name}: {len(ids)} game{'s' if len(ids) != 1 else ''} imported.")
+        if done.warnings:
+            st.warning(f"{upload.name}: repaired while reading (the file breaks the SGF standard here):\n"
+                       + "\n".join(f"- {w}" for w in done.warnings))
         st.session_state["games_selected"] = ids[0]
 
 

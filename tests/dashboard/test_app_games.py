@@ -15,7 +15,7 @@ GAMES = {  # name: SGF; dates make the order: newest first is Cleo, Ben, Ana
 }
 BAD = {  # file content: words the error must contain
     "(;GM[1]FF[4]SZ[9];B[ee];W[ee])": "illegal",
-    "(;GM[1]FF[4]SZ[9];B[ee]": "not a valid SGF",
+    "(;GM[1]FF[4]SZ[9];C[ee": "not a valid SGF",
     "(;GM[1]SZ[9];B[ee])(;GM[1]SZ[9];B[ee];W[ee])": "game 2 of 2",
 }
 
@@ -87,6 +87,21 @@ def test_a_good_sgf_file_is_imported(open_app, app_store):
     assert stored(app_store) == ["Ana"]
     assert at.button(key="games_replay").label == "Open in Replay"
     assert at.get("download_button")[0].label == "Download SGF"
+
+
+def test_a_file_that_breaks_the_standard_is_imported_with_the_repairs_shown(open_app, app_store):
+    at = open_app("views/games.py")
+    content = "Game of Tuesday, saved by a mail client\n" + GAMES["Ana"] + "\n-- \nAna"
+    at.file_uploader(key="games_upload").set_value(("mail.sgf", content.encode(), "application/x-go-sgf"))
+    at.run()
+    at.button(key="games_import").click().run()
+    no_exceptions(at)
+    assert [s.value for s in at.success] == ["mail.sgf: 1 game imported."]
+    (warning,) = [w.value for w in at.warning]
+    assert warning.startswith("mail.sgf: repaired while reading")
+    assert "line 1, column 1: text before the first game tree ('Game of Tuesday, saved by a mail client'): skipped" in warning
+    assert "text after the last game tree ('-- Ana'): skipped" in warning
+    assert stored(app_store) == ["Ana"]
 
 
 def test_bad_sgf_files_store_nothing_and_say_why(open_app, app_store):

@@ -111,12 +111,12 @@ GOOD = "(;SZ[9];B[ee])"
 # (name, file, words of the error)
 BAD_FILES = [
     ("empty", "", "not a valid SGF file: line 1, column 1: empty collection"),
-    ("unclosed", GOOD + "(;SZ[9];B[ee]", "line 1, column 28: unexpected end of input"),
+    ("unclosed value", GOOD + "(;SZ[9];C[ee", "line 1, column 24: unclosed value of C"),
     ("illegal move", GOOD + "(;SZ[9];B[ee];W[ee])", "game 2 of 2: move 2 (W E5) is illegal: occupied"),
-    ("setup later", GOOD + "(;SZ[9];B[ee];AB[aa])", "game 2 of 2: setup stones or PL after move 1 are not supported"),
+    ("setup later", GOOD + "(;SZ[9];B[ee];AB[aa])", "game 2 of 2: setup stones after move 1 are not supported"),
     ("long name", GOOD + "(;SZ[9]PB[" + "x" * 65 + "])", "game 2 of 2: black 'xxx"),
     ("off board", "(;SZ[9];B[kk])", "line 1, column 10: bad move B[kk]: SGF point 'kk' is off"),
-    ("dead setup", "(;SZ[9]AB[aa]AW[ba][ab])", "the game: setup: the chain at A9 has no liberties"),
+    ("dead setup", "(;SZ[9]AB[aa]AW[ba][ab])", "the game: setup before the first move: the chain at A9 has no liberties"),
 ]
 
 
@@ -126,6 +126,21 @@ def test_a_file_with_any_error_imports_nothing(store, name, text, error):
         store.import_sgf(text.encode())
     assert error in str(caught.value)
     assert store.list_games().total == 0
+
+
+def test_a_file_that_breaks_the_standard_imports_with_what_was_repaired(store):
+    text = ("From: ana@example.org\n\n(;GM[1]GM[1]SZ[9]PB[Ana]C[a]C[b];AB[aa][ba]AW[ca]PL[W];W[dd];B[ee])\n"
+            "(;SZ[9];B[cc])")
+    done = store.import_sgf_file(text)
+    assert done.warnings == [
+        "line 1, column 1: text before the first game tree ('From: ana@example.org'): skipped",
+        "line 3, column 3: GM written 2 times in one node: kept one (all equal)",
+        "line 3, column 25: C written 2 times in one node: joined them, a blank line between",
+        "game 1 of 2: setup after the root, before the first move: folded into the start"]
+    detail = store.get_game(done.ids[0])
+    assert sorted(detail.setup) == [("B", "A9"), ("B", "B9"), ("W", "C9")]
+    assert [(m.color, m.vertex) for m in detail.moves] == [("W", "D6"), ("B", "E5")]
+    assert store.import_sgf(text) == done.ids
 
 
 def test_colours_in_the_sgf_need_not_alternate(store):

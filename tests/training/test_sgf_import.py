@@ -83,3 +83,18 @@ def test_size_filter_refusal_and_command_line(folder, tmp_path, capsys):
     empty = tmp_path / "empty"
     empty.mkdir()
     assert main([str(empty), "--out", str(tmp_path / "out2")]) == 1
+
+
+def test_files_that_break_the_standard_are_repaired_and_say_so(tmp_path, capsys):
+    root = tmp_path / "mail"
+    root.mkdir()
+    (root / "mailed.sgf").write_text("Subject: our game\n\n(;FF[4]SZ[5]KM[0.5]RE[White resigns.];B[cc];W[dd])\n")
+    report = import_folder(root, tmp_path / "out")
+    assert report.imported == 1
+    assert report.repaired == [
+        ("mailed.sgf", "line 1, column 1: text before the first game tree ('Subject: our game'): skipped"),
+        ("mailed.sgf", "line 3, column 22: RE[White resigns.] is not an FF[4] result: read as RE[B+R]")]
+    (sample,) = iter_samples(shard_paths(tmp_path / "out", "sgf"))
+    assert (sample.winner, sample.reason) == ("B", "resign")
+    assert main([str(root), "--out", str(tmp_path / "out2")]) == 0
+    assert "repaired mailed.sgf: line 1, column 1: text before the first game tree" in capsys.readouterr().err
