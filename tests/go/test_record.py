@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gobuddy.go.coords import BLACK, WHITE, color_from_str, from_gtp
+from gobuddy.go.coords import BLACK, WHITE, color_from_str, from_gtp, to_gtp
 from gobuddy.go.position import IllegalMove
 from gobuddy.go.record import GameInfo, GameRecord, Node, ReplayError
 
@@ -194,3 +194,31 @@ def test_deep_records_need_no_recursion():
     other = GameRecord.from_moves(size, 7.0, record.moves())
     assert record == other and len(record.main_line()) == 3001
     assert record.position_at().move_count == 3000
+
+
+# (SGF main line, expected start as ASCII, side to move at the start, moves after it (GTP), dropped, notes)
+LINEAR = [
+    ("(;SZ[3]AB[aa]AW[cc];B[bb])", "X . .|. . .|. . O", "B", "B B2", 0, []),
+    ("(;SZ[3];AB[aa]PL[W];AW[cc];W[bb])", "X . .|. . .|. . O", "W", "W B2", 0,
+     ["setup after the root, before the first move: folded into the start"] * 2),
+    ("(;SZ[3];B[aa];W[cc];AE[aa]AB[ba];W[bb])", ". X .|. . .|. . O", "B", "W B2", 2,
+     ["setup after move 2: the position there is the start, the 2 move(s) before it are not kept"]),
+    ("(;SZ[3];B[aa];PL[B]W[cc])", ". . .|. . .|. . .", "B", "B A3, W C1", 0, []),
+]
+
+
+@pytest.mark.parametrize("sgf,start,to_play,moves,dropped,notes", LINEAR)
+def test_linear_line_folds_setup_into_the_start(sgf, start, to_play, moves, dropped, notes):
+    from gobuddy.go.position import Position
+    from gobuddy.go.sgf import parse_sgf
+
+    line = parse_sgf(sgf)[0].linear_line()
+    pos = Position(3)
+    for p in line.setup_black:
+        pos.place(p, BLACK)
+    for p in line.setup_white:
+        pos.place(p, WHITE)
+    assert pos.to_ascii().replace("\n", "|") == start
+    assert ("B" if line.to_play == BLACK else "W") == to_play
+    assert ", ".join(f"{'B' if c == BLACK else 'W'} {to_gtp(p, 3)}" for c, p in line.moves) == moves
+    assert (line.dropped, line.notes) == (dropped, notes)
