@@ -236,3 +236,18 @@ def test_gnu_go_confirms_the_hand_result(row: Row, gnugo_scores):
 def test_the_table_covers_what_it_should():
     assert len(ROWS) >= 15
     assert sum(r.dead == UNSETTLED for r in ROWS) >= 1 and sum(bool(r.seki_at) for r in ROWS) >= 3
+
+
+def test_an_engine_that_contradicts_the_playouts_makes_it_unsure_but_never_overrules_a_reading():
+    row = next(r for r in ROWS if r.name.startswith("dead stones of both colours"))
+    pos = Position.from_ascii(row.board)
+    owner = [0.0] * pos.n
+    owner[from_gtp("B6", 9)] = -0.9  # the engine keeps the white stone at B6 alive
+    status = judge(pos, ownership=owner)
+    b6 = next(g for g in status.groups if from_gtp("B6", 9) in g.stones)
+    assert b6.verdict == UNSURE and b6.counted_dead and "engine" in b6.reason
+    issue = ROWS[0]
+    pos = Position.from_ascii(issue.board)
+    assert judge(pos, ownership=[-1.0] * pos.n).dead_points() == hand_dead(pos, issue)
+    with pytest.raises(ValueError):
+        judge(pos, ownership=[0.0] * 3)
