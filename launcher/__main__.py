@@ -200,10 +200,10 @@ def run(config: LaunchConfig) -> None:
     conf, secrets_dir = prepare_broker(config)
     db_url = f"sqlite:///{(config.var / 'gobuddy.db').resolve()}"
     py = sys.executable
-    broker = ["--broker-host", "127.0.0.1", "--broker-port", str(config.broker_port)]
+    broker_args = ["--broker-host", "127.0.0.1", "--broker-port", str(config.broker_port)]
 
     def account(name: str) -> list[str]:  # each service gets its own password file, no other
-        return [*broker, "--username", name, "--password-file", str(secrets_dir / f"{name}.password")]
+        return [*broker_args, "--username", name, "--password-file", str(secrets_dir / f"{name}.password")]
 
     observer_password = (secrets_dir / "observer.password").read_text().strip()
     launcher = Launcher(config)

@@ -39,12 +39,14 @@ def wait_until(check: Callable[[], Any], timeout_s: float = 10.0, what: str = "c
 
 
 class Observer:
-    """Everything one board publishes (events, state, buttons, frames, presence)."""
+    """Everything one board publishes (events, state, buttons, frames, presence). An
+    observer account: it stores nothing, so it must not look like a recorder (the agent
+    would wait for its game_stored marks and send everything again)."""
 
     def __init__(self, broker: MosquittoBroker, board_id: str) -> None:
         self.board_id = board_id
         self.inbox = Inbox()
-        self.client = BusClient(broker.config("recorder", persistent_session=True))
+        self.client = BusClient(broker.config("observer", client_id=f"observer-{board_id}", persistent_session=True))
         self.client.subscribe(topics.board_filter(board_id), self.inbox)
         self.client.subscribe(topics.status("board", board_id), self.inbox)
         self.client.start()
