@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from gobuddy.go.coords import EMPTY
 from gobuddy.go.position import Position, neighbours
-from gobuddy.go.scoring import board_owners, empty_regions
+from gobuddy.go.scoring import board_owners
 
 
 def random_move(pos: Position, rng: random.Random, color: int | None = None,
