@@ -103,8 +103,17 @@ def flood(count: int, seed: int) -> list[tuple[str, bytes]]:
 
 def test_a_fuzzed_flood_at_the_recorder_stores_nothing_and_the_next_move_is_stored(broker, presence,
                                                                                   tmp_path: Path) -> None:
-    db_url = f"sqlite:///{tmp_path / 'fuzz.db'}"
-    recorder = start_service(spawn_recorder(broker, db_url, "recorder-fuzz"), presence)
+    fuzz_the_recorder(broker, presence, f"sqlite:///{tmp_path / 'fuzz.db'}", "recorder-fuzz")
+
+
+def test_the_same_flood_at_a_recorder_on_postgresql(broker, presence, postgres_url) -> None:
+    fuzz_the_recorder(broker, presence, postgres_url, "recorder-fuzz-pg")
+
+
+def fuzz_the_recorder(broker, presence, db_url: str, account: str) -> None:
+    """300 fuzzed events and statuses through the broker into ``python -m dashboard.recorder``
+    on ``db_url``: no row stored from them, the process alive, the next move stored."""
+    recorder = start_service(spawn_recorder(broker, db_url, account), presence)
     board = broker.raw_client("board-2")
     events = [json.dumps(e.to_dict()).encode() for e in game_events("board-2", "g-fuzz", quiet_game(2))]
     event_topic = topics.board_event("board-2")
@@ -123,7 +132,7 @@ def test_a_fuzzed_flood_at_the_recorder_stores_nothing_and_the_next_move_is_stor
             ("g-fuzz", 0), ("g-fuzz", 1), ("g-fuzz", 2)]
         assert rows(db_url, "SELECT id FROM games") == [("g-fuzz",)]
         assert rows(db_url, "SELECT move_number FROM moves") == [(1,), (2,)]
-        presence.wait("recorder-fuzz", "online", recorder.started_ms, invalid=len(bad))
+        presence.wait(account, "online", recorder.started_ms, invalid=len(bad))
         assert recorder.alive
     finally:
         board.disconnect()
