@@ -237,9 +237,9 @@ def run(config: LaunchConfig) -> None:
         print("\nstopping ...")
     except RuntimeError as exc:
         print(f"\nerror: {exc}\nstopping ...", file=sys.stderr)
+        raise SystemExit(1) from None
+    finally:  # whatever went wrong, nothing started is left running
         launcher.stop_all()
-        raise SystemExit(1)
-    launcher.stop_all()
 
 
 def main(argv: list[str] | None = None) -> None:
