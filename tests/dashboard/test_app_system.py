@@ -101,7 +101,7 @@ def test_who_is_online_and_how_fast(open_app, app_broker, stand_in_worker):
         assert metrics["Boards online"] == "1" and metrics["Engine workers online"] == "1"
         assert metrics["Engine queue"] == "0" and metrics["Recorder"] == "offline"
         assert table(at, "sensing").to_dict("records") == [  # the stand-in says nothing of its calibration
-            {"board": "board-1", "state": "online", "sensing": "—", "calibration": "—"}]
+            {"board": "board-1", "state": "online", "link": "ok", "sensing": "—", "calibration": "—"}]
         presence = table(at, "role")
         assert set(presence["role"]) >= {"board", "engine", "dashboard"}
         engine = presence[presence["role"] == "engine"].iloc[0]
@@ -178,9 +178,9 @@ def test_the_system_page_shows_each_boards_sensing_and_what_a_calibration_waits_
         at.run()
         no_exceptions(at)
         assert table(at, "sensing").to_dict("records") == [
-            {"board": "board-1", "state": "online", "sensing": "none yet",
+            {"board": "board-1", "state": "online", "link": "ok", "sensing": "none yet",
              "calibration": "calibrating: black reference stones"},
-            {"board": "board-2", "state": "online", "sensing": "colour", "calibration": "calibrated"}]
+            {"board": "board-2", "state": "online", "link": "ok", "sensing": "colour", "calibration": "calibrated"}]
         message = calibrating["calibration_message"]
         assert message.startswith(BLACK_ROW)
         assert [i.value for i in at.info] == [f"board-1: {message}"]
