@@ -4,8 +4,9 @@
 komi; rules ``chinese``) at most once per position and purpose (``hint`` or
 ``genmove``), on a small thread pool so that the agent never waits for the engine.
 The final answer goes to ``on_answer(answer, purpose)``; a failure (timeout, worker
-error, broker gone) to ``on_failure(purpose)`` after the request is forgotten, so the
-next ``ask`` sends it again.
+error — ``EngineRequestFailed.busy`` when the workers said they are too busy —, broker
+gone) to ``on_failure(purpose, error)`` after the request is forgotten, so the next
+``ask`` sends it again.
 
 ``position_key(game)`` is what an ``engine_answer`` must carry to be for the position
 on the board now: the moves played (``Position.move_count``) and ``position_hash``
@@ -43,7 +44,7 @@ class Advisor:
     """Sends a board's engine requests; see the module docstring. Thread-safe."""
 
     def __init__(self, bus: BusClient, board_id: str, *, visits: int, think_ms: int, timeout_s: float,
-                 on_answer: Callable[[EngineAnswer, str], None], on_failure: Callable[[str], None],
+                 on_answer: Callable[[EngineAnswer, str], None], on_failure: Callable[[str, Exception], None],
                  logger: logging.Logger | None = None) -> None:
         self.bus, self.board_id = bus, board_id
         self.visits, self.think_ms, self.timeout_s = visits, think_ms, timeout_s
@@ -94,6 +95,6 @@ class Advisor:
                 self.failures += 1
                 if self._asked.get(purpose) == key:
                     del self._asked[purpose]
-            self._on_failure(purpose)
+            self._on_failure(purpose, exc)
             return
         self._on_answer(answer, purpose)

@@ -72,6 +72,7 @@ from gobuddy.bus import BusClient, topics
 from gobuddy.bus.inbox import Received
 from gobuddy.bus.message import Message, now_ms
 from gobuddy.bus.messages import BoardState, ButtonEvent, EngineAnswer, GameEvent
+from gobuddy.bus.requests import EngineRequestFailed
 from gobuddy.go.coords import from_gtp, pass_move
 
 _NO_HEALTH = dict.fromkeys(("health_levels", "health_baseline", "health_reading", "health_noise", "health_drift",
@@ -135,6 +136,7 @@ class EdgeAgent:
         self._button_seq = 0
         self._status: dict[str, Any] = {}
         self._retry_at = 0.0
+        self._engine_state = "not asked"  # ok | busy | no answer: the last engine request's fate
         self.view = FrameView(config.board_id, config.frames_per_s, config.reconcile.stability.settle_s)
         self._last_sighting: Sighting | None = None
         self.health: SensorHealth | None = None
@@ -218,6 +220,7 @@ class EdgeAgent:
             "link_problem": problem[0] if problem else None, "link_message": problem[1][:255] if problem else None,
             **self.cal.status(), **(self.health.details() if self.health is not None else _NO_HEALTH),
             "queue_pending": len(self.queue.pending()), "stale_answers": self.counts["stale_answers"],
+            "unstored_events": self.queue.unstored_count(), "engine": self._engine_state,
             "game_id": self.record.game_id if self.record else None,
             "move_number": self.record.game.move_number if self.record else 0,
         }
@@ -383,9 +386,17 @@ class EdgeAgent:
 
     # ---- engine -----------------------------------------------------------------------------------
 
-    def _request_failed(self, purpose: str) -> None:
+    def _request_failed(self, purpose: str, error: Exception) -> None:
+        """Wait before asking again: ``retry_s``, or longer when the workers said how long
+        they are busy; the board's status says which (``engine``)."""
+        busy = isinstance(error, EngineRequestFailed) and error.busy
+        wait_s = self.config.retry_s
+        if busy and error.error.retry_after_ms:  # type: ignore[union-attr]
+            wait_s = max(wait_s, error.error.retry_after_ms / 1000)  # type: ignore[union-attr]
         with self._lock:
-            self._retry_at = time.monotonic() + self.config.retry_s
+            self._engine_state = "busy" if busy else "no answer"
+            self._retry_at = time.monotonic() + wait_s
+            self._status_at = 0.0
 
     def _on_led_topic(self, received: Received) -> None:
         self.consider(received.message, "hint")  # type: ignore[arg-type]
@@ -402,6 +413,7 @@ class EdgeAgent:
                               answer_key(answer), position_key(rec.game))
                 return False
             self.counts["answers_used"] += 1
+            self._engine_state = "ok"
             game, move = rec.game, answer.best.move
             point = pass_move(game.size) if move == "pass" else from_gtp(move, game.size)
             if purpose == "genmove":

@@ -181,6 +181,11 @@ class OfflineQueue:
         with self._cond:
             return next((e for e in self._entries if e.n <= self._delivered and self._unstored(e)), None)
 
+    def unstored_count(self) -> int:
+        """Game events the broker took that the recorder has not stored yet."""
+        with self._cond:
+            return sum(1 for e in self._entries if e.n <= self._delivered and self._unstored(e))
+
     def rewind(self, n: int) -> None:
         """Deliver again from entry ``n`` on (entries the broker took and then lost)."""
         with self._cond:

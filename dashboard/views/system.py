@@ -53,7 +53,9 @@ def presence_rows(items: list[Presence]) -> list[dict[str, Any]]:
         details = p.details
         if p.role == "engine":
             row.update({"queue": details.get("queue_depth"), "evals/s": details.get("evals_per_s"),
-                        "model": details.get("model")})
+                        "busy replies": details.get("busy"), "model": details.get("model")})
+        if p.role == "board":  # the engine's last word to it, and moves not yet in the database
+            row.update({"engine": details.get("engine"), "unstored": details.get("unstored_events")})
         rows.append(row)
     return rows
 
