@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from pathlib import Path
 
 import streamlit as st
 from sqlalchemy.engine import make_url
@@ -37,6 +38,7 @@ from dashboard.config import ConfigError, from_args
 from dashboard.views import login
 from dashboard.views.page_context import Services, services_for, set_current
 
+FAVICON = Path(__file__).resolve().parent / "static" / "favicon.png"  # served by this server: nothing from outside
 PAGES = (  # file, title, icon, the action a user needs to see it
     ("views/live.py", "Live", ":material/sensors:", "view"),
     ("views/games.py", "Games", ":material/list:", "view"),
@@ -84,7 +86,7 @@ def shown_url(url: str) -> str:
 
 
 def main(argv: list[str]) -> None:
-    st.set_page_config(page_title="Go Learning Buddy", page_icon=":material/grid_on:", layout="wide")
+    st.set_page_config(page_title="Go Learning Buddy", page_icon=str(FAVICON), layout="wide")
     try:
         config = from_args(argv)
     except ConfigError as exc:

@@ -142,3 +142,19 @@ def test_the_system_page_shows_who_is_online(stack, page):
     assert metrics.filter(has_text="Recorder").locator('[data-testid="stMetricValue"]').inner_text() == "online"
     page.wait_for_timeout(500)  # let the tables paint
     screenshot(page, "system")
+
+
+def test_nothing_loads_from_outside_and_no_deploy_button(stack, page):
+    """The board works offline: every request the pages make goes to this server (the
+    favicon included, once fetched from a font CDN), and Streamlit's Deploy button and
+    developer menu are not offered."""
+    from urllib.parse import urlparse
+
+    hosts: set[str] = set()
+    page.on("request", lambda request: hosts.add(urlparse(request.url).hostname or request.url[:30]))
+    for path in ("", "games", "replay", "system"):
+        page.goto(stack.server.url(path))
+        wait_for_app(page)
+        wait_idle(page)
+    assert hosts and hosts <= {"127.0.0.1", "localhost"}, hosts
+    assert page.get_by_text("Deploy", exact=True).count() == 0
