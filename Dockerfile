@@ -10,6 +10,7 @@ COPY gobuddy gobuddy
 COPY edge edge
 COPY engine_worker engine_worker
 COPY dashboard dashboard
+COPY .streamlit .streamlit
 COPY training training
 COPY launcher launcher
 COPY bench bench
