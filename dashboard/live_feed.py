@@ -49,7 +49,9 @@ HISTORY = 500  # latency samples and error reports kept
 
 @dataclass(frozen=True)
 class Presence:
-    """The last status of one client, and when it arrived (ms)."""
+    """The last status of one client, when it arrived (ms, this host's clock), and since
+    when the client has been in its ``state`` (``since_ms``: the arrival of the first
+    status that said so)."""
 
     client_id: str
     role: str
@@ -58,6 +60,7 @@ class Presence:
     ts: int
     details: dict[str, Any]
     received_ms: int
+    since_ms: int = 0
 
     @property
     def online(self) -> bool:
@@ -374,10 +377,13 @@ class LiveFeed:
         the future must not outrank the ones after it) or the last will carry the time
         of the connect that registered it (older than the birth it follows)."""
         status: Status = received.message  # type: ignore[assignment]
-        presence = Presence(status.client_id, status.role, status.state, status.reason, status.ts,
-                            dict(status.details), self._clock())
+        now = self._clock()
         with self._changed:
-            self._presence[(status.role, status.client_id)] = presence
+            old = self._presence.get((status.role, status.client_id))
+            since = old.since_ms if old is not None and old.state == status.state else now
+            self._presence[(status.role, status.client_id)] = Presence(
+                status.client_id, status.role, status.state, status.reason, status.ts, dict(status.details), now,
+                since)
             self._bump()
 
     def _on_error(self, received: Received) -> None:

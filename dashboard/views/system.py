@@ -49,7 +49,7 @@ def presence_rows(items: list[Presence]) -> list[dict[str, Any]]:
     rows = []
     for p in items:
         row: dict[str, Any] = {"role": p.role, "client": p.client_id, "state": p.state, "reason": p.reason,
-                               "since": _since(p.ts)}
+                               "since": _since(p.since_ms or p.received_ms)}
         details = p.details
         if p.role == "engine":
             row.update({"queue": details.get("queue_depth"), "evals/s": details.get("evals_per_s"),
