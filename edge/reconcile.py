@@ -88,7 +88,9 @@ class ReconcileConfig:
     point must stay before it counts (0: no wait); ``button_wait_s``: the longest a
     button press waits for the board to settle; ``end_wait_s`` the same for the end
     button; ``two_moves_apart_s``: how much earlier the side to move's stone must have
-    appeared than the other side's for the two to be read as two moves in turn."""
+    appeared than the other side's for the two to be read as two moves in turn;
+    ``mask_wait_s``: how long a difference nothing explains waits for a point masked
+    that recently (a glint, not yet a fault) before it is a problem."""
 
     stability: StabilityConfig = field(default_factory=StabilityConfig)
     max_undo_moves: int = 2
@@ -96,6 +98,7 @@ class ReconcileConfig:
     button_wait_s: float = 2.0
     end_wait_s: float = 3.0
     two_moves_apart_s: float = 0.2
+    mask_wait_s: float = 1.0
 
 
 class Reconciler:
@@ -123,6 +126,7 @@ class Reconciler:
         self._gone: tuple[int, set[int]] = (0, set())  # (stone move number, captures seen gone)
         self.masked: frozenset[int] = frozenset()  # points read implausibly now (see _read_around)
         self._mask_base: dict[int, int] = {}  # masked point -> what the game had there when masked
+        self._masked_at: dict[int, float] = {}  # masked point -> when it was masked
         self._unsure = False  # the latest sighting had uncertain points
         self._after_gap = False  # frames stopped for a while since the last stable board
         self._classes: tuple[int, ...] = ()  # the latest sighting's classes
@@ -152,12 +156,15 @@ class Reconciler:
         self.masked, self._unsure = frozenset(sighting.masked), bool(sighting.uncertain)
         board = self.game.position.board
         self._mask_base = {p: self._mask_base.get(p, board[p]) for p in self.masked}
+        unmasked = {p: t for p, t in self._masked_at.items() if p not in self.masked}
+        self._masked_at = {p: self._masked_at.get(p, sighting.t) for p in self.masked}
         if len(self._class_since) != len(sighting.board):
             self._class_since = [sighting.t] * len(sighting.board)
         elif not sighting.blind:
             for p, (old, new) in enumerate(zip(self._classes, sighting.board)):
                 if (old == EMPTY) != (new == EMPTY):  # a shadow may turn a white stone black: no matter
-                    self._class_since[p] = sighting.t
+                    # a stone seen as its point unmasks may have come any time since it was masked
+                    self._class_since[p] = unmasked.get(p, sighting.t)
         if not sighting.blind:
             self._classes = sighting.board
         corner = self._corner
@@ -318,6 +325,9 @@ class Reconciler:
             events.append(game.play(candidates[0]))
             self._forget_requests()
             return events + self._evaluate()
+        if any(self._now - t < self.config.mask_wait_s and game.position.board[p] == EMPTY
+               for p, t in self._masked_at.items()):
+            return []  # a glint may hide a stone that explains it all: read the board when it ends
         return self._settle(with_fault_note(problem, sorted(self.masked), game.size))
 
     def _leftovers(self, board: tuple[int, ...]) -> dict[int, int]:
