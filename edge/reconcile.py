@@ -176,6 +176,8 @@ class Reconciler:
             events = self._on_stable(stable)
         elif corner is not None and before < corner[2] + self.config.corner_wait_s <= sighting.t:
             events = self._evaluate()
+        elif any(before < t + self.config.mask_wait_s <= sighting.t for t in self._masked_at.values()):
+            events = self._evaluate()  # a mask grew old: what waited for it is named now
         while self._queued and not self.game.ended:
             button, t = self._queued[0]
             if self._busy(button) and sighting.t - t < self._wait_s(button):

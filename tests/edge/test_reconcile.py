@@ -158,13 +158,17 @@ SCENARIOS = [
         ("O C7", ["move B G7", "move W C7"]),
         ("X D4", ["move B D4"]),
     ]),
+    ("a glint over two points: a difference waits for it to pass", "E5 C3", [
+        ("mask G7 H7; O C7", []),
+        ("wait 0.5", ["problem wrong_color C7"]),
+    ]),
     ("a stone on a dead sensor that captures: the captures tell it", "C5 D5 E5 A1 D6 B1", [
         ("mask D4", []),
         ("X D4; - D5", ["move B D4 x D5"]),
         ("O E4", ["move W E4"]),
     ]),
     ("a dead sensor next to a wrong colour: named, never guessed", "E5 C3", [
-        ("mask G7 H7", []),
+        ("mask G7 H7; wait 1", []),
         ("O C7", ["problem wrong_color C7"]),
         ("- C7; X C7", ["cleared wrong_color", "move B C7"]),
     ]),
