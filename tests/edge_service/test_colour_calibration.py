@@ -46,7 +46,8 @@ def test_colour_calibration_by_hand_then_wrong_colour_live(broker, observer, tmp
         board.lay(points(tuple(v for v in ROW7 if v != "C7")), BLACK).result(20)
         rig.press("DONE")
         wait_until(lambda: board.leds().points == ("C7",), 10, "C7 blinking")
-        assert details()["calibration_problem"].startswith("the black reference stone at C7 reads ")
+        wait_until(lambda: (details().get("calibration_problem") or "").startswith(
+            "the black reference stone at C7 reads "), 10, "C7 named in the status")  # the LEDs may come first
         board.place(from_gtp("C7", 9), BLACK).result(20)
         rig.press("DONE")
 
