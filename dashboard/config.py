@@ -5,11 +5,12 @@ docker-compose pass the same broker options as every service, ``gobuddy.bus.cli`
 
     streamlit run dashboard/app.py -- --db sqlite:///var/gobuddy.db \\
         --broker-host 127.0.0.1 --broker-port 1883 --username dashboard \\
-        --credentials var/broker/credentials.json
+        --password-file var/broker/secrets/dashboard.password
 
-Nothing here reads the environment; the only file read is the one ``--credentials``
-names. ``--no-bus`` runs the dashboard without a broker: Games and Replay work from the
-database, Live/Play/System say that there is no bus. ``--auth auto|on|off`` says whether
+Nothing here reads the environment; the only file read is the one ``--password-file``
+names. The client id is the account (the broker binds them). ``--no-bus`` runs the
+dashboard without a broker: Games and Replay work from the database, Live/Play/System
+say that there is no bus. ``--auth auto|on|off`` says whether
 pages ask for a sign-in (``dashboard.access``: ``auto``, the default, is on unless
 Streamlit serves on loopback only).
 """
@@ -104,7 +105,7 @@ def _parse(argv: tuple[str, ...]) -> DashboardConfig:
             bus = bus_config_from_args(args, role="dashboard")
         except (TopicError, ValueError) as exc:
             raise ConfigError(f"broker options: {exc}") from None
-        except SystemExit as exc:  # gobuddy.bus.cli: an unreadable --credentials file
+        except SystemExit as exc:  # gobuddy.bus.cli: an unreadable --password-file
             raise ConfigError(str(exc)) from None
         bus = replace(bus, reconnect_min_s=0.2, reconnect_max_s=5.0)
     return DashboardConfig(db_url=args.db, bus=bus, live_interval_s=args.live_interval,

@@ -1,7 +1,7 @@
 """The recorder: ``python -m dashboard.recorder`` persists what crosses the broker.
 
     python -m dashboard.recorder --broker-host 127.0.0.1 --broker-port 1883 --username recorder \\
-        --credentials var/broker/credentials.json --db sqlite:///data/gobuddy.db
+        --password-file var/broker/secrets/recorder.password --db sqlite:///data/gobuddy.db
 
 Broker options are the shared ones of ``gobuddy.bus.cli``.
 

@@ -1,14 +1,14 @@
 """``WorkerConfig``: everything an engine worker needs, built from its command line.
 
-    python -m engine_worker --broker-host 127.0.0.1 --broker-port 1883 --username engine \\
-        --credentials var/broker/credentials.json --model models/gobuddy-9x9.onnx \\
-        --visits 5000 --threads 1 --worker-id engine-pc1-0 --share-group engine
+    python -m engine_worker --broker-host 127.0.0.1 --broker-port 1883 --username engine-1 \\
+        --password-file var/broker/secrets/engine-1.password --model models/gobuddy-9x9.onnx \\
+        --visits 5000 --threads 1 --share-group engine
 
 ``parse_args`` turns arguments into a ``WorkerConfig`` (argparse errors exit with status
 2 and name the argument, including a model file that does not exist). The broker options
 are the shared ones of ``gobuddy.bus.cli``; the worker's id is its account
-(``engine-<n>``: one account per worker, see ``broker/make_users.py``). Nothing here reads the environment.
-Sessions are deliberately clean (not persistent): see ``engine_worker.worker`` for what
+(``engine-<n>``: one account per worker, see ``broker/make_users.py``). Nothing here
+reads the environment. Sessions are deliberately clean (not persistent): see ``engine_worker.worker`` for what
 Mosquitto 2.0.11 does with a shared subscriber's session when the subscriber dies.
 """
 
