@@ -3,7 +3,7 @@
     parser = argparse.ArgumentParser()
     add_broker_arguments(parser)
     args = parser.parse_args()
-    config = bus_config_from_args(args, role="engine", client_id="engine-pc1-0")
+    config = bus_config_from_args(args, role="engine")   # client id = --username
 
 Options: ``--broker-host``, ``--broker-port``, ``--username``, ``--password-file FILE``
 (the service's own ``<account>.password`` written by ``broker/make_users.py``; one line)
