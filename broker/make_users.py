@@ -67,7 +67,7 @@ POLICY: dict[str, tuple[tuple[str, str], ...]] = {
     "board": (
         *((("publishClientSend", f"{ROOT}/board/%u/{family}") for family in ("frame", "button", "event", "state"))),
         ("publishClientSend", f"{ROOT}/engine/request/board/%u"),
-        *((kind, f"{ROOT}/board/%u/{family}") for family in ("state", "led", "stored")
+        *((kind, f"{ROOT}/board/%u/{family}") for family in ("state", "led", "stored", "command")
           for kind in ("subscribePattern", "publishClientReceive")),
         ("subscribePattern", f"{ROOT}/engine/response/board/%u"),
         ("publishClientReceive", f"{ROOT}/engine/response/board/%u"),
@@ -90,6 +90,7 @@ POLICY: dict[str, tuple[tuple[str, str], ...]] = {
     "dashboard": (
         *_READ_ALL,
         ("publishClientSend", f"{ROOT}/engine/request/dashboard/%u"),
+        ("publishClientSend", f"{ROOT}/board/+/command"),  # what an admin asks a board to do
         *((("publishClientSend", f"{ROOT}/board/{board}/{family}") for board in _WEB_BOARDS
            for family in ("event", "state"))),
     ),

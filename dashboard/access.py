@@ -33,10 +33,10 @@ from dashboard.store.users import ROLES
 
 AUTH_MODES = ("auto", "on", "off")
 LEAST_ROLE = {"view": "viewer", "play": "player", "analyse": "player", "import": "player", "download": "player",
-              "rename": "admin", "delete": "admin", "manage_users": "admin"}
+              "rename": "admin", "delete": "admin", "manage_users": "admin", "recalibrate": "admin"}
 WORDS = {"view": "see the pages", "play": "play", "analyse": "ask the engine", "import": "import SGF files",
          "download": "download games", "rename": "rename games", "delete": "delete games",
-         "manage_users": "manage users"}
+         "manage_users": "manage users", "recalibrate": "recalibrate boards"}
 
 
 class AuthRefused(ValueError):

@@ -146,6 +146,7 @@ class EdgeAgent:
                                      wait_s=config.retained_wait_s)
         self.adoption.from_journal()
         bus.subscribe(topics.board_led(config.board_id), self._on_led_topic)
+        bus.subscribe(topics.board_command(config.board_id), self._on_command)
 
     # ---- lifecycle --------------------------------------------------------------------------
 
@@ -396,6 +397,18 @@ class EdgeAgent:
         with self._lock:
             self._engine_state = "busy" if busy else "no answer"
             self._retry_at = time.monotonic() + wait_s
+            self._status_at = 0.0
+
+    def _on_command(self, received: Received) -> None:
+        """A person asked from the dashboard: ``recalibrate`` acts as TURN DONE held (the
+        board must read empty, unless it does not match its calibration)."""
+        command = received.message
+        if received.retain or command.command != "recalibrate":  # type: ignore[attr-defined]
+            return
+        self.log.info("%s asked to recalibrate from the dashboard", command.by)  # type: ignore[attr-defined]
+        with self._lock:
+            mismatch = self.health is not None and self.health.mismatch
+            self.cal.on_done(True, time.monotonic(), self._last_sighting, anyway=mismatch)
             self._status_at = 0.0
 
     def _on_led_topic(self, received: Received) -> None:

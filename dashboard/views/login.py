@@ -150,6 +150,12 @@ def require(action: str) -> bool:
     return True
 
 
+def user_name() -> str:
+    """Who acts in this run: the signed-in user's name, or ``dashboard`` when sign-in is off."""
+    identity: Identity | None = st.session_state.get(IDENTITY)
+    return (identity.name if identity is not None else None) or "dashboard"
+
+
 def can(action: str) -> bool:
     """Whether to offer ``action`` in this run (from the gate's identity; for showing
     buttons only: act after ``require``)."""

@@ -24,7 +24,10 @@ from dashboard.board_sensing import BoardSensing, board_sensing
 from dashboard.live_feed import LiveFeed, Presence
 from dashboard.sensor_health import RECALIBRATE, alarms, board_health, light_words, margin_figure, point_rows
 from dashboard.store import Store
+from dashboard.views import login
 from dashboard.views.page_context import current
+from gobuddy.bus import topics
+from gobuddy.bus.board_messages import BoardCommand
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -110,6 +113,24 @@ def render_health(items: list[Presence]) -> None:
             st.plotly_chart(margin_figure(health), key=f"health-{p.client_id}")
             st.dataframe(point_rows(health), hide_index=True, width="stretch", height=300)
             st.info(RECALIBRATE)
+            recalibrate_button(p.client_id)
+
+
+def recalibrate_button(board_id: str) -> None:
+    """For admins: ask the board to recalibrate (as TURN DONE held; the board then guides
+    the steps with its LEDs and its status shows them here)."""
+    if not login.can("recalibrate"):
+        return
+    if st.button(f"Recalibrate {board_id}", key=f"recalibrate-{board_id}", icon=":material/tune:"):
+        if not login.require("recalibrate"):
+            return
+        try:
+            current().feed.publish(topics.board_command(board_id),
+                                   BoardCommand(board_id=board_id, command="recalibrate", by=login.user_name()))
+        except Exception as exc:  # broker away, refused: say so
+            st.error(f"Could not reach {board_id}: {exc}")
+        else:
+            st.success(f"Asked {board_id} to recalibrate: clear the board; its LEDs guide the steps.")
 
 
 def latency_rows(feed: LiveFeed) -> list[dict[str, Any]]:

@@ -81,3 +81,14 @@ class BoardState(Message):
     def build(cls, data: dict[str, Any]) -> "BoardState":
         values = {key: frozen(value) for key, value in data.items() if key != "problem"}
         return cls(**values, problem=Problem.from_plain(data["problem"]))
+
+
+@dataclass(frozen=True, kw_only=True)
+class BoardCommand(Message):
+    """A person asks a board to do something: ``command`` recalibrate; ``by`` who asked."""
+
+    KIND = "board_command"
+    board_id: str
+    command: str
+    by: str
+    ts: int = field(default_factory=now_ms)

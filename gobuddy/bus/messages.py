@@ -11,6 +11,7 @@
 | engine_error   | ``EngineError``                         | ``schemas/engine_error.schema.json``   |
 | engine_progress | ``EngineProgress``                     | ``schemas/engine_progress.schema.json`` |
 | game_stored    | ``GameStored``                          | ``schemas/game_stored.schema.json``    |
+| board_command  | ``BoardCommand``                        | ``schemas/board_command.schema.json``  |
 | status         | ``Status``                              | ``schemas/status.schema.json``       |
 | error          | ``ErrorReport``                         | ``schemas/error.schema.json``        |
 """
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gobuddy.bus.board_messages import BoardFrame, BoardState, ButtonEvent, Problem
+from gobuddy.bus.board_messages import BoardCommand, BoardFrame, BoardState, ButtonEvent, Problem
 from gobuddy.bus.engine_messages import (
     EngineAnswer,
     EngineError,
@@ -50,7 +51,7 @@ from gobuddy.bus.validation import KINDS, MessageError
 MESSAGE_TYPES: dict[str, type[Message]] = {
     cls.KIND: cls
     for cls in (BoardFrame, ButtonEvent, GameEvent, BoardState, EngineRequest, EngineAnswer,
-                EngineError, EngineProgress, GameStored, Status, ErrorReport)
+                EngineError, EngineProgress, GameStored, BoardCommand, Status, ErrorReport)
 }
 assert set(MESSAGE_TYPES) == set(KINDS)
 

@@ -8,6 +8,7 @@
 | ``gobuddy/v1/board/<board_id>/state``          | board_state                 | 1   | yes      |
 | ``gobuddy/v1/board/<board_id>/led``            | engine_answer               | 1   | no       |
 | ``gobuddy/v1/board/<board_id>/stored``         | game_stored                 | 1   | no       |
+| ``gobuddy/v1/board/<board_id>/command``        | board_command               | 1   | no       |
 | ``gobuddy/v1/engine/request/<role>/<client>``  | engine_request              | 1   | no       |
 | ``gobuddy/v1/engine/response/<role>/<client>`` | engine_answer, engine_error, engine_progress | 1 | no |
 | ``gobuddy/v1/status/<role>/<client>``          | status                      | 1   | yes      |
@@ -69,13 +70,14 @@ SPECS: dict[str, TopicSpec] = {
         TopicSpec("state", ("board_state",), 1, True),
         TopicSpec("led", ("engine_answer",), 1, False),
         TopicSpec("stored", ("game_stored",), 1, False),
+        TopicSpec("command", ("board_command",), 1, False),
         TopicSpec("engine_request", ("engine_request",), 1, False),
         TopicSpec("engine_response", ("engine_answer", "engine_error", "engine_progress"), 1, False),
         TopicSpec("status", ("status",), 1, True),
         TopicSpec("error", ("error",), 1, False),
     )
 }
-BOARD_FAMILIES = ("frame", "button", "event", "state", "led", "stored")
+BOARD_FAMILIES = ("frame", "button", "event", "state", "led", "stored", "command")
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,11 @@ def board_led(board_id: str) -> str:
 def board_stored(board_id: str) -> str:
     """What of a board's games the recorder has stored (game_stored, QoS 1); written by recorders only."""
     return _board(board_id, "stored")
+
+
+def board_command(board_id: str) -> str:
+    """What a person asks a board to do (board_command, QoS 1); written by the dashboard only."""
+    return _board(board_id, "command")
 
 
 def _owned(role: str, client_id: str) -> str:

@@ -43,6 +43,7 @@ KINDS = (
     "engine_error",
     "engine_progress",
     "game_stored",
+    "board_command",
     "status",
     "error",
 )

@@ -66,6 +66,9 @@ PUBLISH_TABLE = [
     ("board-1", "gobuddy/v1/board/board-1/stored", DENIED),              # only the recorder says what it stored
     ("engine-1", "gobuddy/v1/board/board-1/stored", DENIED),
     ("dashboard", "gobuddy/v1/board/web-1/stored", DENIED),
+    ("dashboard", "gobuddy/v1/board/board-1/command", OK),               # an admin's recalibrate
+    ("board-1", "gobuddy/v1/board/board-2/command", DENIED),
+    ("engine-1", "gobuddy/v1/board/board-1/command", DENIED),
     ("recorder", BOARD1_EVENT, DENIED),
     ("recorder", "gobuddy/v1/board/recorder/event", DENIED),
     ("recorder", "gobuddy/v1/engine/request/board/recorder", DENIED),

@@ -37,6 +37,8 @@ def topic_for(kind: str, example: dict[str, Any]) -> str:
         return topics.board_state(board)
     if kind == "game_stored":
         return topics.board_stored(board)
+    if kind == "board_command":
+        return topics.board_command(board)
     if kind == "engine_request":
         return topics.engine_request("board", board) if topics.is_physical_board_id(board) else \
             topics.engine_request("dashboard", "dashboard")
