@@ -196,3 +196,32 @@ def test_the_system_page_shows_each_boards_sensing_and_what_a_calibration_waits_
     finally:
         board_1.stop()
         board_2.stop()
+
+
+def test_an_admin_asks_a_board_to_recalibrate_from_the_health_panel(open_app, app_broker):
+    """On loopback the dashboard acts as admin: the health panel of an online board offers
+    "Recalibrate", and a click sends that board a board_command."""
+    from gobuddy.bus import topics
+    from tests.dashboard.test_sensor_health import edge_details
+    from tests.mqtt_broker import Inbox
+
+    board = BusClient(app_broker.config("board-1"))
+    commands = Inbox()
+    board.subscribe(topics.board_command("board-1"), commands)
+    board.set_status(firmware="1.0.0", calibrated=True, sensing="occupancy", **edge_details())
+    board.start()
+    try:
+        at = open_app("views/system.py", app_broker)
+        feed = services(at).feed
+        assert feed.wait_for(lambda f: any(p.details.get("health_levels") or p.details.get("calibrated")
+                                           for p in f.presence("board")), 10)
+        at.run()
+        no_exceptions(at)
+        (button,) = [b for b in at.button if b.label == "Recalibrate board-1"]
+        button.click().run()
+        no_exceptions(at)
+        (received,) = commands.wait_for(1)
+        assert (received.message.command, received.message.by) == ("recalibrate", "dashboard")
+        assert any("Asked board-1 to recalibrate" in s.value for s in at.success)
+    finally:
+        board.stop()
