@@ -21,6 +21,9 @@ def test_the_dashboard_starts_a_recalibration_of_an_empty_board(broker, observer
     try:
         with AgentRig(broker, tmp_path) as rig:
             wait_until(lambda: (observer.status() or {}).get("details", {}).get("calibrated"), 15, "calibrated")
+            sighting = lambda: rig.agent._last_sighting  # noqa: E731  (what the board read last)
+            wait_until(lambda: sighting() is not None and not any(sighting().board) and not sighting().uncertain,
+                       15, "the board read empty")  # the board must read empty, as for TURN DONE held
             assert step(observer) is None
             dashboard.publish(topics.board_command("board-t1"),
                               BoardCommand(board_id="board-t1", command="recalibrate", by="ana"), wait=True)
