@@ -1,0 +1,344 @@
+"""A game, defined once: its ruleset, its linear record, the position derived from it,
+the position's hash, and the fold of its event stream.
+
+Every part that keeps a game (the edge agent, the GTP front end, the worker's request
+decoding, the recorder's ingest, the live view, the Play page) keeps a ``Game``; none
+replays moves into a position by hand.
+
+| concept            | here                                                          |
+|--------------------|---------------------------------------------------------------|
+| ruleset            | ``Ruleset``: name (ko rule and scoring follow it), komi       |
+| record             | ``Game.moves``: ``(colour, flat point or pass)`` after a start |
+|                    | of setup stones and a side to move                            |
+| position           | ``Game.position``, derived; ``position_at(n)`` replays        |
+| one error          | ``GameError``: names the move (0 = the setup)                 |
+| position hash      | ``position_hash``: 16 hex digits, what engine answers carry   |
+| event fold         | ``Game.apply``: one game event (``move``, ``pass``, ``undo``,  |
+|                    | ``game_ended``) in its wire terms (``"B"``, ``"D4"``)          |
+
+Points are flat and colours ``BLACK``/``WHITE`` (``gobuddy.go.coords``); GTP vertices
+and ``"B"``/``"W"`` appear only in the constructors and the fold that read the wire.
+
+Not checked: that colours alternate (GTP and SGF allow two moves of one colour; the
+fold names who should have played when asked to, ``strict_turns``), time, and whether
+the game is over before a move (the ``result`` is recorded, not enforced: the caller
+decides whether an ended game takes moves).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+from gobuddy.go.coords import (BLACK, WHITE, CoordinateError, check_size, color_from_str, color_to_str,
+                               from_gtp, to_gtp)
+from gobuddy.go.handicap import fixed_handicap_points
+from gobuddy.go.position import IllegalMove, Position
+
+Move = tuple[int, int]  # (colour, flat point or pass)
+
+# Rulesets whose ko rule is the simple one (no immediate recapture) and that count
+# territory; every other ruleset name plays positional superko and counts area.
+SIMPLE_KO_RULES = frozenset({"japanese", "korean"})
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """The rules a game is played under: ``name`` as the wire and SGF ``RU`` spell it
+    (``chinese``, ``aga``, ``japanese``...) and ``komi``. The ko rule and the scoring
+    follow from the name. Not checked: that the name is one we know (unknown names
+    play positional superko and area scoring, the strictest reading)."""
+
+    name: str = "chinese"
+    komi: float = 7.0
+
+    @property
+    def superko(self) -> bool:
+        """Positional superko (else the simple ko rule)."""
+        return self.name not in SIMPLE_KO_RULES
+
+    @property
+    def scoring(self) -> str:
+        """``"area"`` or ``"territory"``."""
+        return "territory" if self.name in SIMPLE_KO_RULES else "area"
+
+
+class GameError(IllegalMove):
+    """A record that cannot be played: ``move_number`` names the move (1-based, passes
+    counted; 0 for the setup) and ``setup_index`` the setup stone at fault, if one is."""
+
+    def __init__(self, message: str, move_number: int, setup_index: int | None = None) -> None:
+        super().__init__(message)
+        self.move_number = move_number
+        self.setup_index = setup_index
+
+
+def position_hash(pos: Position) -> str:
+    """The position's key (stones, side to move, simple-ko point: ``Position.key``) as 16
+    lower-case hex digits: the ``position_key.hash`` engine answers carry."""
+    return format(pos.key() & 0xFFFFFFFFFFFFFFFF, "016x")
+
+
+@dataclass(frozen=True)
+class Played:
+    """One move of the record: ``number`` (1-based), ``color``, ``point`` (pass is
+    ``size * size``) and the points it ``captured``."""
+
+    number: int
+    color: int
+    point: int
+    captured: tuple[int, ...] = ()
+
+
+@dataclass
+class Game:
+    """A game: start (setup stones, side to move), moves, and the derived position.
+
+    Build with ``Game(size, ruleset)`` and ``setup``/``handicap``, or ``from_gtp`` from
+    the wire. ``position`` is derived (kept up to date while playing, rebuilt on undo):
+    read it, never change it. ``result`` is the SGF-style result once known."""
+
+    size: int = 9
+    ruleset: Ruleset = field(default_factory=Ruleset)
+    setup_black: tuple[int, ...] = ()
+    setup_white: tuple[int, ...] = ()
+    first_to_play: int = BLACK
+    handicap: int = 0
+    result: str | None = None
+
+    def __post_init__(self) -> None:
+        check_size(self.size)
+        self._played: list[Played] = []
+        self._boards: list[tuple[int, ...]] = []
+        self.position = self._start()
+        self._boards.append(tuple(self.position.board))
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def with_handicap(cls, size: int, ruleset: Ruleset, stones: int) -> "Game":
+        """Fixed handicap (GTP placement) of ``stones`` (0, or 2 and up: white first);
+        ``HandicapError`` for a number the size does not take."""
+        if stones == 0:
+            return cls(size, ruleset)
+        return cls(size, ruleset, setup_black=tuple(fixed_handicap_points(size, stones)), first_to_play=WHITE,
+                   handicap=stones)
+
+    @classmethod
+    def from_gtp(cls, size: int, ruleset: Ruleset, to_play: str, setup: Iterable[tuple[str, str]] = (),
+                 moves: Iterable[tuple[str, str]] = (), *, handicap: int = 0,
+                 strict_turns: bool = False) -> "Game":
+        """A game from wire terms: ``setup`` as ``(colour, vertex)``, ``to_play`` the side
+        to move before move 1, ``moves`` as ``(colour, vertex or "pass")``. Raises
+        ``GameError`` naming the setup stone or the move (a vertex off the board, a point
+        set twice, a chain without liberties, an illegal move, and with
+        ``strict_turns`` a move out of turn)."""
+        black, white = [], []
+        seen: set[int] = set()
+        for index, (color, vertex) in enumerate(setup):
+            point = _point(vertex, size, f"setup stone {index + 1}", 0, index)
+            if point == size * size:
+                raise GameError(f"setup stone {index + 1}: 'pass' is not a point", 0, index)
+            if point in seen:
+                raise GameError(f"setup stone {index + 1}: {vertex} is set twice", 0, index)
+            seen.add(point)
+            (black if _color(color, 0, index) == BLACK else white).append(point)
+        game = cls(size, ruleset, tuple(black), tuple(white), _color(to_play, 0), handicap)
+        for color, vertex in moves:
+            game.play_gtp(color, vertex, strict_turns=strict_turns)
+        return game
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def komi(self) -> float:
+        return self.ruleset.komi
+
+    @property
+    def superko(self) -> bool:
+        return self.ruleset.superko
+
+    @property
+    def moves(self) -> list[Move]:
+        """The record: ``(colour, point)`` in order (a new list)."""
+        return [(m.color, m.point) for m in self._played]
+
+    @property
+    def played(self) -> tuple[Played, ...]:
+        """The moves with their numbers and captures."""
+        return tuple(self._played)
+
+    @property
+    def move_number(self) -> int:
+        """Moves played, passes included."""
+        return len(self._played)
+
+    @property
+    def to_play(self) -> int:
+        return self.position.to_play
+
+    @property
+    def pass_point(self) -> int:
+        return self.size * self.size
+
+    def hash(self) -> str:
+        """``position_hash`` of the current position."""
+        return position_hash(self.position)
+
+    def is_empty(self) -> bool:
+        """No stones set up and no moves yet."""
+        return not (self._played or self.setup_black or self.setup_white)
+
+    def board_after(self, moves: int) -> tuple[int, ...]:
+        """The stones (flat: ``BLACK``/``WHITE``/``EMPTY``) after the first ``moves``."""
+        if not 0 <= moves <= len(self._played):
+            raise ValueError(f"the game has {len(self._played)} moves, not {moves}")
+        return self._boards[moves]
+
+    def position_at(self, moves: int | None = None) -> Position:
+        """A fresh position after the first ``moves`` moves (all by default), replayed."""
+        count = len(self._played) if moves is None else moves
+        if not 0 <= count <= len(self._played):
+            raise ValueError(f"the game has {len(self._played)} moves, not {count}")
+        pos = self._start()
+        for m in self._played[:count]:
+            pos.play(m.point, m.color, check=False)
+        return pos
+
+    def positions(self) -> Iterator[tuple[int, Position]]:
+        """``(n, position after n moves)`` for n = 0 .. ``move_number``. One position
+        object is played on in place and yielded each time: copy it to keep it."""
+        pos = self._start()
+        yield 0, pos
+        for m in self._played:
+            pos.play(m.point, m.color, check=False)
+            yield m.number, pos
+
+    def last_stone_move(self) -> Played | None:
+        """The latest move that was not a pass, or ``None``."""
+        return next((m for m in reversed(self._played) if m.point != self.pass_point), None)
+
+    def both_passed(self) -> bool:
+        """The last two moves were passes (time to count)."""
+        p = self._played
+        return len(p) >= 2 and p[-1].point == p[-2].point == self.pass_point
+
+    def gtp_moves(self) -> list[tuple[str, str]]:
+        """The record in wire terms: ``("B"|"W", vertex or "pass")``."""
+        return [(color_to_str(m.color), to_gtp(m.point, self.size)) for m in self._played]
+
+    def gtp_setup(self) -> list[tuple[str, str]]:
+        """The setup stones in wire terms, black first."""
+        return ([("B", to_gtp(p, self.size)) for p in self.setup_black]
+                + [("W", to_gtp(p, self.size)) for p in self.setup_white])
+
+    # ------------------------------------------------------------------ changing
+    def play(self, point: int, color: int | None = None) -> tuple[int, ...]:
+        """Play (or pass, ``point == size * size``) for ``color`` (default: the side to
+        move); return the captured points, sorted. Raises ``GameError`` naming the move
+        (off the board, occupied, suicide, ko, superko); the game is then unchanged."""
+        number = len(self._played) + 1
+        color = self.position.to_play if color is None else color
+        if color not in (BLACK, WHITE):
+            raise GameError(f"move {number}: {color!r} is not a colour", number)
+        if not isinstance(point, int) or not 0 <= point <= self.pass_point:
+            raise GameError(f"move {number}: {point!r} is not a point of a {self.size}x{self.size} board", number)
+        why = self.position.illegal_reason(point, color)
+        if why is not None:
+            raise GameError(f"move {number} ({color_to_str(color)} {to_gtp(point, self.size)}) is illegal: {why}",
+                            number)
+        captured = tuple(sorted(self.position.play(point, color, check=False)))
+        self._played.append(Played(number, color, point, captured))
+        self._boards.append(tuple(self.position.board))
+        return captured
+
+    def play_gtp(self, color: str, vertex: str, *, strict_turns: bool = False) -> tuple[int, ...]:
+        """``play`` from wire terms (``"B"``, ``"D4"`` or ``"pass"``); with
+        ``strict_turns`` a move out of turn is a ``GameError`` too."""
+        number = len(self._played) + 1
+        c = _color(color, number)
+        point = _point(vertex, self.size, f"move {number}", number)
+        if strict_turns and c != self.position.to_play:
+            raise GameError(f"move {number}: {color} played {vertex} but "
+                            f"{color_to_str(self.position.to_play)} was to play", number)
+        return self.play(point, c)
+
+    def undo(self) -> Played:
+        """Take back the last move and return it (``GameError`` if there is none)."""
+        if not self._played:
+            raise GameError("there is no move to undo", 0)
+        last = self._played.pop()
+        self._boards.pop()
+        self.position = self.position_at()
+        return last
+
+    def set_to_play(self, color: int) -> None:
+        """Make ``color`` the side to move now (a wire state may say so after a move;
+        this clears a simple-ko point). Not recorded as a move."""
+        if color != self.position.to_play:
+            self.position.set_to_play(color)
+
+    # ------------------------------------------------------------------ the event fold
+    def apply(self, kind: str, color: str | None = None, vertex: str | None = None,
+              move_number: int | None = None, result: str | None = None) -> bool:
+        """Fold one game event (wire terms) into the game; True when the record changed.
+
+        ``move``/``pass``: ``color`` plays ``vertex`` (``"pass"`` for a pass) as move
+        ``move_number`` (when given, it must be the next one); ``undo``: takes back the
+        last move, which must be ``color`` at ``vertex`` (and ``move_number``, when
+        given); ``game_ended``: records ``result``. Any other kind (problems, notes) does
+        not touch the record. Raises ``GameError`` naming the move for an event that does
+        not fit the game so far; the game is then unchanged."""
+        if kind in ("move", "pass"):
+            number = len(self._played) + 1
+            if move_number is not None and move_number != number:
+                raise GameError(f"{kind} of {color} {vertex or 'pass'} is numbered {move_number}, "
+                                f"but the next move is {number}", move_number)
+            self.play_gtp(color or "", "pass" if kind == "pass" else (vertex or ""))
+            return True
+        if kind == "undo":
+            last = self._played[-1] if self._played else None
+            if last is None:
+                raise GameError(f"undo of {color} {vertex}: there is no move to undo", move_number or 0)
+            vertex = "pass" if (vertex or "").lower() == "pass" else (vertex or "").upper()
+            said = (color, vertex, move_number if move_number is not None else last.number)
+            held = (color_to_str(last.color), to_gtp(last.point, self.size), last.number)
+            if said != held:
+                raise GameError(f"undo of move {said[2]} ({said[0]} {said[1]}), but the last move is "
+                                f"{held[2]} ({held[0]} {held[1]})", said[2])
+            self.undo()
+            return True
+        if kind == "game_ended":
+            self.result = result
+            return True
+        return False
+
+    # ------------------------------------------------------------------ inside
+    def _start(self) -> Position:
+        pos = Position(self.size, superko=self.ruleset.superko, to_play=self.first_to_play)
+        for points, color in ((self.setup_black, BLACK), (self.setup_white, WHITE)):
+            for p in points:
+                if not isinstance(p, int) or not 0 <= p < self.size * self.size:
+                    raise GameError(f"setup: {p!r} is not a point of a {self.size}x{self.size} board", 0)
+                if pos.board[p] != 0:
+                    raise GameError(f"setup: {to_gtp(p, self.size)} is set twice", 0)
+                pos.place(p, color)
+        try:
+            pos.check_no_dead_chains()
+        except ValueError as exc:
+            raise GameError(f"setup: {exc}", 0) from None
+        pos.seen = {pos.hash}  # the superko history starts from the finished setup
+        return pos
+
+
+def _color(text: str, number: int, setup_index: int | None = None) -> int:
+    try:
+        return color_from_str(text)
+    except CoordinateError as exc:
+        where = f"move {number}" if number else "setup"
+        raise GameError(f"{where}: {exc}", number, setup_index) from None
+
+
+def _point(vertex: str, size: int, what: str, number: int, setup_index: int | None = None) -> int:
+    try:
+        return from_gtp(vertex, size)
+    except CoordinateError as exc:
+        raise GameError(f"{what}: {exc}", number, setup_index) from None
