@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 import streamlit as st
 from sqlalchemy.engine import make_url
@@ -47,6 +48,22 @@ PAGES = (  # file, title, icon, the action a user needs to see it
     ("views/system.py", "System", ":material/monitor_heart:", "view"),
     ("views/users.py", "Users", ":material/group:", "manage_users"),
 )
+
+
+def navigation_pages(can: Callable[[str], bool]) -> list[Any]:
+    """The pages this user may see, in menu order. The first is the default, served at
+    the root URL; Streamlit serves a default page at ``/`` only, so it comes once more,
+    hidden from the menu, at its own name (``/live`` opens Live, not "Page not found")."""
+    pages = []
+    for path, title, icon, action in PAGES:
+        if not can(action):
+            continue
+        if not pages:  # the default: its url_path only seeds the page's id, the URL is "/"
+            pages.append(st.Page(path, title=title, icon=icon, url_path=f"{title.lower()}-home", default=True))
+            pages.append(st.Page(path, title=title, icon=icon, url_path=title.lower(), visibility="hidden"))
+        else:
+            pages.append(st.Page(path, title=title, icon=icon, url_path=title.lower()))
+    return pages
 
 
 def sidebar(services: Services) -> None:
@@ -106,9 +123,7 @@ def main(argv: list[str]) -> None:
     if sign_in:
         sign_in_log()
     identity = login.gate(services.store, config.db_url, sign_in)
-    pages = [st.Page(path, title=title, icon=icon, url_path=title.lower(), default=index == 0)
-             for index, (path, title, icon, action) in enumerate(PAGES) if identity.can(action)]
-    page = st.navigation(pages)
+    page = st.navigation(navigation_pages(identity.can))
     login.sidebar(identity)
     sidebar(services)
     page.run()

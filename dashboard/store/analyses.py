@@ -2,7 +2,8 @@
 
 An analysis is keyed by ``PositionKey`` (stones + side to move + ko point, size, komi,
 rules) and the model name: the same position reached in two games shares one row. A
-second answer for a key replaces the first only if it searched more (more root visits);
+second answer for a key replaces the first only if it searched more (more root visits),
+or if it brings the ownership the stored one lacks and searched at least as much;
 saving is therefore idempotent and safe to repeat. Functions take an open ``Session``
 and do not commit.
 """
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterator
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from dashboard.store.games import live_game
@@ -58,11 +59,16 @@ def _insert_for(session: Session) -> Any:
 def save_analysis(session: Session, key: PositionKey, model: str, answer: dict[str, Any], *, move_count: int,
                   visits: int | None = None, game_id: str | None = None, move_number: int | None = None) -> bool:
     """Store ``answer`` for ``key`` and ``model``; return True if it was stored (new
-    key, or more visits than the stored one), False if a deeper or equal answer is
-    already there. ``visits`` defaults to ``answer["root"]["visits"]``. Atomic against
-    concurrent writers (one upsert). Not checked: that ``answer`` is for that position."""
+    key, more visits than the stored one, or as many or more visits and an ownership the
+    stored one lacks), False if a deeper or equal answer is already there. ``visits``
+    defaults to ``answer["root"]["visits"]``. Atomic against concurrent writers (one
+    upsert; the ownership case is one conditional UPDATE). Not checked: that ``answer``
+    is for that position."""
     if visits is None:
         visits = int(answer["root"]["visits"])
+    if answer.get("ownership") is not None and _fill_ownership(session, key, model, answer, move_count, visits,
+                                                               game_id, move_number):
+        return True
     insert = _insert_for(session)
     values = dict(position_hash=key.hash, size=key.size, komi=float(key.komi), rules=key.rules,
                   to_play=key.to_play, model=model, move_count=move_count, visits=visits, answer=answer,
@@ -74,6 +80,19 @@ def save_analysis(session: Session, key: PositionKey, model: str, answer: dict[s
         where=stmt.excluded.visits > Analysis.visits,
     )
     return session.execute(stmt.returning(Analysis.id)).first() is not None
+
+
+def _fill_ownership(session: Session, key: PositionKey, model: str, answer: dict[str, Any], move_count: int,
+                    visits: int, game_id: str | None, move_number: int | None) -> bool:
+    """Replace the stored answer for ``key`` and ``model`` by ``answer`` when the stored
+    one has no ownership and no more visits; True if a row was replaced."""
+    row = session.scalars(select(Analysis).where(*_key_filter(key), Analysis.model == model)).first()
+    if row is None or (row.answer or {}).get("ownership") is not None or visits < row.visits:
+        return False
+    done = session.execute(update(Analysis).where(Analysis.id == row.id, Analysis.visits == row.visits)
+                           .values(move_count=move_count, visits=visits, answer=answer,
+                                   created_at=datetime.now(timezone.utc), game_id=game_id, move_number=move_number))
+    return bool(done.rowcount)
 
 
 def get_analysis(session: Session, key: PositionKey, model: str | None = None) -> AnalysisView | None:

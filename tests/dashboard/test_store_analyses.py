@@ -106,3 +106,19 @@ def test_save_analysis_directly_for_an_imported_game(store):
     assert store.save_analysis(keys[1], "m", reply, move_count=1, game_id=game_id, move_number=1)
     assert not store.save_analysis(keys[1], "m", reply, move_count=1)
     assert store.analyses_for_game(game_id)[1].visits == 64
+
+
+def test_an_answer_with_ownership_replaces_one_without_unless_it_searched_less(store):
+    """A position analysed without ownership (a board's hint) gets it from a second
+    analysis of as many visits; a shallower one, or one over a stored ownership, does not."""
+    game = WireGame("a9").play("E5")
+    send(store, *game.events)
+    owned = [0.5] * 81
+    assert engine(store, answer(game, visits=200)) == "applied"
+    assert engine(store, {**answer(game, visits=100), "ownership": owned}) == "duplicate"
+    assert store.analyses_for_game("a9")[1].answer["ownership"] is None
+    assert engine(store, {**answer(game, visits=200, winrate_black=0.6), "ownership": owned}) == "applied"
+    stored = store.analyses_for_game("a9")[1]
+    assert (stored.visits, stored.answer["ownership"], stored.answer["root"]["winrate_black"]) == (200, owned, 0.6)
+    assert engine(store, {**answer(game, visits=200, winrate_black=0.7), "ownership": [0.1] * 81}) == "duplicate"
+    assert store.analyses_for_game("a9")[1].answer["root"]["winrate_black"] == 0.6
