@@ -33,7 +33,8 @@ from typing import Iterable, Iterator
 from gobuddy.go.coords import (BLACK, WHITE, CoordinateError, check_size, color_from_str, color_to_str,
                                from_gtp, to_gtp)
 from gobuddy.go.handicap import fixed_handicap_points
-from gobuddy.go.position import IllegalMove, Position
+from gobuddy.go.position import Position
+from gobuddy.go.record import GameError, GameRecord
 
 Move = tuple[int, int]  # (colour, flat point or pass)
 
@@ -46,31 +47,22 @@ SIMPLE_KO_RULES = frozenset({"japanese", "korean"})
 class Ruleset:
     """The rules a game is played under: ``name`` as the wire and SGF ``RU`` spell it
     (``chinese``, ``aga``, ``japanese``...) and ``komi``. The ko rule and the scoring
-    follow from the name. Not checked: that the name is one we know (unknown names
+    follow from the name (``simple_ko`` asks for the simple ko rule under any name). Not checked: that the name is one we know (unknown names
     play positional superko and area scoring, the strictest reading)."""
 
     name: str = "chinese"
     komi: float = 7.0
+    simple_ko: bool = False  # the simple ko rule whatever the name (GNU Go's way of playing)
 
     @property
     def superko(self) -> bool:
         """Positional superko (else the simple ko rule)."""
-        return self.name not in SIMPLE_KO_RULES
+        return not self.simple_ko and self.name not in SIMPLE_KO_RULES
 
     @property
     def scoring(self) -> str:
         """``"area"`` or ``"territory"``."""
         return "territory" if self.name in SIMPLE_KO_RULES else "area"
-
-
-class GameError(IllegalMove):
-    """A record that cannot be played: ``move_number`` names the move (1-based, passes
-    counted; 0 for the setup) and ``setup_index`` the setup stone at fault, if one is."""
-
-    def __init__(self, message: str, move_number: int, setup_index: int | None = None) -> None:
-        super().__init__(message)
-        self.move_number = move_number
-        self.setup_index = setup_index
 
 
 def position_hash(pos: Position) -> str:
@@ -230,6 +222,59 @@ class Game:
         return ([("B", to_gtp(p, self.size)) for p in self.setup_black]
                 + [("W", to_gtp(p, self.size)) for p in self.setup_white])
 
+    # ------------------------------------------------------------------ records
+    def record(self, **info: object) -> GameRecord:
+        """The game as a ``GameRecord`` (setup in the root, the moves as its main line);
+        ``info`` adds ``GameInfo`` fields (players, date...)."""
+        fields = {"rules": self.ruleset.name, "handicap": self.handicap, "result": self.result, **info}
+        return GameRecord.from_moves(self.size, self.komi, self.moves, self.setup_black, self.setup_white,
+                                     **fields)
+
+    @classmethod
+    def from_record(cls, record: GameRecord, until: int | None = None,
+                    superko: bool | None = None) -> tuple["Game", list[str]]:
+        """The game of ``record``'s main line, stopped before move number ``until``
+        (1-based; ``None``: all), and notes on what was repaired.
+
+        Setup after the root becomes the start (``GameRecord.linear_line``: the moves
+        before it are dropped). A move that only repeats an earlier position is played
+        all the same, with a note (the record's own rules may allow it). ``superko``
+        overrides the ko rule the record's ruleset implies. Raises ``GameError`` naming
+        any other illegal move or an impossible setup."""
+        info = record.info
+        target, count = record.root, 0
+        for node in record.main_line():
+            count += node.move is not None
+            if until is not None and count >= until:
+                break
+            target = node
+        line = record.linear_line(target)
+        ruleset = Ruleset(info.rules or "chinese", info.komi)
+        if superko is not None:
+            ruleset = Ruleset(ruleset.name, ruleset.komi, simple_ko=not superko)
+        game = cls(info.size, ruleset, tuple(line.setup_black), tuple(line.setup_white), line.to_play,
+                   info.handicap)
+        game.result = info.result if until is None else None
+        repeats: list[str] = []
+        for number, (color, point) in enumerate(line.moves, start=line.dropped + 1):
+            why = game.position.illegal_reason(point, color)
+            if why == "superko":
+                repeats.append(str(number))
+                game._force(color, point)
+            elif why is not None:
+                raise GameError(f"move {number} ({color_to_str(color)} {to_gtp(point, game.size)}) is illegal: "
+                                f"{why}", number)
+            else:
+                game.play(point, color)
+        notes = list(line.notes)
+        if len(repeats) == 1:
+            notes.append(f"move {repeats[0]} repeats an earlier position (positional superko): played all the same")
+        elif repeats:
+            more = f" and {len(repeats) - 5} more" if len(repeats) > 5 else ""
+            notes.append(f"moves {', '.join(repeats[:5])}{more} repeat an earlier position "
+                         "(positional superko): played all the same")
+        return game, notes
+
     # ------------------------------------------------------------------ changing
     def play(self, point: int, color: int | None = None) -> tuple[int, ...]:
         """Play (or pass, ``point == size * size``) for ``color`` (default: the side to
@@ -260,6 +305,12 @@ class Game:
             raise GameError(f"move {number}: {color} played {vertex} but "
                             f"{color_to_str(self.position.to_play)} was to play", number)
         return self.play(point, c)
+
+    def _force(self, color: int, point: int) -> None:
+        """Play a move the ko rule forbids (a record that allowed it); nothing else."""
+        captured = tuple(sorted(self.position.play(point, color, check=False)))
+        self._played.append(Played(len(self._played) + 1, color, point, captured))
+        self._boards.append(tuple(self.position.board))
 
     def undo(self) -> Played:
         """Take back the last move and return it (``GameError`` if there is none)."""

@@ -23,15 +23,15 @@ from gobuddy.go.position import IllegalMove, Position
 Move = tuple[int, int]  # (colour, flat point or pass)
 
 
-class ReplayError(IllegalMove):
-    """A record that cannot be replayed: an illegal move or impossible setup.
+class GameError(IllegalMove):
+    """A game that cannot be played as recorded: ``move_number`` names the move (1-based,
+    passes counted; 0 for the setup before move 1) and ``setup_index`` the setup stone at
+    fault, when one is. The one error of ``gobuddy.go.game`` and of record replay."""
 
-    ``move_number`` is the number of the offending move (moves counted from the root
-    along the path, passes included; 0 for setup before the first move)."""
-
-    def __init__(self, message: str, move_number: int) -> None:
+    def __init__(self, message: str, move_number: int, setup_index: int | None = None) -> None:
         super().__init__(message)
         self.move_number = move_number
+        self.setup_index = setup_index
 
 
 @dataclass
@@ -232,7 +232,7 @@ class GameRecord:
 
         Per node: AE points are emptied, AB/AW stones placed (replacing what was there),
         PL sets the side to move, then the move is played. Before any of that the side
-        to move is black, or white when ``info.handicap >= 2``. Raises ``ReplayError``
+        to move is black, or white when ``info.handicap >= 2``. Raises ``GameError``
         naming the move number and vertex for an illegal move, a point off the board, or
         setup that leaves a chain without liberties."""
         if node is None:
@@ -248,17 +248,17 @@ class GameRecord:
                 self._apply_setup(pos, n, number)
             if n.to_play is not None:
                 if n.to_play not in (BLACK, WHITE):
-                    raise ReplayError(f"PL before move {number + 1} is {n.to_play!r}, not a colour", number)
+                    raise GameError(f"PL before move {number + 1} is {n.to_play!r}, not a colour", number)
                 pos.set_to_play(n.to_play)
             if n.move is not None:
                 number += 1
                 color, point = n.move
                 if color not in (BLACK, WHITE) or not 0 <= point <= size * size:
-                    raise ReplayError(f"move {number} ({n.move!r}) is not a colour and a point "
+                    raise GameError(f"move {number} ({n.move!r}) is not a colour and a point "
                                       f"of a {size}x{size} board", number)
                 why = pos.illegal_reason(point, color)
                 if why is not None:
-                    raise ReplayError(f"move {number} ({color_to_str(color)} {to_gtp(point, size)}) "
+                    raise GameError(f"move {number} ({color_to_str(color)} {to_gtp(point, size)}) "
                                       f"is illegal: {why}", number)
                 pos.play(point, color, check=False)
         return pos
@@ -273,7 +273,7 @@ class GameRecord:
         ``dropped``; prisoners and the ko history of those moves are lost). PL in a node
         with a move, after the first move, is ignored: the move names its colour.
         Moves are replayed with simple ko only (positional superko is the reader's
-        rule); raises ``ReplayError`` as ``position_at`` for an illegal move or setup."""
+        rule); raises ``GameError`` as ``position_at`` for an illegal move or setup."""
         path = self.path_to(node)
         size = self.info.size
         pos = Position(size, superko=False, to_play=WHITE if self.info.handicap >= 2 else BLACK)
@@ -302,7 +302,7 @@ class GameRecord:
                 color, point = n.move
                 why = pos.illegal_reason(point, color) if 0 <= point <= size * size else "off the board"
                 if why is not None:
-                    raise ReplayError(f"move {number} ({color_to_str(color)} "
+                    raise GameError(f"move {number} ({color_to_str(color)} "
                                       f"{to_gtp(point, size) if why != 'off the board' else point}) "
                                       f"is illegal: {why}", number)
                 pos.play(point, color, check=False)
@@ -329,12 +329,12 @@ class GameRecord:
         named = node.setup_empty + node.setup_black + node.setup_white
         if len(set(named)) != len(named):
             twice = next(p for p in named if named.count(p) > 1)
-            raise ReplayError(f"{where}: point {twice!r} is named twice", number)
+            raise GameError(f"{where}: point {twice!r} is named twice", number)
         expected = pos.board[:]
         for points, color in ((node.setup_empty, 0), (node.setup_black, BLACK), (node.setup_white, WHITE)):
             for p in points:
                 if not isinstance(p, int) or not 0 <= p < size * size:
-                    raise ReplayError(f"{where}: {p!r} is not a point of a {size}x{size} board", number)
+                    raise GameError(f"{where}: {p!r} is not a point of a {size}x{size} board", number)
                 expected[p] = color
                 pos.remove(p)
         for points, color in ((node.setup_black, BLACK), (node.setup_white, WHITE)):
@@ -342,11 +342,11 @@ class GameRecord:
                 pos.place(p, color)
         lost = [p for p in range(size * size) if pos.board[p] != expected[p]]
         if lost:
-            raise ReplayError(f"{where}: the chain at {to_gtp(lost[0], size)} has no liberties", number)
+            raise GameError(f"{where}: the chain at {to_gtp(lost[0], size)} has no liberties", number)
         try:
             pos.check_no_dead_chains()
         except ValueError as exc:
-            raise ReplayError(f"{where}: {exc}", number) from None
+            raise GameError(f"{where}: {exc}", number) from None
 
 
 def _stones(pos: Position, color: int, first: list[int]) -> list[int]:

@@ -177,3 +177,36 @@ def test_board_size_is_a_parameter():
     game = gtp_game("B K10, W C3", size=19)
     assert game.size == 19 and game.position.board[from_gtp("K10", 19)] == BLACK
     assert game.gtp_moves() == [("B", "K10"), ("W", "C3")]
+
+
+# ---- records ----------------------------------------------------------------------------
+
+def test_record_round_trip_keeps_setup_moves_and_result():
+    game = Game.with_handicap(9, CHINESE, 2)
+    game.play_gtp("W", "E5")
+    game.play_gtp("B", "pass")
+    game.result = "W+R"
+    back, notes = Game.from_record(game.record(black="Ana"))
+    assert notes == []
+    assert (back.gtp_setup(), back.gtp_moves(), back.result, back.to_play) == (
+        game.gtp_setup(), game.gtp_moves(), "W+R", game.to_play)
+    assert back.hash() == game.hash()
+
+
+def test_from_record_stops_before_a_move_and_forgets_the_result():
+    record = gtp_game("B D4, W E5, B F6").record(result="B+3")
+    game, _ = Game.from_record(record, until=3)
+    assert game.gtp_moves() == [("B", "D4"), ("W", "E5")] and game.result is None
+
+
+def test_from_record_plays_a_superko_repeat_with_a_note_and_names_other_illegal_moves():
+    line = [("B", "F5"), ("W", "pass"), ("B", "pass"), ("W", "E5")]
+    record = Game.from_gtp(9, JAPANESE, "B", KO_SETUP, line).record(rules="chinese")
+    game, notes = Game.from_record(record)
+    assert game.move_number == 4
+    assert notes == ["move 4 repeats an earlier position (positional superko): played all the same"]
+    from gobuddy.go.record import GameRecord
+
+    bad = GameRecord.from_moves(9, 7.0, [(BLACK, from_gtp("D4", 9)), (WHITE, from_gtp("D4", 9))])
+    with pytest.raises(GameError, match=r"move 2 \(W D4\) is illegal: occupied"):
+        Game.from_record(bad)

@@ -6,7 +6,7 @@ import pytest
 
 from gobuddy.go.coords import BLACK, WHITE, color_from_str, from_gtp, to_gtp
 from gobuddy.go.position import IllegalMove
-from gobuddy.go.record import GameInfo, GameRecord, Node, ReplayError
+from gobuddy.go.record import GameInfo, GameRecord, Node, GameError
 
 
 def moves(text: str, size: int) -> list[tuple[int, int]]:
@@ -104,7 +104,7 @@ ILLEGAL = [
 @pytest.mark.parametrize("name,line,number,message", ILLEGAL, ids=[r[0] for r in ILLEGAL])
 def test_illegal_move_in_record_names_move_and_vertex(name, line, number, message):
     record = GameRecord.from_moves(5, 7.5, moves(line, 5))  # building does not check
-    with pytest.raises(ReplayError) as info:
+    with pytest.raises(GameError) as info:
         record.position_at()
     assert str(info.value) == message
     assert info.value.move_number == number
@@ -134,13 +134,13 @@ def test_setup_leaving_a_dead_chain_is_a_replay_error():
     record = GameRecord.from_moves(5, 7.5, moves("B C3", 5), points("B5", 5), points("A5", 5))
     record.add_move(record.main_line()[-1], WHITE, from_gtp("D4", 5))
     record.main_line()[-1].add_child(Node(setup_black=points("A4", 5)))
-    with pytest.raises(ReplayError, match=r"^setup after move 2: the chain at A5 has no liberties$"):
+    with pytest.raises(GameError, match=r"^setup after move 2: the chain at A5 has no liberties$"):
         record.position_at(record.main_line()[-1])
     own = GameRecord.from_moves(5, 7.5, [], points("A5", 5), points("B5 A4", 5))
-    with pytest.raises(ReplayError, match=r"^setup before the first move: the chain at A5 has no liberties$"):
+    with pytest.raises(GameError, match=r"^setup before the first move: the chain at A5 has no liberties$"):
         own.position_at()
     twice = GameRecord.from_moves(5, 7.5, [], [3], [3])
-    with pytest.raises(ReplayError, match=r"^setup before the first move: point 3 is named twice$"):
+    with pytest.raises(GameError, match=r"^setup before the first move: point 3 is named twice$"):
         twice.position_at()
 
 
