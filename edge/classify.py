@@ -209,6 +209,7 @@ class Classifier:
         self._age = np.zeros(n, dtype=np.int32)
         self._frozen = np.zeros(n, dtype=bool)  # masked last frame
         self._sure = np.zeros(n, dtype=np.int8)  # each point's class when last read surely (see _held)
+        self._certain = np.zeros(n, dtype=np.int32)  # frames on end read certain in the same class
         self.ambient = 1.0
         self.gate = SensorGate(self._base.size, self.config.gate)
         self.ratio = np.ones_like(self._base)  # the last frame's ratios (for sensor health)
@@ -307,7 +308,10 @@ class Classifier:
                 new = np.where(frozen, self._held(state), new).astype(np.int8)
             shaded, settled = self._shaded(r, new, frozen)
         uncertain = (uncertain | shaded) & ~frozen
-        sure = ~uncertain & ~frozen & (self._age >= cfg.sure_frames)
+        certain = ~uncertain & ~frozen
+        kept = certain & (new == state) if state is not None else certain
+        self._certain = np.where(kept, self._certain + 1, np.where(certain, 1, 0)).astype(np.int32)
+        sure = self._certain >= cfg.sure_frames
         self._sure = np.where(sure, new, self._sure).astype(np.int8)
         self._state = new
         self._frozen = frozen

@@ -125,10 +125,12 @@ class Reconciler:
         self._hint: int | None = None
         self._gone: tuple[int, set[int]] = (0, set())  # (stone move number, captures seen gone)
         self.masked: frozenset[int] = frozenset()  # points read implausibly now (see _read_around)
-        self._mask_base: dict[int, int] = {}  # masked point -> what the game had there when masked
+        self._mask_base: dict[int, int | None] = {}  # masked point -> what the game had there when masked
+        # (None once the game changed there)
         self._masked_at: dict[int, float] = {}  # masked point -> when it was masked
         self._unsure = False  # the latest sighting had uncertain points
         self._after_gap = False  # frames stopped for a while since the last stable board
+        self._gap_end: float | None = None  # the first frame after the latest gap in the frames
         self._classes: tuple[int, ...] = ()  # the latest sighting's classes
         self._class_since: list[float] = []  # per point, when it last turned empty or occupied
 
@@ -153,9 +155,11 @@ class Reconciler:
         before, self._now = self._now, sighting.t
         if before and sighting.t - before > self.config.stability.max_gap_s:
             self._after_gap = True
+            self._gap_end = sighting.t
         self.masked, self._unsure = frozenset(sighting.masked), bool(sighting.uncertain)
         board = self.game.position.board
         self._mask_base = {p: self._mask_base.get(p, board[p]) for p in self.masked}
+        self._note_mask_changes()
         unmasked = {p: t for p, t in self._masked_at.items() if p not in self.masked}
         self._masked_at = {p: self._masked_at.get(p, sighting.t) for p in self.masked}
         if len(self._class_since) != len(sighting.board):
@@ -178,6 +182,8 @@ class Reconciler:
             events = self._evaluate()
         elif any(before < t + self.config.mask_wait_s <= sighting.t for t in self._masked_at.values()):
             events = self._evaluate()  # a mask grew old: what waited for it is named now
+        elif unmasked and self.problem is not None:
+            events = self._evaluate()  # fewer points to read around: the problem may resolve
         while self._queued and not self.game.ended:
             button, t = self._queued[0]
             if self._busy(button) and sighting.t - t < self._wait_s(button):
@@ -273,10 +279,20 @@ class Reconciler:
         self._after_gap = False
         return events
 
+    def _note_mask_changes(self) -> None:
+        """A masked point where the game changed since it was masked reads as the game has
+        it from then on, even if the game changes back (a stone captured there and played
+        again): its base becomes ``None``."""
+        board = self.game.position.board
+        for p, base in self._mask_base.items():
+            if base is not None and board[p] != base:
+                self._mask_base[p] = None
+
     def _evaluate(self) -> list[Event]:
         raw, game = self.stable, self.game
         if raw is None or game.ended:
             return []
+        self._note_mask_changes()
         board = read_around(raw, game.position.board, self.masked, self._mask_base)
         if self._corner is not None and raw[self._corner[0]] != self._corner[1]:  # a masked point keeps its class
             self._corner = None  # the waiting corner stone is gone (or changed): forget it
@@ -295,6 +311,12 @@ class Reconciler:
                 self._forget_requests()
                 self.pending = ()
                 return events
+        again = self._replayed(diff, board)
+        if again is not None:
+            events = self._settle(None)
+            events.append(game.play(again[0]))
+            self._forget_requests()
+            return events + self._evaluate()
         if len(diff.added) == 1 and not diff.recoloured and self._only_own_captures_gone(diff):
             return self._new_stone(diff, board)
         corner = self._corner
@@ -317,11 +339,25 @@ class Reconciler:
             return self._masked_move(diff, diagnose(diff, self._context()))
         return self._settle(diagnose(diff, self._context()))
 
+    def _replayed(self, diff: BoardDiff, board: tuple[int, ...]) -> list[int] | None:
+        """New stones in turn order that start with captured stones still on their points,
+        read as played again by their side (taken off and put back while nobody saw: the
+        frames stopped after the capturing stone came); ``None`` if none fit."""
+        last = self.game.last_stone_move()
+        if (not diff.leftover or not diff.added or self._gap_end is None or last is None
+                or self._gap_end < self._class_since[last.point]):
+            return None
+        again = tuple((p, board[p]) for p in diff.leftover)
+        slack = 0.0 if self._after_gap else self.config.two_moves_apart_s
+        return moves_in_order(BoardDiff(again + diff.added, diff.removed, (), ()), self.game.position,
+                              self._class_since, slack)
+
     def _masked_move(self, diff: BoardDiff, problem: Problem) -> list[Event]:
         """A difference that a move on a masked point explains, and nothing else does: play
         it (and the rest on the next evaluation); otherwise ``problem``, naming the points."""
         game = self.game
-        candidates = masked_move_candidates(diff, game.position, self.masked)
+        slack = 0.0 if self._after_gap else self.config.two_moves_apart_s
+        candidates = masked_move_candidates(diff, game.position, self.masked, self._class_since, slack)
         if len(candidates) == 1:
             events = self._settle(None)
             events.append(game.play(candidates[0]))

@@ -5,7 +5,7 @@ Pure functions for ``edge.reconcile`` (no state, no I/O):
 | function | the moves |
 |---|---|
 | ``read_around`` | none: masked points (``edge.sensor_faults``) read as last seen, or as the game has them once it changed there |
-| ``masked_move_candidates`` | a stone on a masked point, told by the stones it captured or by the next stone, of the other colour |
+| ``masked_move_candidates`` | a stone on a masked point, told by the stones it captured or by the next stones, the other colour's first, in turn order |
 | ``moves_in_order`` | 2 to 4 new stones the board showed in turn order (or across a gap in the frames) |
 
 Each needs colours (colour sensing) to tell anything: under occupancy sensing a stone's
@@ -24,22 +24,26 @@ from gobuddy.go.position import Position
 
 
 def read_around(board: tuple[int, ...], expected: Sequence[int], masked: frozenset[int],
-                base: Mapping[int, int]) -> tuple[int, ...]:
+                base: Mapping[int, int | None]) -> tuple[int, ...]:
     """``board`` with each masked point read as it was last seen (the class it keeps), or,
     where the game has changed since it was masked (``base``: what the game had there
-    then), as the game has it now (``expected``)."""
+    then, ``None`` once the game changed there), as the game has it now (``expected``)."""
     if not masked:
         return board
     return tuple(expected[p] if p in masked and expected[p] != base.get(p) else v for p, v in enumerate(board))
 
 
-def masked_move_candidates(diff: BoardDiff, pos: Position, masked: frozenset[int]) -> list[int]:
+def masked_move_candidates(diff: BoardDiff, pos: Position, masked: frozenset[int],
+                           since: Sequence[float] | None = None, slack: float = 0.0) -> list[int]:
     """The masked points where a move of the side to move explains ``diff``: its captures
-    are what went (no new stone), or the one new stone is the other side's, legal after
-    it, with only their captures gone. The caller plays one only if it is the only one."""
+    are what went (no new stone), or the new stones are the moves after it, in turn
+    order (the other side's first; 2 to 4 of them only with ``since``, as
+    ``moves_in_order`` reads them), legal in turn, with only their captures gone. The
+    caller plays one only if it is the only one."""
     me = pos.to_play
-    theirs = [p for p, c in diff.added if c == -me]
-    if diff.recoloured or len(diff.added) != len(theirs) or len(theirs) > 1:
+    if diff.recoloured or not diff.added and not diff.removed:
+        return []
+    if len(diff.added) > (4 if since is not None else 1):
         return []
     gone = {q for q, _ in diff.removed}
     found = []
@@ -48,11 +52,18 @@ def masked_move_candidates(diff: BoardDiff, pos: Position, masked: frozenset[int
             continue
         after = pos.copy()
         captured = set(after.play(p)) - masked
-        if theirs:
-            q = theirs[0]
-            if after.illegal_reason(q) is None and captured <= gone <= captured | set(after.copy().play(q)):
+        if not diff.added:
+            if captured and gone == captured:
                 found.append(p)
-        elif captured and gone == captured:
+            continue
+        if not captured <= gone or diff.added[0][1] != -me and len(diff.added) == 1:
+            continue
+        rest = BoardDiff(diff.added, tuple((q, c) for q, c in diff.removed if q not in captured), (), diff.leftover)
+        if len(diff.added) == 1:
+            q = diff.added[0][0]
+            if after.illegal_reason(q) is None and {x for x, _ in rest.removed} <= set(after.copy().play(q)):
+                found.append(p)
+        elif since is not None and moves_in_order(rest, after, since, slack) is not None:
             found.append(p)
     return found
 
