@@ -42,8 +42,10 @@ the link closes it and reopens it with capped exponential backoff.
 
 Commands (``command``) get the CRC suffix, at most 4 wait for their replies, replies
 are matched in order (a reply lost on the link fails its command after
-``reply_timeout_s``). Not done here: what frames mean (``edge.classify``), or which LED
-pattern to show (``edge.agent``).
+``reply_timeout_s``). This module holds the port, its thread, reconnecting, the
+watchdog and the commands; reading lines is ``edge.link_lines``, the items handed on
+are ``edge.link_items`` (both re-exported here). Not done here: what frames mean
+(``edge.classify``), or which LED pattern to show (``edge.agent``).
 """
 
 from __future__ import annotations
@@ -54,89 +56,22 @@ import queue
 import threading
 import time
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Union
+from typing import Any, Callable
 
 import serial
 
-from edge.board_protocol import (Hello, LineError, decode_line, encode_command, hello_mismatch, parse_hello,
-                                 parse_readings, uint)
-from edge.classify import Frame
+from edge.board_protocol import Hello, encode_command
+from edge.link_items import ButtonChange, CalData, CommandError, LinkEvent, LinkItem
+from edge.link_lines import LineReading, _Pending, _Session
 from edge.serial_port import PortBusy, default_lock_dir, open_exclusive
 
 MAX_OUTSTANDING = 4
 MAX_LINE = 1024  # bytes without a newline before the buffer is thrown away as garbage
 HELLO_AFTER_S = 0.5  # ask for HELLO when a freshly opened board has not sent one by then
-MAX_RATE = 30  # frames a second at most (PROTOCOL.md, RATE): bounds a believable sequence gap
-MIN_BUTTON_MS = 25  # a debounced button change takes at least this long (PROTOCOL.md 2.3)
-_REPLIES = {"PONG": "PING", "STATUS": "STATUS", "HELLO": "HELLO"}
 
 
-class CommandError(RuntimeError):
-    """The board answered a command with ``ERR`` (``reply`` holds the line body)."""
-
-    def __init__(self, command: str, reply: str) -> None:
-        super().__init__(f"board refused {command!r}: {reply}")
-        self.command = command
-        self.reply = reply
-
-
-@dataclass(frozen=True)
-class ButtonChange:
-    """A debounced button change at board time ``t``: ``name`` as the firmware says it."""
-
-    t: float
-    name: str
-    down: bool
-
-
-@dataclass(frozen=True)
-class CalData:
-    """The firmware's average of ``n`` scans after a ``CAL n`` (protocol order)."""
-
-    n: int
-    readings: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class LinkEvent:
-    """``kind``: connected, rebooted, disconnected, refused, silent or resumed; ``hello``
-    when connected or rebooted."""
-
-    kind: str
-    detail: str = ""
-    hello: Hello | None = None
-
-
-LinkItem = Union[Frame, ButtonChange, CalData, LinkEvent]
-
-
-@dataclass
-class _Pending:
-    text: str
-    word: str
-    future: Future
-    sent: float = 0.0
-
-
-@dataclass
-class _Session:
-    """Per-connection state: the HELLO, the time base and the sequence numbers."""
-
-    hello: Hello | None = None
-    refused: str | None = None
-    offset: float | None = None
-    frame_seq: int | None = None
-    frame_ms: int = 0
-    button_seq: int | None = None
-    button_ms: int = 0
-    last_frame: float = 0.0  # time.monotonic() of the last FRAME (or of the handshake)
-    silent: bool = False
-    pending: collections.deque = field(default_factory=collections.deque)
-
-
-class SerialLink:
+class SerialLink(LineReading):
     """The board's serial port, reopened whenever it fails; see the module docstring.
 
     ``opener(port)`` returns an open pyserial-like object (default: ``open_exclusive``
@@ -324,157 +259,6 @@ class SerialLink:
             if not pending.future.done():
                 pending.future.set_exception(TimeoutError(f"no reply to {pending.text!r}"))
 
-    # ---- lines ----------------------------------------------------------------------------------
-
-    def _line(self, raw: bytes, session: _Session) -> None:
-        if not raw.strip():
-            return
-        try:
-            fields = decode_line(raw)
-            self._dispatch(fields, session)
-        except LineError as exc:
-            self.stats[{"crc": "crc_errors", "range": "out_of_range"}.get(exc.kind, "framing_errors")] += 1
-            self.log.debug("dropped a line from the board (%s): %r", exc, raw[:80])
-            return
-        self.stats["lines"] += 1
-
-    def _dispatch(self, fields: list[str], session: _Session) -> None:
-        kind = fields[0]
-        if kind == "HELLO":
-            self._on_hello(parse_hello(fields), " ".join(fields), session)
-        elif session.hello is None:
-            return  # nothing is read before the handshake
-        elif kind == "FRAME":
-            self._on_frame(fields, session)
-        elif kind == "BUTTON":
-            self._on_button(fields, session)
-        elif kind == "CALDATA":
-            if len(fields) < 3:
-                raise LineError("framing", "CALDATA needs n and data")
-            self._emit(CalData(uint(fields[1], "CALDATA n"),
-                               parse_readings(fields[2], session.hello.sensors, session.hello.adcmax)))
-        elif kind in ("OK", "ERR", "PONG", "STATUS"):
-            self._on_reply(kind, " ".join(fields), session)
-        else:
-            self.stats["unknown_lines"] += 1
-
-    def _on_hello(self, hello: Hello, body: str, session: _Session) -> None:
-        requested = bool(session.pending and session.pending[0].word == "HELLO")
-        if requested:
-            session.pending.popleft().future.set_result(body)
-        mismatch = hello_mismatch(hello, self.size)
-        if mismatch is not None:
-            self._refuse(session, *mismatch)
-            return
-        if session.hello is not None and requested:
-            return  # the answer to a HELLO command: nothing changed
-        refused, session.refused = session.refused, None
-        if session.hello is not None:  # unrequested: the board was reset
-            self.stats["reboots"] += 1
-            self._fail_pending(session.pending, ConnectionResetError("the board rebooted"))
-            self._restart(session, hello)
-            self.log.warning("the board rebooted")
-            self._emit(LinkEvent("rebooted", "unrequested HELLO", hello))
-            return
-        self._restart(session, hello)
-        self.problem = None
-        self.stats["connects"] += 1
-        self.connected.set()
-        self.log.info("board connected on %s: firmware %s, %dx%d, %d frames/s%s", self.port, hello.firmware,
-                      hello.size, hello.size, hello.rate, " (after a refused HELLO)" if refused else "")
-        self._emit(LinkEvent("connected", self.port, hello))
-
-    def _restart(self, session: _Session, hello: Hello) -> None:
-        """A new board session: its HELLO, fresh sequence numbers and time base."""
-        session.offset = session.frame_seq = session.button_seq = None
-        session.hello, session.silent, session.last_frame = hello, False, time.monotonic()
-        if self.problem is not None and self.problem[0] == "board_silent":
-            self.problem = None
-
-    def _refuse(self, session: _Session, code: str, reason: str) -> None:
-        """A HELLO this host may not read: decode nothing until an acceptable one."""
-        if session.refused != reason:
-            self.stats["refused"] += 1
-            self.log.error("board refused on %s: %s; nothing from it is read", self.port, reason)
-            self._emit(LinkEvent("refused", reason))
-        self._fail_pending(session.pending, ConnectionRefusedError(reason))
-        session.refused, session.hello = reason, None
-        self.problem = (code, reason)
-        self.connected.clear()
-
-    def _on_reply(self, kind: str, body: str, session: _Session) -> None:
-        wanted = _REPLIES.get(kind)
-        if kind == "OK":
-            wanted = body.split(" ")[1].upper() if " " in body else None
-        while session.pending:
-            pending = session.pending.popleft()
-            if kind == "ERR" or pending.word == wanted:
-                if kind == "ERR":
-                    self.stats["command_errors"] += 1
-                    pending.future.set_exception(CommandError(pending.text, body))
-                else:
-                    pending.future.set_result(body)
-                return
-            self.stats["reply_timeouts"] += 1  # its reply was lost on the link
-            pending.future.set_exception(TimeoutError(f"the reply to {pending.text!r} was lost"))
-
-    def _time(self, ms: int, session: _Session) -> float:
-        if session.offset is None:
-            session.offset = self._last_t + 1.0 - ms / 1000.0
-        t = session.offset + ms / 1000.0
-        self._last_t = max(self._last_t, t)
-        return t
-
-    def _on_frame(self, fields: list[str], session: _Session) -> None:
-        assert session.hello is not None
-        if len(fields) < 4:
-            raise LineError("framing", "FRAME needs seq, ms and data")
-        seq, ms = uint(fields[1], "FRAME seq"), uint(fields[2], "FRAME ms")
-        readings = parse_readings(fields[3], session.hello.sensors, session.hello.adcmax)
-        most = (ms - session.frame_ms) % 2**32 * MAX_RATE // 1000 + 1
-        if not self._count_seq(seq, session.frame_seq, most, "frames"):
-            return
-        session.frame_seq, session.frame_ms = seq, ms
-        session.last_frame = time.monotonic()
-        if session.silent:
-            session.silent = False
-            if self.problem is not None and self.problem[0] == "board_silent":
-                self.problem = None
-            self.log.info("frames from the board again")
-            self._emit(LinkEvent("resumed", "frames again"))
-        self.stats["frames"] += 1
-        frame = Frame(self._time(ms, session), readings, seq)
-        try:
-            self._items.put_nowait(frame)
-        except queue.Full:
-            self.stats["frames_dropped"] += 1
-
-    def _on_button(self, fields: list[str], session: _Session) -> None:
-        if len(fields) < 5 or fields[3] not in ("DOWN", "UP"):
-            raise LineError("framing", "BUTTON needs seq, name, DOWN|UP and ms")
-        seq, ms = uint(fields[1], "BUTTON seq"), uint(fields[4], "BUTTON ms")
-        most = (ms - session.button_ms) % 2**32 // MIN_BUTTON_MS + 1
-        if not self._count_seq(seq, session.button_seq, most, "buttons"):
-            return
-        session.button_seq, session.button_ms = seq, ms
-        self._emit(ButtonChange(self._time(ms, session), fields[2], fields[3] == "DOWN"))
-
-    def _count_seq(self, seq: int, last: int | None, most: int, what: str) -> bool:
-        """Count the step from ``last`` to ``seq`` (see the module docstring): lost lines when
-        at most ``most`` were missed, else a jump; False for a repeat (drop the line)."""
-        if last is None:
-            return True
-        missed = (seq - last - 1) % 2**32
-        if missed == 2**32 - 1:
-            self.stats[f"{what}_repeated"] += 1
-            return False
-        if missed <= most:
-            self.stats[f"{what}_lost"] += missed
-        else:
-            self.stats["seq_jumps"] += 1
-            self.log.warning("%s sequence jumped from %d to %d", what[:-1], last, seq)
-        return True
-
     def _emit(self, item: LinkItem) -> None:
         try:
             self._items.put(item, timeout=1.0)
@@ -487,3 +271,6 @@ class SerialLink:
             item = pending.popleft()
             if not item.future.done():
                 item.future.set_exception(exc)
+
+
+__all__ = ["SerialLink", "ButtonChange", "CalData", "CommandError", "LinkEvent", "LinkItem"]
