@@ -11,7 +11,8 @@ used (``before.to_play`` must be the mover, ``after.to_play`` the opponent).
   expects about N points more at E5 than at the move played" (N = the first choice's
   score lead minus the move's: its own candidate line in ``before`` if analysed, else
   minus ``after``'s root lead); for the first choice, "the biggest point" by its
-  margin over the next choice. Without score leads, the same in win rate;
+  margin over the best-scoring other analysed candidate. Without score leads, a
+  move that is not the first choice is judged the same way in win rate;
 - ``life-and-death``: a group whose mean ownership (from its owner's side) goes from
   at least ``FLIP`` to at most ``-FLIP`` between ``before`` and ``after`` dies (the
   reverse: lives); its points are the sum of the ownership change over the connected
@@ -85,7 +86,8 @@ def territory_reasons(played: Played, before: AnalysisView | None, after: Analys
                            "than at the move played", f"win rate {pct}% higher at {vertex(best.point, size)} "
                            "than at the move played", (best.point, played.move), good=False)]
         return []
-    second = next((c for c in before.moves[1:] if c.visits > 0 and c.score_lead is not None), None)
+    others = [c for c in before.moves[1:] if c.visits > 0 and c.score_lead is not None]
+    second = max(others, key=lambda c: c.score_lead) if others else None
     if second is not None and best.score_lead is not None and best.score_lead - second.score_lead >= MIN_POINTS:
         diff = best.score_lead - second.score_lead
         return [reason("territory", f"the biggest point: the engine expects {about(diff)} more here than at "
@@ -111,7 +113,9 @@ def life_and_death_reasons(played: Played, before: AnalysisView | None,
         for c in chains_of(played.after, color):
             if c.stones[0] in done:
                 continue
-            idx = list(c.stones)
+            idx = [p for p in c.stones if p != played.move]  # the move's point was empty before
+            if not idx:
+                continue
             was, now = color * float(np.mean(old[idx])), color * float(np.mean(new[idx]))
             dies = was >= FLIP and now <= -FLIP
             lives = was <= -FLIP and now >= FLIP

@@ -10,7 +10,8 @@
   unless it is left with two liberties and the opponent captures it in a ladder — then
   ``ladder`` against the move ("running does not save it: the ladder works");
 - for the chain of the stone just played (not in atari, two liberties, not counted
-  above): ``ladder`` against the move when the opponent can capture it in a ladder.
+  above): ``ladder`` against the move when the opponent can capture it in a ladder,
+  ``atari`` against it when one atari is enough (it cannot escape at all).
 
 A chain the opponent can capture at once is the business of ``captures``. Not read:
 nets and other non-atari attacks (see ``ladder``).
@@ -75,6 +76,11 @@ def _ladder_against(played: Played, c: Chain, saving: bool) -> Reason | None:
         return None
     size, them = played.size, color_word(played.opponent)
     name, start, n = group_name(c.stones, played.move, size), vertex(reading.line[0], size), stones_word(c.size)
+    if reading.chases < LADDER_CHASES:  # caught at once: an atari it cannot escape, no ladder
+        verb = "does not save" if saving else "leaves"
+        return reason("atari", f"{verb} {name}: {them} ataris at {start} and it cannot escape ({n})",
+                      f"{verb} {name}: {them} ataris at {start}, it cannot escape ({n})",
+                      (*c.stones, reading.line[0]), c.size, good=False)
     if saving:
         text = f"does not save {name}: the ladder works, {them} captures {n} starting at {start}"
     else:

@@ -324,6 +324,16 @@ ROWS = [
      ["first ladder 2 bad ~works for white: the group at E4 is captured", "-save"]),
     ("running works when a black stone breaks the ladder", RUN_19_BREAKER, "B E4",
      ["first save 1 good ~the stone at D4 from atari", "-ladder"]),
+    ("a stone white catches with one atari is no ladder", """
+        . . . . . . . . .
+        . . . . . . O O .
+        . . . . . . O . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .""", "B J8", ["first atari 1 bad ~leaves the stone at J8: white ataris at J7", "-ladder"]),
     # ---------------------------------------------------------------- connections and cuts
     ("connecting where white could cut", """
         . . . . . . . . .
