@@ -35,8 +35,11 @@ DEFAULT_LIMIT = 5
 def rules_reasons(played: Played) -> list[Reason]:
     """What the rules alone say about the move (unranked)."""
     found = capture_reasons(played) + threat_reasons(played) + ko_reasons(played) + connection_reasons(played)
+    # Taking a ko is a capture of one stone, filling one saves one stone: say it once, as ko.
     if any(r.kind == "ko" and r.detail.startswith("takes") for r in found):
         found = [r for r in found if not (r.kind == "capture" and r.stones == 1 and r.good)]
+    if any(r.kind == "ko" and r.detail.startswith("fills") for r in found):
+        found = [r for r in found if not (r.kind == "save" and r.stones == 1)]
     return found
 
 

@@ -257,7 +257,7 @@ ROWS = [
     ("taking a ko", KO, "B E5", ["first ko good ~takes the ko at E5", "-capture", "-self-atari"]),
     ("the ko may not be taken back at once", KO, "B E5, W D5", ["illegal"]),
     ("filling the ko after a threat exchange", KO, "B E5, W A9, B D5",
-     ["ko good ~fills the ko at D5", "connection", "-self-atari"]),
+     ["first ko good ~fills the ko at D5", "connection", "-self-atari", "-save"]),
     ("white fills the ko instead of black taking it", KO, "W E5", ["ko good ~fills the ko at E5"]),
     ("taking a ko on the edge of 13x13", KO_13, "B M3", ["first ko good ~takes the ko at M3", "-self-atari"]),
     # ---------------------------------------------------------------- ataris and ladders

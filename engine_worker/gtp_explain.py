@@ -1,0 +1,90 @@
+"""``gobuddy-explain COLOR VERTEX`` on the GTP front end: the reasons for that move in
+the current position, one a line, the kind first::
+
+    gobuddy-explain B E6
+    = capture 3 stones at D4 E4 E5
+    territory the biggest point, about 3 points more than at C3
+
+The reasons are those of ``gobuddy.explain.explain_move``. The rules reasons (capture,
+atari, save, self-atari, snapback, ladder, connection, cut, ko) need no network; when
+the front end plays with a model that knows the board size, the position before and
+after the move are each analysed with ``visits`` visits (a search of its own, so
+``genmove``'s tree is left alone), which adds life and death, the biggest point,
+sente/gote and the engine's line. ``COLOR`` need not be the side to move (the move is
+explained as if that colour played now, as ``genmove`` out of turn would). An answer
+may be empty: nothing to say.
+
+Errors, in the specification's words: ``? syntax error`` for a wrong number of
+arguments, a colour or a vertex that is not one of this board; ``? illegal move`` for
+an occupied point, suicide, ko or superko.
+
+``register(engine, player)`` adds the command to a ``gobuddy.go.gtp_engine.GtpEngine``;
+``engine_worker.gtp.main`` calls it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gobuddy.explain.analysis_view import AnalysisView, view
+from gobuddy.explain.explainer import explain_played
+from gobuddy.explain.played import Played
+from gobuddy.explain.reason import as_lines
+from gobuddy.go.coords import CoordinateError, color_from_str, color_to_str, from_gtp
+from gobuddy.go.gtp import GtpError
+from gobuddy.go.position import IllegalMove
+
+EXPLAIN_VISITS = 200  # per analysis (two per command): about a third of a second on the project machine
+
+
+class Explainer:
+    """Answers ``gobuddy-explain`` for one engine; holds its own search (if any)."""
+
+    def __init__(self, player: Any, visits: int = EXPLAIN_VISITS) -> None:
+        self.evaluator = getattr(player, "evaluator", None)
+        self.visits = visits
+        self._search = None
+        self._komi: float | None = None
+
+    def __call__(self, game: Any, args: list[str]) -> str:
+        if len(args) != 2:
+            raise GtpError("syntax error")
+        try:
+            color = color_from_str(args[0])
+            point = from_gtp(args[1], game.size)
+        except CoordinateError:
+            raise GtpError("syntax error") from None
+        try:
+            played = Played.of(game.position, point, color)
+        except IllegalMove:
+            raise GtpError("illegal move") from None
+        before, after = self._analyses(game, played)
+        return as_lines(explain_played(played, before, after))
+
+    def _analyses(self, game: Any, played: Played) -> tuple[AnalysisView | None, AnalysisView | None]:
+        """The analyses before and after the move, or ``(None, None)`` without a model for
+        this board size."""
+        evaluator = self.evaluator
+        if evaluator is None or game.size not in getattr(evaluator, "board_sizes", ()):
+            return None, None
+        from gobuddy.ai.analysis import analyse
+        from gobuddy.ai.features import board_array, position_with_history, push_history
+        from gobuddy.ai.mcts import Search, SearchConfig
+
+        if self._search is None or self._komi != game.komi:
+            self._search = Search(evaluator, SearchConfig(komi=game.komi))
+            self._komi = game.komi
+        _, history = position_with_history(game.size, game.moves, game.setup_black, game.setup_white,
+                                           game.first_to_play, game.superko)
+        before = analyse(self._search, played.before, history, visits=self.visits,
+                         to_play=color_to_str(played.color))
+        after = analyse(self._search, played.after, push_history(history, board_array(played.before)),
+                        visits=self.visits)
+        return view(before, game.size), view(after, game.size)
+
+
+def register(engine: Any, player: Any, visits: int = EXPLAIN_VISITS) -> None:
+    """Add ``gobuddy-explain`` to ``engine`` (a ``GtpEngine``); ``player``'s evaluator,
+    if it has one, judges the positions (see the module docstring)."""
+    explainer = Explainer(player, visits)
+    engine.shell.register("gobuddy-explain", lambda args: explainer(engine.game, args))
