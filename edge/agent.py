@@ -41,7 +41,9 @@ link's problem (``link_problem``: ``board_silent``, ``port_busy``, a HELLO misma
 ...; ``link_message`` says it in words), faulty sensors, the light against its limits
 and each sensor's health. A board that reads unlike its calibration says so there and
 blinks all LEDs; holding TURN DONE then recalibrates even if the board does not read
-empty. Not done here: choosing dead stones at the end (all stones count alive).
+empty. The status and sensor health are ``edge.board_status``, the engine's answers
+``edge.engine_answers`` (both mixed into ``EdgeAgent``). Not done here: choosing dead
+stones at the end (all stones count alive).
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from edge.advice import Advisor, answer_key, position_key
+from edge.advice import Advisor
 from edge.board_view import FrameView, led_command
 from edge.board_calibration import BoardCalibration
 from edge.calibration import Calibration
@@ -66,18 +68,16 @@ from edge.game_journal import GameLog, new_game_id
 from edge.offline_queue import OfflineQueue, QueueSender, StoredFollower
 from edge.problems import UNCLEAR_READING, ProblemRaised
 from edge.reconcile import LedPattern, ReconcileConfig, Reconciler
+from edge.board_status import BoardStatus
+from edge.engine_answers import EngineAnswers
 from edge.sensor_health import SensorHealth
 from edge.serial_link import ButtonChange, CalData, LinkEvent, SerialLink
 from gobuddy.bus import BusClient, topics
 from gobuddy.bus.inbox import Received
 from gobuddy.bus.message import Message, now_ms
-from gobuddy.bus.messages import BoardState, ButtonEvent, EngineAnswer, GameEvent
-from gobuddy.bus.requests import EngineRequestFailed
-from gobuddy.go.coords import from_gtp, pass_move
+from gobuddy.bus.messages import BoardState, ButtonEvent, GameEvent
+from gobuddy.go.coords import from_gtp
 
-_NO_HEALTH = dict.fromkeys(("health_levels", "health_baseline", "health_reading", "health_noise", "health_drift",
-                            "health_margin", "health_transients", "health_unclear", "ambient_alarm",
-                            "calibration_mismatch", "sensor_faults"))
 BUTTONS = {"START": "new_game", "END": "end_game", "ADVICE": "hint", "PASS": "pass", "UNDO": "undo"}
 
 
@@ -104,7 +104,7 @@ class AgentConfig:
     fsync: bool = False
 
 
-class EdgeAgent:
+class EdgeAgent(BoardStatus, EngineAnswers):
     """The service for one board; ``start``, then ``stop`` (see the module docstring)."""
 
     def __init__(self, config: AgentConfig, bus: BusClient, link: SerialLink,
@@ -209,22 +209,6 @@ class EdgeAgent:
             if status != self._status:
                 self._status = status
                 self.bus.set_status(**status)
-
-    def status(self) -> dict[str, Any]:
-        """Small facts for the retained presence message (scalars only)."""
-        hello, stats, problem = self.link.hello, self.link.stats, self.link.problem
-        return {
-            "firmware": hello.firmware if hello else "disconnected", "serial_connected": self.link.connected.is_set(),
-            "serial_rejected": self.link.rejected, "serial_crc_errors": stats["crc_errors"],
-            "serial_framing_errors": stats["framing_errors"], "serial_frames_lost": stats["frames_lost"],
-            "serial_out_of_range": stats["out_of_range"], "serial_reconnects": stats["disconnects"],
-            "link_problem": problem[0] if problem else None, "link_message": problem[1][:255] if problem else None,
-            **self.cal.status(), **(self.health.details() if self.health is not None else _NO_HEALTH),
-            "queue_pending": len(self.queue.pending()), "stale_answers": self.counts["stale_answers"],
-            "unstored_events": self.queue.unstored_count(), "engine": self._engine_state,
-            "game_id": self.record.game_id if self.record else None,
-            "move_number": self.record.game.move_number if self.record else 0,
-        }
 
     # ---- frames -------------------------------------------------------------------------------
 
@@ -385,19 +369,7 @@ class EdgeAgent:
         if future.exception() is not None:
             self.log.warning("board command failed: %s", future.exception())
 
-    # ---- engine -----------------------------------------------------------------------------------
-
-    def _request_failed(self, purpose: str, error: Exception) -> None:
-        """Wait before asking again: ``retry_s``, or longer when the workers said how long
-        they are busy; the board's status says which (``engine``)."""
-        busy = isinstance(error, EngineRequestFailed) and error.busy
-        wait_s = self.config.retry_s
-        if busy and error.error.retry_after_ms:  # type: ignore[union-attr]
-            wait_s = max(wait_s, error.error.retry_after_ms / 1000)  # type: ignore[union-attr]
-        with self._lock:
-            self._engine_state = "busy" if busy else "no answer"
-            self._retry_at = time.monotonic() + wait_s
-            self._status_at = 0.0
+    # ---- calibration ------------------------------------------------------------------------------
 
     def _on_command(self, received: Received) -> None:
         """A person asked from the dashboard: ``recalibrate`` acts as TURN DONE held (the
@@ -410,57 +382,6 @@ class EdgeAgent:
             mismatch = self.health is not None and self.health.mismatch
             self.cal.on_done(True, time.monotonic(), self._last_sighting, anyway=mismatch)
             self._status_at = 0.0
-
-    def _on_led_topic(self, received: Received) -> None:
-        self.consider(received.message, "hint")  # type: ignore[arg-type]
-
-    def consider(self, answer: EngineAnswer, purpose: str) -> bool:
-        """Use an engine answer if it is for the position on the board now; True if used."""
-        with self._lock:
-            rec = self.reconciler
-            if rec is None or self.record is None or rec.game.ended:
-                return False
-            if answer_key(answer) != position_key(rec.game) or answer.best is None:
-                self.counts["stale_answers"] += 1
-                self.log.info("dropped %s answer %s: it is for position %s, the board is at %s", purpose, answer.id,
-                              answer_key(answer), position_key(rec.game))
-                return False
-            self.counts["answers_used"] += 1
-            self._engine_state = "ok"
-            game, move = rec.game, answer.best.move
-            point = pass_move(game.size) if move == "pass" else from_gtp(move, game.size)
-            if purpose == "genmove":
-                self._apply(rec.expect_engine_move(point, game.move_number))
-            elif move != "pass":
-                self._apply(rec.show_hint(point, game.move_number))
-            return True
-
-    # ---- calibration ------------------------------------------------------------------------------
-
-    def _follow_health(self, frame: Frame, sighting: Sighting) -> None:
-        """Sensor health from this frame; a change of the faulty sensors or of the
-        calibration mismatch is published at once and logged (the mismatch also on the
-        LEDs)."""
-        cal, classifier = self.calibration, self.classifier
-        assert cal is not None and classifier is not None
-        if self.health is None or self.health.calibration is not cal:
-            self.health = SensorHealth(cal)
-        was, faults = self.health.mismatch, self.health.faults_message()
-        self.health.update(frame.readings, sighting, classifier)
-        if self.health.faults_message() != faults:
-            now_faults = self.health.faults_message()
-            if now_faults:
-                self.log.warning("faulty sensors, read around: %s", now_faults)
-            else:
-                self.log.info("no faulty sensor any more")
-            self._status_at = 0.0
-        if self.health.mismatch != was:
-            if self.health.mismatch:
-                self.log.warning("calibration mismatch: %s", self.health.mismatch_message())
-            else:
-                self.log.info("the board matches its calibration again")
-            self._status_at = 0.0
-            self._show_leds()
 
     def _calibration_changed(self) -> None:
         """A new calibration step, classifier or end of a run: publish, restart the count, relight."""

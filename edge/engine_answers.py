@@ -1,0 +1,63 @@
+"""The engine's answers on the board: hints and the engine's moves, only for the position now.
+
+``EngineAnswers`` is the part of ``edge.agent.EdgeAgent`` that takes the engine's
+answers, as the response to the agent's request (``edge.advice``) or on the board's
+``led`` topic, and uses one only if its ``position_key`` (move count and position hash)
+is the position on the board now (``consider``): a hint lights its point, the engine's
+move lights where its stone goes (``Reconciler.show_hint``,
+``Reconciler.expect_engine_move``); anything else counts as a stale answer. A failed
+request waits ``retry_s``, or as long as busy workers asked, before the next
+(``_request_failed``; the status says ``engine``: ok / busy / no answer). It needs the
+agent's ``reconciler``, ``record``, ``counts``, ``config``, ``log``, ``_lock``,
+``_apply``, ``_engine_state``, ``_retry_at`` and ``_status_at``.
+"""
+
+from __future__ import annotations
+
+import time
+
+from edge.advice import answer_key, position_key
+from gobuddy.bus.inbox import Received
+from gobuddy.bus.messages import EngineAnswer
+from gobuddy.bus.requests import EngineRequestFailed
+from gobuddy.go.coords import from_gtp, pass_move
+
+
+class EngineAnswers:
+    """The engine half of the agent (see the module docstring)."""
+
+    def _request_failed(self, purpose: str, error: Exception) -> None:
+        """Wait before asking again: ``retry_s``, or longer when the workers said how long
+        they are busy; the board's status says which (``engine``)."""
+        busy = isinstance(error, EngineRequestFailed) and error.busy
+        wait_s = self.config.retry_s
+        if busy and error.error.retry_after_ms:  # type: ignore[union-attr]
+            wait_s = max(wait_s, error.error.retry_after_ms / 1000)  # type: ignore[union-attr]
+        with self._lock:
+            self._engine_state = "busy" if busy else "no answer"
+            self._retry_at = time.monotonic() + wait_s
+            self._status_at = 0.0
+
+    def _on_led_topic(self, received: Received) -> None:
+        self.consider(received.message, "hint")  # type: ignore[arg-type]
+
+    def consider(self, answer: EngineAnswer, purpose: str) -> bool:
+        """Use an engine answer if it is for the position on the board now; True if used."""
+        with self._lock:
+            rec = self.reconciler
+            if rec is None or self.record is None or rec.game.ended:
+                return False
+            if answer_key(answer) != position_key(rec.game) or answer.best is None:
+                self.counts["stale_answers"] += 1
+                self.log.info("dropped %s answer %s: it is for position %s, the board is at %s", purpose, answer.id,
+                              answer_key(answer), position_key(rec.game))
+                return False
+            self.counts["answers_used"] += 1
+            self._engine_state = "ok"
+            game, move = rec.game, answer.best.move
+            point = pass_move(game.size) if move == "pass" else from_gtp(move, game.size)
+            if purpose == "genmove":
+                self._apply(rec.expect_engine_move(point, game.move_number))
+            elif move != "pass":
+                self._apply(rec.show_hint(point, game.move_number))
+            return True
