@@ -11,7 +11,9 @@ sente/gote, the engine's line) is added when analyses are given:
 - ``after``: the analysis of the position the move made (the opponent to play).
 
 Both are duck-typed (``gobuddy.explain.analysis_view``). The engine's line is a
-reason only when nothing simpler applies (no reason other than tempo).
+reason only when nothing simpler applies (no reason other than tempo); tempo is told
+only for a move that no reason counts against (after a loss the opponent's answer
+punishes, and says nothing of sente).
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ def explain_played(played: Played, before: AnalysisView | None = None, after: An
     found = rules_reasons(played)
     found += life_and_death_reasons(played, before, after)
     found += territory_reasons(played, before, after)
-    found += tempo_reasons(played, after)
+    if all(r.good is not False for r in found):  # after a loss the answer punishes; it tells no tempo
+        found += tempo_reasons(played, after)
     if all(r.kind == "tempo" for r in found):
         found += engine_line_reasons(played, before, after)
     return rank(found, limit)

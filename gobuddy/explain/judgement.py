@@ -19,7 +19,7 @@ used (``before.to_play`` must be the mover, ``after.to_play`` the opponent).
   region that moved the same way, seeded by its stones;
 - ``tempo``: told from the engine's answer in ``after``: an answer within two lines of
   the move (or touching the chains it touched) keeps the move ``sente``; an answer
-  elsewhere, or a pass, makes it ``gote``. A heuristic: the engine's answer is local
+  elsewhere makes it ``gote``; an answer that passes tells nothing. A heuristic: the engine's answer is local
   also when the move was a mistake that invites it;
 - ``engine-line``: the engine's first choice with its line (for a move that is not
   it), and the answer the engine expects with the moves after it.
@@ -148,7 +148,7 @@ def tempo_reasons(played: Played, after: AnalysisView | None) -> list[Reason]:
         return []
     size, answer, them = played.size, after.best.point, color_word(played.opponent)
     if answer == played.after.pass_point:
-        return [reason("tempo", f"gote: {them} passes", "gote", (played.move,), good=None)]
+        return []  # the game is over for the engine: no tempo to tell
     if _local(played, answer):
         return [reason("tempo", f"sente: {them} answers at {vertex(answer, size)}",
                        f"sente ({them} answers at {vertex(answer, size)})", (played.move, answer), good=True)]
