@@ -50,20 +50,22 @@ PAGES = (  # file, title, icon, the action a user needs to see it
 )
 
 
-def navigation_pages(can: Callable[[str], bool]) -> list[Any]:
-    """The pages this user may see, in menu order. The first is the default, served at
-    the root URL; Streamlit serves a default page at ``/`` only, so it comes once more,
-    hidden from the menu, at its own name (``/live`` opens Live, not "Page not found")."""
-    pages = []
+def page_specs(can: Callable[[str], bool]) -> list[dict[str, Any]]:
+    """``st.Page`` arguments of the pages this user may see, in menu order. The first is
+    the default, served at the root URL; Streamlit serves a default page at ``/`` only,
+    so it comes once more, hidden from the menu, at its own name (``/live`` opens Live,
+    not "Page not found")."""
+    specs: list[dict[str, Any]] = []
     for path, title, icon, action in PAGES:
         if not can(action):
             continue
-        if not pages:  # the default: its url_path only seeds the page's id, the URL is "/"
-            pages.append(st.Page(path, title=title, icon=icon, url_path=f"{title.lower()}-home", default=True))
-            pages.append(st.Page(path, title=title, icon=icon, url_path=title.lower(), visibility="hidden"))
+        page = dict(page=path, title=title, icon=icon, url_path=title.lower())
+        if not specs:  # the default: its url_path only names the page inside Streamlit, the URL is "/"
+            specs.append(dict(page, url_path=f"{title.lower()}-home", default=True))
+            specs.append(dict(page, visibility="hidden"))
         else:
-            pages.append(st.Page(path, title=title, icon=icon, url_path=title.lower()))
-    return pages
+            specs.append(page)
+    return specs
 
 
 def sidebar(services: Services) -> None:
@@ -123,7 +125,7 @@ def main(argv: list[str]) -> None:
     if sign_in:
         sign_in_log()
     identity = login.gate(services.store, config.db_url, sign_in)
-    page = st.navigation(navigation_pages(identity.can))
+    page = st.navigation([st.Page(**spec) for spec in page_specs(identity.can)])
     login.sidebar(identity)
     sidebar(services)
     page.run()

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from gobuddy.go.coords import GTP_COLUMNS, CoordinateError, check_size, from_gtp
 
@@ -91,10 +91,18 @@ def _f(x: float) -> str:
 def board_svg(size: int, stones: Sequence[int], *, px: int = 480, last_move: str | None = None,
               recommendations: Sequence[Recommendation] = (), ownership: Sequence[float] | None = None,
               highlights: Sequence[str] = (), coordinates: bool = True, move_count: int | None = None,
-              dead: Sequence[str] = ()) -> str:
+              dead: Sequence[str] = (), marks: Mapping[str, str] | None = None,
+              line: Sequence[tuple[str, str]] = (),
+              hover_lines: Mapping[str, Sequence[tuple[str, str]]] | None = None) -> str:
     """The board as one ``<svg>`` element, ``px`` pixels square (it scales down to its
     container). Raises ``ValueError`` when ``stones`` or ``ownership`` do not have
-    ``size * size`` entries."""
+    ``size * size`` entries.
+
+    ``marks``: vertex -> colour, a dot on the stone there (the review's mistake marks,
+    ``class="mistake-mark"``). ``line``: ``(colour "B"/"W", vertex)`` moves drawn as
+    numbered stones 1, 2, ... (``class="pv-stone"``; a point already taken is skipped).
+    ``hover_lines``: recommendation vertex -> such a line, drawn hidden and shown while
+    the pointer is over that recommendation (CSS only: ``g.pv-hover``)."""
     check_size(size)
     n = size * size
     if len(stones) != n:
@@ -121,14 +129,28 @@ def board_svg(size: int, stones: Sequence[int], *, px: int = 480, last_move: str
     parts += _dead(g, stones, dead)
     if last_move:
         parts += _last_move(g, stones, last_move)
+    if marks:
+        parts += _marks(g, stones, marks)
     parts += _recommendations(g, stones, recommendations)
+    if line:
+        parts += _line(g, stones, line, "pv")
+    for rec in recommendations if hover_lines else ():
+        moves = hover_lines.get(rec.vertex) if hover_lines else None
+        if moves:
+            parts += _line(g, stones, moves, "pv-hover", rank=rec.rank)
     parts += _highlights(g, highlights)
     parts.append("</svg>")
     return "".join(parts)
 
 
+HOVER_STYLE = ("<style>.go-board g.pv-hover{visibility:hidden;pointer-events:none}"
+               + "".join(f'.go-board g.rec[data-rank="{r}"]:hover~g.pv-hover[data-rank="{r}"]{{visibility:visible}}'
+                         for r in range(1, 10))
+               + "</style>")
+
+
 def _defs() -> str:
-    return ('<defs>'
+    return (HOVER_STYLE + '<defs>'
             '<radialGradient id="gb-black" cx="35%" cy="30%" r="70%">'
             '<stop offset="0%" stop-color="#6b6b6b"/><stop offset="45%" stop-color="#222"/>'
             '<stop offset="100%" stop-color="#000"/></radialGradient>'
@@ -250,6 +272,45 @@ def _recommendations(g: _Geometry, stones: Sequence[int], recs: Sequence[Recomme
                    f'<text x="{_f(x)}" y="{_f(y + g.cell * 0.26)}" font-family="sans-serif" '
                    f'font-size="{_f(rate_font)}" fill="{text}" text-anchor="middle">'
                    f'{100 * rec.winrate:.0f}%</text></g>')
+    return out
+
+
+def _marks(g: _Geometry, stones: Sequence[int], marks: Mapping[str, str]) -> list[str]:
+    """A dot of the given colour on each marked stone (empty points skipped)."""
+    out = []
+    for vertex, colour in marks.items():
+        rc = _point(vertex, g.size)
+        if rc is None or not stones[rc[0] * g.size + rc[1]]:
+            continue
+        x, y = g.xy(*rc)
+        out.append(f'<circle class="mistake-mark" data-vertex="{escape(vertex.upper())}" cx="{_f(x)}" cy="{_f(y)}" '
+                   f'r="{_f(g.cell * 0.16)}" fill="{escape(colour)}" stroke="#fff" stroke-width="0.8"/>')
+    return out
+
+
+def _line(g: _Geometry, stones: Sequence[int], moves: Sequence[tuple[str, str]], kind: str,
+          rank: int | None = None) -> list[str]:
+    """Numbered stones for a line of play, in one group of class ``kind``; a point
+    taken on the board or earlier in the line, a pass or a point off the board is
+    skipped (its number is not drawn, the following ones keep theirs)."""
+    taken = {p for p, v in enumerate(stones) if v}
+    attrs = f' data-rank="{rank}"' if rank is not None else ""
+    out = [f'<g class="{kind}"{attrs}>']
+    radius, font = g.cell * 0.45, g.cell * 0.38
+    for number, (colour, vertex) in enumerate(moves, start=1):
+        rc = _point(vertex, g.size)
+        if rc is None or rc[0] * g.size + rc[1] in taken:
+            continue
+        taken.add(rc[0] * g.size + rc[1])
+        x, y = g.xy(*rc)
+        black = colour.upper().startswith("B")
+        fill, text = ("#111", "#fff") if black else ("#f4f4f4", "#111")
+        out.append(f'<g class="pv-stone" data-vertex="{escape(vertex.upper())}" data-number="{number}">'
+                   f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(radius)}" fill="{fill}" fill-opacity="0.88" '
+                   f'stroke="#555" stroke-width="0.8"/>'
+                   f'<text x="{_f(x)}" y="{_f(y + font * 0.36)}" font-family="sans-serif" font-weight="bold" '
+                   f'font-size="{_f(font)}" fill="{text}" text-anchor="middle">{number}</text></g>')
+    out.append("</g>")
     return out
 
 

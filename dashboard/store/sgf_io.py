@@ -1,11 +1,21 @@
 """Stored games <-> ``GameRecord`` and SGF: export with the engine's view, import.
 
 Export (``export_sgf``) writes the main line exactly as stored (setup stones, moves,
-passes) with the game's info; ``with_analysis`` adds a comment to each node from the
-stored analyses, for example ``Win rate B 54.3% · best D4 (62.0%) · loss 3.1%``:
-the win rate for black after the move, the engine's best move in the position the move
-was played from (with its win rate for the player), and how much win rate the move
-lost against it.
+passes) with the game's info; ``with_analysis`` adds the review of the Replay page
+(``dashboard.mistakes``, from the stored analyses) to each node, as the comment (C)
+and the standard move annotations:
+
+    Loss 3.2 points (inaccuracy) · best D4 · win rate B 54.3% · score B+2.5
+
+what the move lost (in points where the model has a score head, else in percent of
+win rate) and its class, the engine's best move in the position it was played from
+(``best D4 (played)`` when it was that move), black's win rate and score lead after
+it; parts whose analysis is missing are left out. A blunder is marked ``BM[2]``, a
+mistake ``BM[1]``, an inaccuracy ``DO[]`` (Sabaki and CGoban show these; GNU Go
+skips them). ``variations`` (move count -> lines of ``(colour, vertex[, comment])``)
+are written as branches from the position after that many moves, after the main line;
+the first node of each says ``Variation (not played)`` (a line from the last position
+is, in SGF, where the main line goes on).
 
 Import (``import_sgf_file``; ``import_sgf`` gives its ids) is all-or-nothing: every
 game of the file is read (leniently: ``gobuddy.go.sgf.read_sgf`` repairs what
@@ -27,12 +37,13 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 from sqlalchemy import delete
 from sqlalchemy.orm import Session
 
-from dashboard.store.analyses import AnalysisView, analyses_for_game
+from dashboard.mistakes import MoveReview, black_lead, review_game
+from dashboard.store.analyses import analyses_for_game
 from dashboard.store.games import get_game
 from dashboard.store.models import Game, Move, SetupStone
 from dashboard.store.replay import RecordError, play, start_position
@@ -84,40 +95,71 @@ def game_record(session: Session, game_id: str) -> GameRecord:
     return record
 
 
-def export_sgf(session: Session, game_id: str, with_analysis: bool = True, model: str | None = None) -> str:
-    """SGF text of a stored game; with the engine's evaluations as node comments when
-    ``with_analysis`` (from ``model``, or the deepest analysis of any model)."""
+VARIATION = "Variation (not played)"
+MARKS = {"blunder": ("BM", "2"), "mistake": ("BM", "1"), "inaccuracy": ("DO", "")}
+Line = Sequence[tuple[str, ...]]
+
+
+def export_sgf(session: Session, game_id: str, with_analysis: bool = True, model: str | None = None,
+               variations: Mapping[int, Sequence[Line]] | None = None) -> str:
+    """SGF text of a stored game; with the review as comments and marks when
+    ``with_analysis`` (from ``model``, or the deepest analysis of any model), and
+    ``variations`` as branches (see the module docstring). Raises ``ValueError`` for a
+    variation that starts past the end of the game or names a point off the board."""
     record = game_record(session, game_id)
+    nodes = record.main_line()
     if with_analysis:
         found = analyses_for_game(session, game_id, model)
-        for number, node in enumerate(record.main_line()):
-            text = analysis_comment(found.get(number - 1) if number else None, found.get(number),
-                                    node.move[0] if node.move else None, record.info.size)
-            node.comment = text or None
+        answers = {n: a.answer for n, a in found.items()}
+        moves = [(i, color_to_str(node.move[0]), to_gtp(node.move[1], record.info.size))
+                 for i, node in enumerate(nodes[1:], start=1) if node.move]
+        review = review_game(moves, answers)
+        start = answers.get(0)
+        if start is not None:
+            nodes[0].comment = position_comment(start)
+        for move in review.moves:
+            node = nodes[move.number]
+            node.comment = move_comment(move, review.unit) or None
+            if move.category in MARKS:
+                name, value = MARKS[move.category]
+                node.properties[name] = [value]
+    for n, lines in sorted((variations or {}).items()):
+        if not 0 <= n < len(nodes):
+            raise ValueError(f"a variation from move {n}: the game has {len(nodes) - 1} moves")
+        for line in lines:
+            node = nodes[n]
+            for index, (color, vertex, *comment) in enumerate(line):
+                node = record.add_move(node, color_from_str(color), from_gtp(vertex, record.info.size))
+                text = [VARIATION] if index == 0 and node.comment is None else []
+                node.comment = " · ".join(text + [c for c in comment[:1] if c]) or node.comment
     return dump_sgf(record)
 
 
-def analysis_comment(before: AnalysisView | None, after: AnalysisView | None, mover: int | None,
-                     size: int) -> str:
-    """The comment of one node: ``Win rate B x%`` from ``after`` (the position after the
-    move), ``best V (y%)`` and ``loss z%`` from ``before`` (where the move was played).
-    Parts whose analysis is missing are left out; "" when there is nothing to say."""
+def position_comment(answer: Mapping[str, Any]) -> str:
+    """The start position's comment: black's win rate, score lead and the best move."""
+    text = f"Win rate B {100 * float(answer['root']['winrate_black']):.1f}%"
+    lead = black_lead(answer)
+    if lead is not None:
+        text += f" · score {'B' if lead >= 0 else 'W'}+{abs(lead):.1f}"
+    best = (answer.get("moves") or [{}])[0].get("move")
+    return text + (f" · best {best}" if best else "")
+
+
+def move_comment(move: MoveReview, unit: str) -> str:
+    """The comment of one move's node (see the module docstring); "" if nothing is known."""
     parts = []
-    after_b = after.answer["root"]["winrate_black"] if after else None
-    if after_b is not None:
-        parts.append(f"Win rate B {100 * after_b:.1f}%")
-    if before is not None and mover is not None and before.key.to_play == color_to_str(mover):
-        moves = before.answer.get("moves") or []
-        if moves:
-            best = moves[0]
-            best_for_mover = best["winrate"]
-            parts.append(f"best {best['move']} ({100 * best_for_mover:.1f}%)")
-        else:
-            best_for_mover = before.answer["root"]["winrate"]
-        if after_b is not None:
-            after_for_mover = after_b if mover == BLACK else 1.0 - after_b
-            parts.append(f"loss {100 * max(0.0, best_for_mover - after_for_mover):.1f}%")
-    return " · ".join(parts)
+    if move.loss is not None:
+        amount = f"{move.loss:.1f} points" if unit == "points" else f"{move.loss:.1f}% win rate"
+        parts.append(f"Loss {amount} ({move.category})")
+    if move.best:
+        parts.append(f"best {move.best}" + (" (played)" if move.best == move.vertex else ""))
+    if move.winrate_black_after is not None:
+        parts.append(f"win rate B {100 * move.winrate_black_after:.1f}%")
+    if move.score_lead_black_after is not None:
+        lead = move.score_lead_black_after
+        parts.append(f"score {'B' if lead >= 0 else 'W'}+{abs(lead):.1f}")
+    text = " · ".join(parts)
+    return text[:1].upper() + text[1:]
 
 
 def import_sgf(session: Session, data: bytes | str, now: datetime | None = None) -> list[str]:

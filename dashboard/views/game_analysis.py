@@ -4,13 +4,17 @@
 broker's shared subscription spreads them over every engine worker, then stores each
 answer (``Store.save_analysis``, keyed by the position) as it arrives and reports
 progress. An answer whose ``position_key`` does not match the position asked about is
-not stored (counted as failed). ``try_move`` asks about one position without storing
-anything (the Replay page's "try another move").
+not stored (counted as failed). ``think_longer`` asks about one position with more
+visits, hands each partial answer to a callback as the search grows, and stores the
+final one (the deeper answer replaces the stored one). ``try_move`` asks about one
+position without storing anything (the Replay page's variations).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
+import queue
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -90,12 +94,50 @@ def batch_timeout(config_timeout_s: float, positions: int, workers: int, per_pos
 
 
 def try_move(feed: LiveFeed, detail: GameDetail, n: int, color: str, vertex: str, *, visits: int,
-             timeout_s: float) -> dict[str, Any]:
-    """The engine's answer (dict) for the position after ``n`` moves plus ``color``
-    playing ``vertex``. Raises ``TimeoutError``, ``EngineRequestFailed`` or
+             timeout_s: float, before: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
+    """The engine's answer (dict) for the position after ``n`` moves, then the moves
+    ``before`` (``(colour, vertex)``, a variation tried so far), then ``color`` playing
+    ``vertex``. Raises ``TimeoutError``, ``EngineRequestFailed`` or
     ``ConnectionError``."""
     g = detail.game
     request = position_request("analysis", size=g.size, komi=g.komi, rules=g.rules, setup=detail.setup,
-                               moves=moves_upto(detail, n) + [(color, vertex)], visits=visits,
+                               moves=moves_upto(detail, n) + list(before) + [(color, vertex)], visits=visits,
                                timeout_s=timeout_s, include_ownership=True)
     return feed.request(request).to_dict()
+
+
+def think_longer(feed: LiveFeed, store: Store, detail: GameDetail, keys: dict[int, PositionKey], n: int, *,
+                 visits: int, timeout_s: float, on_partial: Callable[[dict[str, Any]], None] | None = None,
+                 report_every_ms: int = 500) -> tuple[dict[str, Any], bool]:
+    """Analyse the position after ``n`` moves with ``visits`` visits (with ownership),
+    asking for a partial answer every ``report_every_ms``: ``on_partial(answer_dict)``
+    is called for each, in the calling thread, while the search runs. The final answer
+    is stored (unless a deeper one is stored already) and returned with whether it
+    was stored. Raises ``TimeoutError``,
+    ``EngineRequestFailed``, ``ConnectionError``, or ``ValueError`` when the answer is for
+    another position (not stored)."""
+    g, key = detail.game, keys[n]
+    request = position_request("analysis", size=g.size, komi=g.komi, rules=g.rules, setup=detail.setup,
+                               moves=moves_upto(detail, n), to_play=key.to_play, visits=visits,
+                               timeout_s=timeout_s, include_ownership=True)
+    request = dataclasses.replace(request, report_every_ms=report_every_ms)
+    partials: queue.Queue = queue.Queue()
+    if feed.client is None:
+        raise ConnectionError("the dashboard runs without a broker (--no-bus)")
+    future = feed.client.request_async(request, on_partial=partials.put)
+    deadline = time.monotonic() + timeout_s + 1.0
+    while not future.done():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no engine answered within {timeout_s:.0f} s (are engine workers online?)")
+        try:
+            partial = partials.get(timeout=0.1)
+        except queue.Empty:
+            continue
+        if on_partial is not None:
+            on_partial(partial.to_dict())
+    answer = future.result()
+    pk = answer.position_key
+    if pk.hash != key.hash or pk.move_count != n:
+        raise ValueError(f"the answer is for another position ({pk.move_count} moves, {pk.hash})")
+    stored = store.save_analysis(key, answer.model, answer.to_dict(), move_count=n, game_id=g.id, move_number=n)
+    return answer.to_dict(), stored

@@ -41,15 +41,34 @@ def candidates_table(answer: Mapping[str, Any], top: int = TOP) -> list[dict[str
     return rows
 
 
+def line_of(answer: Mapping[str, Any], move: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A candidate's principal variation as ``(colour, vertex)``, the side to move first."""
+    first = answer.get("to_play", "B")
+    other = "W" if first == "B" else "B"
+    return [(first if i % 2 == 0 else other, v) for i, v in enumerate(move.get("pv") or [])]
+
+
+def hover_lines(answer: Mapping[str, Any] | None, top: int = TOP) -> dict[str, list[tuple[str, str]]]:
+    """Each of the first ``top`` candidates' vertex -> its principal variation."""
+    if not answer:
+        return {}
+    return {m["move"]: line_of(answer, m) for m in answer["moves"][:top] if m.get("pv")}
+
+
 def show_board(size: int, stones: Sequence[int], *, last_move: str | None = None,
                answer: Mapping[str, Any] | None = None, ownership: bool = False, highlights: Sequence[str] = (),
-               move_count: int | None = None, px: int = 520, show_recommendations: bool = True) -> None:
+               move_count: int | None = None, px: int = 520, show_recommendations: bool = True,
+               marks: Mapping[str, str] | None = None, line: Sequence[tuple[str, str]] = (),
+               lines_on_hover: bool = False) -> None:
     """Draw the board inline (``st.markdown`` with HTML: ``st.html`` sanitises SVG away)
-    with the answer's top five and, if asked and known, its ownership."""
+    with the answer's top five and, if asked and known, its ownership; ``marks``,
+    ``line`` and (``lines_on_hover``) each candidate's line shown while hovering it:
+    see ``board_svg``."""
     owner = answer.get("ownership") if (answer and ownership) else None
     svg = board_svg(size, stones, px=px, last_move=last_move,
                     recommendations=recommendations(answer) if show_recommendations else (),
-                    ownership=owner, highlights=highlights, move_count=move_count)
+                    ownership=owner, highlights=highlights, move_count=move_count, marks=marks, line=line,
+                    hover_lines=hover_lines(answer) if lines_on_hover and show_recommendations else None)
     st.markdown(f'<div class="gobuddy-board">{svg}</div>', unsafe_allow_html=True)
 
 

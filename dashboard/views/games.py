@@ -63,6 +63,18 @@ def game_label(g: GameSummary) -> str:
     return f"{g.started_at:%Y-%m-%d %H:%M} · {g.title} ({players}{g.move_count} moves)"
 
 
+def finished(g: GameSummary) -> bool:
+    """A game that has ended: it has a result, or an end was recorded."""
+    return g.result is not None or g.ended_at is not None
+
+
+def default_game(games: list[GameSummary]) -> str | None:
+    """The game a page opens on when none is asked for: the latest finished one (a game
+    still being played is on the Live page), else the latest. ``games`` newest first."""
+    done = [g for g in games if finished(g)]
+    return (done or games)[0].id if games else None
+
+
 def games_rows(games: list[GameSummary]) -> list[dict[str, Any]]:
     return [{"started": g.started_at.strftime("%Y-%m-%d %H:%M"), "game": g.title, "black": g.black or "",
              "white": g.white or "", "result": g.result or "", "moves": g.move_count, "board": g.board_id or "",
@@ -162,7 +174,7 @@ def render() -> None:
         "started", "game", "black", "white", "result", "moves", "board", "mode"))
     by_id = {g.id: g for g in page.games}
     if st.session_state.get("games_selected") not in by_id:
-        st.session_state["games_selected"] = page.games[0].id
+        st.session_state["games_selected"] = default_game(page.games)
     chosen = st.selectbox("Game", list(by_id), key="games_selected", format_func=lambda i: game_label(by_id[i]))
     selected_game(store, by_id[chosen])
 

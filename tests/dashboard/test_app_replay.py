@@ -1,6 +1,8 @@
-"""The Replay page (AppTest, real SQLite; real Mosquitto and the stand-in engine worker
-where the engine is asked): stepping, stored analyses on the board, mistakes ordered
-by loss a click away, the graph, analysing a whole game over the bus, trying a move."""
+"""The Replay page (AppTest, real SQLite; real Mosquitto and the engine worker where the
+engine is asked): stepping, stored analyses on the board, the move list and the
+mistakes a click away, mistake marks on the stones, the graph, the engine's line on
+the board, variations that leave the stored game alone, ownership, thinking longer,
+analysing a whole game over the bus, and which game the page opens on."""
 
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ def answer(n: int, to_play: str, key_hash: str) -> dict:
     wr = WINRATES[n] if to_play == "B" else 1 - WINRATES[n]
     moves = [{"move": v, "order": i, "visits": 50 - 10 * i, "winrate": wr - 0.01 * i,
               "winrate_black": WINRATES[n] - (0.01 * i if to_play == "B" else -0.01 * i), "score_lead": None,
-              "prior": 0.2, "pv": [v]} for i, v in enumerate([BEST[n], "B2", "H8", "J1", "A1"])]
+              "prior": 0.2, "pv": [v, "J9", "H9"] if i == 0 else [v]}
+             for i, v in enumerate([BEST[n], "B2", "H8", "J1", "A1"])]
     return {"id": f"t-{n}", "board_id": None, "position_key": {"move_count": n, "hash": key_hash},
             "to_play": to_play, "root": {"visits": 100, "winrate": wr, "winrate_black": WINRATES[n],
                                           "score_lead": None, "value": 0.0},
@@ -27,11 +30,13 @@ def answer(n: int, to_play: str, key_hash: str) -> dict:
             "elapsed_ms": 5.0, "worker": "test", "ts": 1}
 
 
-def stored_game(store: Store, analysed: bool = True) -> str:
-    game_id = store.import_sgf(SGF)[0]
+def stored_game(store: Store, analysed: bool = True, visits: int = 100, sgf: str = SGF) -> str:
+    game_id = store.import_sgf(sgf)[0]
     if analysed:
         for n, key in store.position_keys(game_id).items():
-            store.save_analysis(key, "test-model", answer(n, key.to_play, key.hash), move_count=n, game_id=game_id)
+            reply = answer(n, key.to_play, key.hash)
+            reply["root"]["visits"] = visits
+            store.save_analysis(key, "test-model", reply, move_count=n, game_id=game_id)
     return game_id
 
 
@@ -93,16 +98,249 @@ def test_a_game_is_analysed_over_the_bus(open_app, app_store, app_broker, stand_
     assert at.button(key="replay_all").disabled
 
 
-def test_trying_another_move(open_app, app_store, app_broker, stand_in_worker):
+def board_layout(at) -> list[str]:
+    """The elements of the page above the (first) board, in page order: what could push
+    it down (the sidebar and the right column are not above it)."""
+    out = []
+
+    def walk(node) -> bool:
+        if getattr(node, "type", "") == "markdown" and 'class="go-board"' in str(getattr(node, "value", "")):
+            return True
+        children = getattr(node, "children", None)
+        if isinstance(children, dict) and children:
+            for child in children.values():
+                if walk(child):
+                    return True
+            return False
+        out.append(f"{type(node).__name__}:{getattr(node, 'key', None) or ''}")
+        return False
+
+    walk(at.main)
+    return out
+
+
+def test_the_move_list_shows_each_loss_in_its_class_colour_and_jumps(open_app, app_store):
     stored_game(app_store)
+    at = open_app("views/replay.py")
+    moves = at.radio(key="replay_list")
+    assert moves.value == 0
+    labels = list(moves.options)
+    assert labels[0] == "Start"
+    assert labels[3] == "3. ● A9 :violet[■] :violet[−30.0% blunder]"
+    assert labels[4] == "4. ○ G3 :yellow[■] :yellow[−5.0% doubtful]"
+    assert labels[5] == "5. ● D6 :green[−1.0% okay]"
+    moves.set_value(4).run()
+    no_exceptions(at)
+    assert shown_move(at) == 4
+    at.button(key="replay_prev").click().run()
+    assert shown_move(at) == 3 and at.radio(key="replay_list").value == 3  # the list follows the stepping
+
+
+def test_mistakes_are_marked_on_the_stones_in_their_class_colour(open_app, app_store):
+    stored_game(app_store)
+    at = open_app("views/replay.py")
+    at.slider(key="replay_move").set_value(2).run()
+    assert 'class="mistake-mark"' not in boards(at)[0]
+    at.slider(key="replay_move").set_value(5).run()
+    svg = boards(at)[0]
+    assert svg.count('class="mistake-mark"') == 1  # A9 the blunder; G3 doubtful and D6 okay are not marked
+    assert 'class="mistake-mark" data-vertex="A9"' in svg and 'fill="#72216b"' in svg
+
+
+def test_a_mistake_click_keeps_the_board_where_it_was(open_app, app_store):
+    """The mistakes sit beside the board, in a box of their own: a click changes the
+    position, and nothing is drawn above the board that was not there before."""
+    stored_game(app_store)
+    at = open_app("views/replay.py")
+    before = board_layout(at)
+    at.button(key="replay_mistake_3").click().run()
+    assert shown_move(at) == 2
+    assert board_layout(at) == before
+
+
+def test_the_graph_has_its_axes_lined_up_and_a_click_goes_to_the_move(open_app, app_store):
+    from dashboard.mistakes import review_game
+    from dashboard.views.score_graph import clicked_move, figure
+
+    game_id = stored_game(app_store)
+    at = open_app("views/replay.py")
+    charts = [c for c in at.get("plotly_chart")]
+    assert charts and charts[0].proto.id  # drawn
+    answers = {n: a.answer for n, a in app_store.analyses_for_game(game_id).items()}
+    for n, a in answers.items():  # give the model a score head: black leads by 10x (win rate - 50%)
+        a["root"]["score_lead"] = (10 if a["to_play"] == "B" else -10) * (a["root"]["winrate_black"] - 0.5) * 10
+    moves = [(m.number, m.color, m.vertex) for m in app_store.get_game(game_id).moves]
+    fig = figure(answers, review_game(moves, answers), 2, 5)
+    layout = fig.layout
+    half = layout.yaxis2.range[1]
+    assert list(layout.yaxis2.range) == [-half, half] and half == 30  # the largest lead, 30, rounded to 5
+    # each gridline means the same on both sides: 50% is an even score
+    assert [(t - 50) / 50 * half for t in layout.yaxis.tickvals] == list(layout.yaxis2.tickvals)
+    assert list(layout.xaxis.range) == [-0.5, 5.5]
+    click = [t for t in fig.data if t.name == "click"][0]
+    assert list(click.x) == [0, 1, 2, 3, 4, 5] and set(click.y) == {100} and click.width == 1.0
+    assert clicked_move({"selection": {"points": [{"x": 4, "customdata": 4}]}}) == 4
+    assert clicked_move({"selection": {"points": []}}) is None
+
+
+def test_a_graph_click_moves_the_board(open_app, app_store):
+    """What the chart's selection callback does (the click itself: the browser test)."""
+    from dashboard.views.score_graph import selected
+
+    game_id = stored_game(app_store)
+    at = open_app("views/replay.py")
+    assert f"replay_graph_{game_id}_0" in at.session_state  # a key per position: each click is a new selection
+    at.session_state["replay_graph_probe"] = {"selection": {"points": [{"x": 4, "customdata": 4}]}}
+    moved = []
+    selected("replay_graph_probe", 5, moved.append, at.session_state)
+    assert moved == [4]
+    at.session_state["replay_graph_probe"] = {"selection": {"points": [{"x": 9}]}}  # past the end: ignored
+    selected("replay_graph_probe", 5, moved.append, at.session_state)
+    assert moved == [4]
+    at.button(key="replay_next").click().run()
+    assert f"replay_graph_{game_id}_1" in at.session_state
+
+
+def test_a_candidates_line_is_drawn_as_numbered_stones(open_app, app_store):
+    stored_game(app_store)
+    at = open_app("views/replay.py")
+    svg = boards(at)[0]
+    # on hover: each candidate's line is there, hidden until the pointer is over it
+    assert svg.count('<g class="pv-hover"') == 5 and 'g.rec[data-rank="1"]:hover~g.pv-hover[data-rank="1"]' in svg
+    assert 'class="pv"' not in svg
+    at.segmented_control(key="replay_line").set_value("E5").run()
+    no_exceptions(at)
+    svg = boards(at)[0]
+    line = svg.split('<g class="pv">')[1].split("</g></g>")[0]
+    assert [s.split('"')[0] for s in line.split('data-vertex="')[1:]] == ["E5", "J9", "H9"]
+    assert 'data-number="3"' in line and '>3</text>' in line
+
+
+def test_an_illegal_try_is_a_toast_and_the_board_does_not_move(open_app, app_store):
+    stored_game(app_store)
+    at = open_app("views/replay.py")
+    at.slider(key="replay_move").set_value(1).run()
+    before = board_layout(at)
+    at.text_input(key="replay_try_text").set_value("E5").run()
+    at.button(key="replay_try_button").click().run()
+    no_exceptions(at)
+    assert any("E5 is not possible" in t.value for t in at.toast)
+    assert not any("not possible" in w.value for w in at.warning)
+    assert board_layout(at) == before and shown_move(at) == 1
+
+
+def test_variations_without_the_engine_are_kept_as_a_tree_and_leave_the_game_alone(open_app, app_store):
+    game_id = stored_game(app_store)
+    at = open_app("views/replay.py")
+    at.slider(key="replay_move").set_value(2).run()
+    for vertex in ("C3", "D4"):
+        at.text_input(key="replay_try_text").set_value(vertex).run()
+        at.button(key="replay_try_button").click().run()
+        no_exceptions(at)
+    svg = boards(at)[0]
+    assert 'data-move-count="4"' in svg and 'class="last-move" data-vertex="D4"' in svg
+    assert 'data-vertex="C3"' in svg and svg.count('class="stone') == 4
+    assert any(m.value.startswith("**Variation from move 2:** B\u00a0C3 W\u00a0D4") for m in at.markdown)
+    at.button(key="replay_try_back").click().run()
+    at.text_input(key="replay_try_text").set_value("F4").run()
+    at.button(key="replay_try_button").click().run()
+    lines = [b.label for b in at.button if b.key and b.key.startswith("replay_line_")]
+    assert lines == ["B C3 W D4", "B C3 W F4"]
+    at.button(key="replay_try_leave").click().run()
+    assert shown_move(at) == 2 and boards(at)[0].count('class="stone') == 2
+    at.button(key="replay_line_0").click().run()
+    assert 'class="last-move" data-vertex="D4"' in boards(at)[0]
+    assert [m.vertex for m in app_store.get_game(game_id).moves] == MOVES  # the stored game is unchanged
+    tree = at.session_state["replay_trees"][game_id]
+    assert tree.for_sgf() == {2: [[("B", "C3", None), ("W", "D4", None)], [("B", "C3", None), ("W", "F4", None)]]}
+
+
+def test_a_tried_move_gets_the_engines_answer(open_app, app_store, app_broker, stand_in_worker):
+    game_id = stored_game(app_store)
     at = open_app("views/replay.py", app_broker)
-    at.text_input(key="replay_try_text_0").set_value("C3").run()
+    at.text_input(key="replay_try_text").set_value("C3").run()
     at.button(key="replay_try_button").click().run(timeout=60)
     no_exceptions(at)
-    said = [m.value for m in at.markdown if m.value.startswith("After black C3")]
-    assert said and "the engine's best here, E5, gives 55.0%" in said[0]
-    tried = [b for b in boards(at) if 'data-move-count="1"' in b]
-    assert tried and 'class="last-move" data-vertex="C3"' in tried[0]
-    at.text_input(key="replay_try_text_0").set_value("Z9").run()
-    at.button(key="replay_try_button").click().run()
-    assert any("Z9 is not possible" in w.value for w in at.warning)
+    said = [m.value for m in at.markdown if m.value.startswith("The engine answers")]
+    assert said, [m.value for m in at.markdown]
+    reply = said[0].split("**")[1]
+    svg = boards(at)[0]
+    assert 'data-move-count="1"' in svg and 'class="last-move" data-vertex="C3"' in svg
+    assert f'class="rec" data-rank="1" data-vertex="{reply}"' in svg  # the answer is on the board
+    at.button(key="replay_try_reply").click().run(timeout=60)
+    no_exceptions(at)
+    assert f'class="last-move" data-vertex="{reply}"' in boards(at)[0]
+    assert [m.vertex for m in app_store.get_game(game_id).moves] == MOVES
+    (line,) = at.session_state["replay_trees"][game_id].for_sgf()[0]
+    assert [v for _, v, _ in line] == ["C3", reply] and line[0][2].startswith("Engine: win rate B")
+
+
+def test_a_position_without_ownership_says_so_and_can_be_analysed_again(open_app, app_store, app_broker,
+                                                                       stand_in_worker):
+    game_id = stored_game(app_store, visits=5)
+    at = open_app("views/replay.py", app_broker)
+    at.slider(key="replay_move").set_value(5).run()  # stones on the board: some points are owned
+    assert not at.button(key="replay_ask").disabled  # analysed, but without ownership
+    at.toggle(key="replay_ownership").set_value(True).run()
+    assert any("analysed without ownership" in c.value for c in at.caption)
+    assert 'class="owner' not in boards(at)[0]
+    at.button(key="replay_ask").click().run(timeout=60)
+    no_exceptions(at)
+    assert app_store.analyses_for_game(game_id)[5].answer["ownership"] is not None
+    assert at.button(key="replay_ask").disabled
+    assert not any("analysed without ownership" in c.value for c in at.caption)
+
+
+def test_ownership_is_shown_where_the_analysis_has_it(open_app, app_store):
+    game_id = stored_game(app_store)
+    key = app_store.position_keys(game_id)[1]
+    owned = answer(1, key.to_play, key.hash)
+    owned["ownership"] = [0.9 if i < 27 else (-0.9 if i >= 54 else 0.0) for i in range(81)]  # black top, white bottom
+    owned["root"]["visits"] = 200
+    app_store.save_analysis(key, "test-model", owned, move_count=1, game_id=game_id)
+    at = open_app("views/replay.py")
+    at.slider(key="replay_move").set_value(1).run()
+    assert 'class="owner' not in boards(at)[0]
+    at.toggle(key="replay_ownership").set_value(True).run()
+    svg = boards(at)[0]
+    assert svg.count('class="owner black"') == 27 and svg.count('class="owner white"') == 27
+    assert not any("without ownership" in c.value for c in at.caption)
+    at.button(key="replay_next").click().run()  # move 2 was analysed without: the page says so
+    assert 'class="owner' not in boards(at)[0]
+    assert any("analysed without ownership" in c.value for c in at.caption)
+
+
+def test_thinking_longer_stores_a_deeper_analysis(open_app, app_store, app_broker, stand_in_worker):
+    game_id = stored_game(app_store, visits=5)
+    at = open_app("views/replay.py", app_broker)
+    assert at.button(key="replay_think").label == "Think longer (800 visits)"
+    at.button(key="replay_think").click().run(timeout=120)
+    no_exceptions(at)
+    stored = app_store.analyses_for_game(game_id)[0]
+    assert stored.visits > 5 and stored.answer["ownership"] is not None
+    assert any(s.value.startswith(f"Thought longer: {stored.visits} visits") and s.value.endswith("stored.")
+               for s in at.success)
+
+
+def test_the_page_opens_on_the_latest_finished_game(open_app, app_store):
+    finished = stored_game(app_store, analysed=False, sgf=SGF.replace("DT[2026-01-05]", "DT[2026-01-05]RE[B+3]"))
+    unfinished = stored_game(app_store, analysed=False, sgf=SGF.replace("DT[2026-01-05]", "DT[2026-01-07]"))
+    games = app_store.list_games().games
+    assert [g.id for g in games] == [unfinished, finished]  # newest first: the unfinished one
+    at = open_app("views/replay.py")
+    assert at.selectbox(key="replay_game").value == finished
+    at = open_app("views/games.py")
+    assert at.selectbox(key="games_selected").value == finished
+
+
+def test_the_live_page_has_its_own_address():
+    """Streamlit serves the default page at "/" only: Live comes again, hidden, at /live."""
+    from dashboard.app import page_specs
+
+    specs = page_specs(lambda action: action != "manage_users")
+    served = {("" if s.get("default") else s["url_path"]): s for s in specs}
+    assert served[""]["page"] == served["live"]["page"] == "views/live.py"
+    assert served["live"].get("visibility") == "hidden" and not served["live"].get("default")
+    assert [s["title"] for s in specs if s.get("visibility") != "hidden"] == ["Live", "Games", "Replay", "Play",
+                                                                            "System"]
+    assert len({s["url_path"] for s in specs}) == len(specs)  # Streamlit refuses two pages at one path

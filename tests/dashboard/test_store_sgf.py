@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import pytest
 
 from dashboard.store import SgfImportError
-from gobuddy.go.coords import BLACK, WHITE, color_from_str, from_gtp
+from dashboard.store.sgf_io import export_sgf
+from gobuddy.go.coords import BLACK, WHITE, color_from_str, from_gtp, to_gtp
 from gobuddy.go.sgf import parse_sgf
 from tests.dashboard.conftest import WireGame, moves_of, send
+
+GNUGO = shutil.which("gnugo") or "/usr/games/gnugo"
 
 # Passes, a capture (W E6 takes E5, move 8), a white stone on the emptied point, two passes.
 PLAYED = "E5 D5 pass E4 pass F5 pass E6 C3 G7 D4 E5 pass pass"
@@ -46,27 +52,76 @@ def test_white_first_without_handicap_is_written_as_PL(store):
     assert record.root.to_play == WHITE and record.moves()[0] == (WHITE, from_gtp("E5", 9))
 
 
-def reply(to_play: str, winrate_black: float, best: str, best_winrate: float) -> dict:
+def reply(to_play: str, winrate_black: float, best: str, lead_black: float | None = None) -> dict:
     mine = winrate_black if to_play == "B" else 1 - winrate_black
-    return {"root": {"visits": 100, "winrate": mine, "winrate_black": winrate_black},
-            "moves": [{"move": best, "winrate": best_winrate}]}
+    lead = None if lead_black is None else (lead_black if to_play == "B" else -lead_black)
+    return {"to_play": to_play, "root": {"visits": 100, "winrate": mine, "winrate_black": winrate_black,
+                                         "score_lead": lead},
+            "moves": [{"move": best, "order": 0, "winrate": mine, "score_lead": lead, "prior": 0.5}]}
 
 
-def test_export_writes_the_engines_view_as_comments(store):
-    game = WireGame("s4").play("E5 D6")
+def analysed_game(store, game_id: str, moves: str, views: list[tuple[float, str, float | None]]) -> None:
+    """A stored game with an analysis of each position: (black's win rate, best move, black's lead)."""
+    game = WireGame(game_id).play(moves)
     send(store, *game.events)
-    keys = store.position_keys("s4")
-    #   position after n moves: (to play, win rate for black, best move, its win rate for the mover)
-    for n, (to_play, wb, best, bw) in enumerate([("B", 0.50, "D4", 0.62), ("W", 0.543, "C5", 0.50),
-                                                 ("B", 0.60, "C3", 0.61)]):
-        store.save_analysis(keys[n], "m", reply(to_play, wb, best, bw), move_count=n)
+    for n, key in store.position_keys(game_id).items():
+        wb, best, lead = views[n]
+        store.save_analysis(key, "m", reply(key.to_play, wb, best, lead), move_count=n)
+
+
+def test_export_writes_the_review_as_comments_and_marks_mistakes(store):
+    #  after n moves: black's win rate, the engine's best move, black's score lead
+    analysed_game(store, "s4", "E5 D6 C3 G7", [(0.50, "E5", 0.5), (0.55, "C5", 1.0), (0.54, "C3", 0.8),
+                                               (0.30, "D4", -6.0), (0.85, "F3", 8.0)])
     (record,) = parse_sgf(store.export_sgf("s4"))
     assert [node.comment for node in record.main_line()] == [
-        "Win rate B 50.0%",  # the root: no move, so no best move or loss
-        "Win rate B 54.3% · best D4 (62.0%) · loss 7.7%",
-        "Win rate B 60.0% · best C5 (50.0%) · loss 10.0%",
+        "Win rate B 50.0% · score B+0.5 · best E5",
+        "Loss 0.0 points (good) · best E5 (played) · win rate B 55.0% · score B+1.0",
+        "Loss 0.0 points (good) · best C5 · win rate B 54.0% · score B+0.8",
+        "Loss 6.8 points (mistake) · best C3 (played) · win rate B 30.0% · score W+6.0",
+        "Loss 14.0 points (blunder) · best D4 · win rate B 85.0% · score B+8.0",
     ]
+    assert [(n.properties.get("BM"), n.properties.get("DO")) for n in record.main_line()] == [
+        (None, None), (None, None), (None, None), (["1"], None), (["2"], None)]
     assert "C[" not in store.export_sgf("s4", with_analysis=False)
+
+
+def test_without_a_score_head_the_loss_is_in_win_rate_and_inaccuracies_are_doubtful(store):
+    analysed_game(store, "s5", "E5 D6", [(0.50, "E5", None), (0.42, "C5", None), (0.38, "C3", None)])
+    (record,) = parse_sgf(store.export_sgf("s5"))
+    nodes = record.main_line()
+    assert nodes[1].comment == "Loss 8.0% win rate (inaccuracy) · best E5 (played) · win rate B 42.0%"
+    assert nodes[1].properties.get("DO") == [""] and "BM" not in nodes[1].properties
+    assert nodes[2].comment == "Loss 0.0% win rate (good) · best C5 · win rate B 38.0%"
+
+
+def test_variations_are_written_as_branches_that_gnu_go_and_our_reader_load(store, tmp_path):
+    analysed_game(store, "s6", "E5 D6 C3", [(0.5, "E5", 0.5), (0.55, "C5", 1.0), (0.54, "C3", 0.8),
+                                            (0.30, "D4", -6.0)])
+    with store.session() as s:
+        text = export_sgf(s, "s6", variations={1: [[("W", "C5", "tried"), ("B", "D4")], [("W", "F4")]],
+                                               3: [[("W", "D4")]]})
+    (record,) = parse_sgf(text)
+    line = record.main_line()
+    assert [to_gtp(n.move[1], 9) for n in line[1:]] == ["E5", "D6", "C3", "D4"]  # from the end: goes on
+    assert line[4].comment == "Variation (not played)" and line[3].comment.startswith("Loss 6.8 points")
+    after_e5 = line[1]
+    assert [to_gtp(c.move[1], 9) for c in after_e5.children] == ["D6", "C5", "F4"]
+    tried = after_e5.children[1]
+    assert tried.comment == "Variation (not played) · tried" and to_gtp(tried.children[0].move[1], 9) == "D4"
+    assert tried.children[0].comment is None and after_e5.children[2].comment == "Variation (not played)"
+    with pytest.raises(ValueError, match="from move 9"):
+        with store.session() as s:
+            export_sgf(s, "s6", variations={9: [[("B", "A1")]]})
+    if not shutil.which(GNUGO):
+        pytest.skip("gnugo is not installed")
+    path = tmp_path / "review.sgf"
+    path.write_text(text)
+    done = subprocess.run([GNUGO, "--mode", "gtp"], input=f"loadsgf {path}\nlist_stones black\n"
+                          "list_stones white\nquit\n", capture_output=True, text=True, timeout=60)
+    replies = [r for r in done.stdout.split("\n\n") if r.strip()]
+    assert replies[0].startswith("= black"), done.stdout  # the main line to its end: black to move
+    assert sorted(replies[1][2:].split()) == ["C3", "E5"] and sorted(replies[2][2:].split()) == ["D4", "D6"]
 
 
 TWO_GAMES = ("(;GM[1]FF[4]SZ[9]KM[6.5]RU[Japanese]PB[Sai]PW[Akira]BR[3d]DT[2020-05-01]GN[Final]RE[W+R]"

@@ -1,0 +1,112 @@
+"""The Replay page's graph: black's win rate and score lead over the game, a click away
+from every position.
+
+x is the move count, as everywhere on the page (0 = the start, n = after move n); the
+red line marks the position shown. Two y axes share the plot, and they line up: the
+win rate in percent on the left (0..100), the score lead in points on the right on a
+range symmetric around 0 (``lead_range``), with ticks at the same heights, so 50% and
+an even score are the same line and a gridline means the same on both sides. A marker
+is coloured by the class of the move that led to its position (``CLASS_COLOURS``).
+
+Clicking: an invisible bar fills each move's column from top to bottom, so a click
+anywhere above or below a move (not only on its marker) selects it;
+``clickable_graph`` calls ``on_move(n)`` from the chart's selection callback, before
+the page runs again. Its key changes with the move shown, so the next click is a new
+selection. Not checked: that ``answers`` belong to the game (the store matches them
+by position).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, Callable, Mapping
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from dashboard.mistakes import CLASS_COLOURS, GameReview, black_lead
+
+TICKS = (0, 25, 50, 75, 100)
+
+
+def lead_range(leads: list[float]) -> float:
+    """Half the score axis: the largest lead rounded up to a multiple of 5 (at least 5)."""
+    biggest = max((abs(v) for v in leads), default=0.0)
+    return max(5.0, 5.0 * math.ceil(biggest / 5.0))
+
+
+def figure(answers: Mapping[int, Mapping[str, Any]], review: GameReview, n: int, last: int) -> go.Figure:
+    """The graph for positions 0..``last`` with the position after ``n`` moves marked."""
+    xs = sorted(x for x in answers if 0 <= x <= last)
+    colours = {m.number: CLASS_COLOURS[m.category] for m in review.moves if m.category}
+    fig = go.Figure()
+    columns = list(range(last + 1))
+    invisible = dict(opacity=0, color="rgba(0,0,0,0)")
+    fig.add_trace(go.Bar(x=columns, y=[100] * len(columns), width=1.0, name="click", customdata=columns,
+                         marker=dict(color="rgba(0,0,0,0)", line=dict(width=0)), showlegend=False,
+                         hovertemplate="move %{x}<extra></extra>", selected=dict(marker=invisible),
+                         unselected=dict(marker=invisible)))
+    fig.add_trace(go.Scatter(x=xs, y=[100 * float(answers[x]["root"]["winrate_black"]) for x in xs],
+                             mode="lines+markers", name="black win rate %", line=dict(color="#222"),
+                             customdata=xs, hovertemplate="move %{x}: black %{y:.1f}%<extra></extra>",
+                             marker=dict(color=[colours.get(x, "#222") for x in xs], size=7),
+                             selected=dict(marker=dict(opacity=1)), unselected=dict(marker=dict(opacity=1))))
+    leads = [(x, black_lead(answers[x])) for x in xs]
+    known = [(x, v) for x, v in leads if v is not None]
+    half = lead_range([v for _, v in known])
+    if known:
+        fig.add_trace(go.Scatter(x=[x for x, _ in known], y=[v for _, v in known], name="black score lead",
+                                 yaxis="y2", mode="lines", line=dict(color="#1565c0", dash="dot"),
+                                 customdata=[x for x, _ in known],
+                                 hovertemplate="move %{x}: black %{y:+.1f}<extra></extra>",
+                                 selected=dict(marker=dict(opacity=1)), unselected=dict(marker=dict(opacity=1))))
+    fig.add_vline(x=n, line=dict(color="#d32f2f", width=2))
+    lead_ticks = [half * (t - 50) / 50 for t in TICKS]
+    fig.update_layout(
+        height=240, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=1.18),
+        bargap=0, dragmode=False, hovermode="closest", clickmode="event+select",
+        plot_bgcolor="#fafafa",
+        xaxis=dict(title="move", range=[-0.5, last + 0.5], tick0=0, dtick=max(1, round(last / 10)) if last else 1,
+                   fixedrange=True, zeroline=False),
+        yaxis=dict(title="black win rate %", range=[0, 100], tickvals=list(TICKS), fixedrange=True,
+                   zeroline=False),
+        yaxis2=dict(title="black score lead", overlaying="y", side="right", range=[-half, half],
+                    tickvals=lead_ticks, ticktext=[f"{v:+g}" if v else "0" for v in lead_ticks],
+                    showgrid=False, zeroline=False, fixedrange=True, visible=bool(known)))
+    return fig
+
+
+def clicked_move(event: Any) -> int | None:
+    """The move count of the (first) selected point of the chart's event, or None."""
+    try:
+        points = event["selection"]["points"]
+    except (KeyError, TypeError):
+        return None
+    for point in points or []:
+        value = point.get("customdata", point.get("x"))
+        if isinstance(value, list):
+            value = value[0] if value else None
+        try:
+            return int(round(float(value)))
+        except (TypeError, ValueError):
+            continue
+    return None
+
+
+def clickable_graph(answers: Mapping[int, Mapping[str, Any]], review: GameReview, n: int, last: int, *,
+                    key: str, on_move: Callable[[int], None]) -> None:
+    """Draw the graph; a click on move ``m``'s column calls ``on_move(m)`` (then the page
+    runs again)."""
+    chart_key = f"{key}_{n}"
+    st.plotly_chart(figure(answers, review, n, last), key=chart_key, selection_mode="points",
+                    on_select=functools.partial(selected, chart_key, last, on_move), theme=None,
+                    config={"displayModeBar": False}, width="stretch")
+
+
+def selected(chart_key: str, last: int, on_move: Callable[[int], None], state: Any = None) -> None:
+    """The chart's selection callback: ``on_move`` with the move clicked (0..``last``)."""
+    state = st.session_state if state is None else state
+    move = clicked_move(state[chart_key] if chart_key in state else None)
+    if move is not None and 0 <= move <= last:
+        on_move(move)

@@ -1,0 +1,186 @@
+"""Variations on the Replay page: try moves from any position, see the engine's answer,
+keep every line tried as a tree, and take them along in the SGF download. The stored
+game never changes.
+
+``VariationTree`` (plain data, no Streamlit) holds, per starting position (the move
+count ``n`` of the game), a tree of tried moves, each with the engine's answer for the
+position it made (None when no engine was asked). The page keeps one tree per game in
+the session (``tree_for``) and the line being looked at (``Path``: the game, ``n`` and
+the moves tried from there). ``try_point`` plays a point for the side to move at the
+end of that line: an illegal point is refused with a toast (it floats over the page,
+so nothing under it moves) and the reason kept for the panel; a legal one is added,
+with the engine's answer when the engine can be asked (``ask``).
+
+Not kept: the tree outlives neither the browser session nor a restart (the store
+keeps games as one line of moves).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import streamlit as st
+
+from dashboard.views.game_board import legal_reason
+from gobuddy.go.coords import CoordinateError, from_gtp
+from gobuddy.go.position import Position
+
+TREES = "replay_trees"
+PATH = "replay_path"
+ERROR = "replay_try_error"
+Answer = Mapping[str, Any]
+Asker = Callable[[list[tuple[str, str]], str, str], Answer]  # (moves before, colour, vertex) -> answer
+
+
+@dataclass
+class VarNode:
+    color: str = ""
+    vertex: str = ""
+    answer: Answer | None = None
+    children: dict[str, "VarNode"] = field(default_factory=dict)
+
+
+@dataclass
+class VariationTree:
+    """Lines tried from positions of one game: ``roots[n]`` holds those from move count n."""
+
+    roots: dict[int, VarNode] = field(default_factory=dict)
+
+    def add(self, n: int, moves: list[tuple[str, str]], answer: Answer | None) -> VarNode:
+        """Add the line ``moves`` (colour, vertex) from position ``n`` (its prefix may be
+        there already); ``answer`` is for the position after its last move (kept when
+        None and the node had one)."""
+        node = self.roots.setdefault(n, VarNode())
+        for color, vertex in moves:
+            node = node.children.setdefault(vertex, VarNode(color, vertex))
+        if answer is not None:
+            node.answer = answer
+        return node
+
+    def node(self, n: int, vertices: list[str]) -> VarNode | None:
+        node = self.roots.get(n)
+        for vertex in vertices:
+            if node is None:
+                return None
+            node = node.children.get(vertex)
+        return node
+
+    def lines(self, n: int) -> list[list[VarNode]]:
+        """Every line from position ``n`` to a leaf, in the order they were tried."""
+        out: list[list[VarNode]] = []
+
+        def walk(node: VarNode, prefix: list[VarNode]) -> None:
+            if not node.children and prefix:
+                out.append(prefix)
+            for child in node.children.values():
+                walk(child, prefix + [child])
+
+        if n in self.roots:
+            walk(self.roots[n], [])
+        return out
+
+    def for_sgf(self) -> dict[int, list[list[tuple[str, str, str | None]]]]:
+        """``sgf_io.export_sgf``'s ``variations``: per n, each line's moves with a comment
+        saying what the engine made of the position after it."""
+        return {n: [[(v.color, v.vertex, answer_comment(v.answer)) for v in line] for line in self.lines(n)]
+                for n in sorted(self.roots) if self.lines(n)}
+
+
+def answer_comment(answer: Answer | None) -> str | None:
+    """``Engine: win rate B 61.0% · best reply D5`` for a position tried, or None."""
+    if not answer:
+        return None
+    text = f"Engine: win rate B {100 * float(answer['root']['winrate_black']):.1f}%"
+    moves = answer.get("moves") or []
+    return text + (f" · best reply {moves[0]['move']}" if moves else "")
+
+
+@dataclass(frozen=True)
+class Path:
+    """The line shown: ``vertices`` tried from the position after ``n`` moves of ``game``."""
+
+    game: str
+    n: int
+    vertices: tuple[str, ...] = ()
+
+
+def tree_for(game_id: str) -> VariationTree:
+    trees = st.session_state.setdefault(TREES, {})
+    return trees.setdefault(game_id, VariationTree())
+
+
+def current_path(game_id: str, n: int) -> Path:
+    """The line being looked at from this position (empty when the game was stepped)."""
+    path = st.session_state.get(PATH)
+    if not isinstance(path, Path) or (path.game, path.n) != (game_id, n):
+        path = Path(game_id, n)
+        st.session_state[PATH] = path
+    return path
+
+
+def line_moves(tree: VariationTree, path: Path) -> list[tuple[str, str]]:
+    node, out = tree.roots.get(path.n), []
+    for vertex in path.vertices:
+        node = node.children[vertex] if node is not None and vertex in node.children else None
+        if node is None:
+            break
+        out.append((node.color, node.vertex))
+    return out
+
+
+def position_after(base: Position, moves: list[tuple[str, str]]) -> Position:
+    pos = base.copy()
+    for _, vertex in moves:
+        pos.play(from_gtp(vertex, pos.size))
+    return pos
+
+
+def refusal(pos: Position, vertex: str) -> str | None:
+    """Why ``vertex`` cannot be tried in ``pos`` (plain words), or None."""
+    try:
+        return legal_reason(pos, vertex)
+    except CoordinateError as exc:
+        return str(exc)
+
+
+def try_point(game_id: str, n: int, base: Position, vertex: str, ask: Asker | None) -> bool:
+    """Play ``vertex`` at the end of the current line from position ``n``; True if it
+    was added. An illegal point: a toast and the reason kept (``ERROR``). ``ask`` gets
+    the engine's answer (its errors are kept as the reason and the move stays tried)."""
+    vertex = vertex.strip().upper()
+    tree, path = tree_for(game_id), current_path(game_id, n)
+    moves = line_moves(tree, path)
+    pos = position_after(base, moves)
+    why = refusal(pos, vertex)
+    if why:
+        st.session_state[ERROR] = f"{vertex} is not possible: {why}"
+        st.toast(st.session_state[ERROR], icon=":material/block:")
+        return False
+    st.session_state.pop(ERROR, None)
+    color = "B" if pos.to_play == 1 else "W"
+    answer = None
+    if ask is not None:
+        try:
+            answer = ask(moves, color, vertex)
+        except Exception as exc:  # timeout, no broker, an engine error: shown, not raised
+            st.session_state[ERROR] = f"No answer from the engine for {vertex}: {exc}"
+    tree.add(n, moves + [(color, vertex)], answer)
+    st.session_state[PATH] = Path(game_id, n, tuple(v for _, v in moves) + (vertex,))
+    return True
+
+
+def step_back(game_id: str, n: int) -> None:
+    path = current_path(game_id, n)
+    st.session_state[PATH] = Path(game_id, n, path.vertices[:-1])
+    st.session_state.pop(ERROR, None)
+
+
+def leave(game_id: str, n: int) -> None:
+    st.session_state[PATH] = Path(game_id, n)
+    st.session_state.pop(ERROR, None)
+
+
+def open_line(game_id: str, n: int, vertices: tuple[str, ...]) -> None:
+    st.session_state[PATH] = Path(game_id, n, vertices)
+    st.session_state.pop(ERROR, None)
