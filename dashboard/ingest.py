@@ -21,6 +21,10 @@ Game events, decided:
 - An event before its game's ``game_started`` is rejected, not created lazily: the
   board size, komi and rules are unknown without it (MQTT delivers one topic in order,
   so this means the start was lost). An event for a deleted game is ignored.
+- ``game_started`` links the game to its players (``dashboard.store.players``,
+  created as needed, kind from the wire). When a game gets its result, it is marked
+  ``pending`` review (``dashboard.review``) and a person's adaptive level takes its step
+  after a game against an engine level (``players.record_game_end``, once per game).
 - Work and memory per event grow with the number of events logged for its game, never
   with the size of a number a peer sends (a seq of 10**7 costs what a seq of 7 does).
 
@@ -45,6 +49,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from dashboard.store.analyses import game_positions, save_analysis
 from dashboard.store.engine import start_transaction
 from dashboard.store.models import Board, Game, GameEvent, Move, SetupStone
+from dashboard.store.players import link_game, record_game_end
 from dashboard.store.replay import PositionKey, RecordError, play, start_position
 from gobuddy.go.coords import CoordinateError, from_gtp
 
@@ -178,7 +183,10 @@ def apply_game_event(session: Session, event: dict[str, Any]) -> Outcome:
     events = sorted([(e.seq, e.payload) for e in logged_events] + [(seq, event)], key=lambda item: item[0])
     setup = session.execute(select(SetupStone.color, SetupStone.vertex).where(SetupStone.game_id == game_id)).all()
     moves, end, pending = _project(game, [(c, v) for c, v in setup], events, seq, kind)
+    result_before = game.result
     _sync(session, game, moves, end)
+    if game.result is not None and game.result != result_before:
+        _finished(session, game)
     when = to_datetime(event["ts"])
     session.add(GameEvent(game_id=game_id, seq=seq, type=kind, move_number=event["move_number"], payload=event,
                           ts=when, received_at=datetime.now(timezone.utc)))
@@ -201,12 +209,19 @@ def _start(session: Session, event: dict[str, Any]) -> Outcome:
                 size=event["size"], komi=float(event["komi"]), rules=event["rules"], handicap=event["handicap"],
                 to_play=event["to_play"], mode=event["mode"], black=players.get("B", {}).get("name"),
                 white=players.get("W", {}).get("name"), started_at=when)
+    link_game(session, game, players)
     session.add(game)
     session.flush()
     session.add_all(SetupStone(game_id=game.id, color=c, vertex=v) for c, v in setup)
     session.add(GameEvent(game_id=game.id, seq=event["seq"], type="game_started", move_number=0, payload=event,
                           ts=when, received_at=datetime.now(timezone.utc)))
     return Outcome("applied", "game_started")
+
+
+def _finished(session: Session, game: Game) -> None:
+    """A game that has just got its result: to be reviewed, and the ladder's step."""
+    game.review_state = "pending"
+    record_game_end(session, game)
 
 
 @dataclass

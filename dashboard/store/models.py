@@ -9,12 +9,24 @@
 | ``game_events``| wire game event applied              | (``game_id``, ``seq``)                      |
 | ``analyses``   | engine answer for a position         | (``position_hash``, size, komi, rules, to_play, model) |
 | ``users``      | person who may sign in to the dashboard | ``name`` (lower case, ``dashboard.store.users``) |
+| ``players``    | person or engine level that plays games | ``id``; ``key`` (the name folded, unique)  |
+| ``player_merges`` | game side moved to another player (a claim) | ``id``                                |
+| ``level_changes`` | adaptive level step after a game against the engine | (``player_id``, ``game_id``)     |
+| ``game_reviews`` | per-colour report of a reviewed game | (``game_id``, ``color``)                    |
+| ``reviewed_moves`` | judged move of a reviewed game     | (``game_id``, ``move_number``)              |
 
 Vertices are GTP strings (``"D4"``, ``"pass"``), colours ``"B"``/``"W"``, times are
 timezone-aware UTC ``datetime``. ``moves`` is the record; for games that came over the
 wire it is rebuilt from ``game_events`` (the log, in ``seq`` order) by
 ``dashboard.ingest``. A deleted game stays as a tombstone (``deleted_at`` set, moves,
 setup and events removed) so that a redelivered event cannot bring it back.
+
+A game names its players twice: ``black``/``white`` as the record (the wire or the SGF
+said so; never changed) and ``black_player_id``/``white_player_id``, the identity
+(``dashboard.store.players``: linked at ``game_started`` and on SGF import, moved by a
+merge). ``review_state`` is NULL until the game ends, then ``pending`` until
+``dashboard.review`` stores its ``game_reviews`` and ``reviewed_moves`` (``done``, or
+``partial`` when some positions could not be analysed).
 
 Schema changes go through Alembic (``dashboard/migrations``); a test checks that the
 migrations and these models agree.
@@ -25,7 +37,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import (JSON, CheckConstraint, DateTime, Float, ForeignKey, Index, Integer,
+from sqlalchemy import (JSON, Boolean, CheckConstraint, DateTime, Float, ForeignKey, Index, Integer,
                         MetaData, String, UniqueConstraint)
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -114,6 +126,9 @@ class Game(Base):
     name: Mapped[str | None] = mapped_column(String(200))
     extra: Mapped[dict[str, Any] | None]
     deleted_at: Mapped[datetime | None]
+    black_player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
+    white_player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
+    review_state: Mapped[str | None] = mapped_column(String(8))
 
     __table_args__ = (
         CheckConstraint("source IN ('board', 'web', 'sgf')", name="source"),
@@ -126,6 +141,10 @@ class Game(Base):
         Index(None, "result"),
         Index(None, "mode"),
         Index(None, "name"),
+        Index(None, "black_player_id", "started_at"),
+        Index(None, "white_player_id", "started_at"),
+        Index(None, "review_state"),
+        CheckConstraint("review_state IN ('pending', 'done', 'partial')", name="review_state"),
     )
 
 
@@ -230,3 +249,108 @@ class User(Base):
         CheckConstraint("role IN ('viewer', 'player', 'admin')", name="role"),
         CheckConstraint("failed_logins >= 0", name="failed_logins"),
     )
+
+
+class Player(Base):
+    """Who plays: a person or an engine level (``dashboard.store.players`` is the writer).
+
+    ``key`` is the name folded (case and runs of spaces ignored) and unique: "Ana" and
+    " ana " are one player. ``kind``: human | engine. ``user_name`` links a dashboard
+    account. ``merged_into``: this player's games were given to that player (names
+    that are merged resolve to it). ``level``: for a person, the adaptive opponent level
+    (``dashboard.ladder``); for an engine player, the level it plays at (read from its
+    name). Both are level names such as "15 kyu", or NULL."""
+
+    __tablename__ = "players"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    key: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(8))
+    user_name: Mapped[str | None] = mapped_column(ForeignKey("users.name", ondelete="SET NULL"))
+    merged_into: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
+    level: Mapped[str | None] = mapped_column(String(32))
+    created_at: Mapped[datetime]
+
+    __table_args__ = (CheckConstraint("kind IN ('human', 'engine')", name="kind"),
+                      Index(None, "user_name"))
+
+
+class PlayerMerge(Base):
+    """One side of one game moved from a player to another (a guest game claimed, or a
+    whole player merged), with when and by whom. The record of merges; nothing reads
+    it to decide anything."""
+
+    __tablename__ = "player_merges"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    color: Mapped[str] = mapped_column(String(1))
+    from_player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
+    to_player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    merged_at: Mapped[datetime]
+    merged_by: Mapped[str | None] = mapped_column(String(32))
+
+    __table_args__ = (CheckConstraint("color IN ('B', 'W')", name="color"), Index(None, "to_player_id"),
+                      Index(None, "game_id"))
+
+
+class LevelChange(Base):
+    """The adaptive ladder's step for a person after a finished game against an engine
+    level (``dashboard.ladder``): the level before and after, the engine's level and the
+    person's outcome (win | loss | draw). One per (player, game): applying it twice
+    changes nothing."""
+
+    __tablename__ = "level_changes"
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    opponent_level: Mapped[str] = mapped_column(String(32))
+    outcome: Mapped[str] = mapped_column(String(4))
+    level_before: Mapped[str | None] = mapped_column(String(32))
+    level_after: Mapped[str] = mapped_column(String(32))
+    changed_at: Mapped[datetime]
+
+    __table_args__ = (CheckConstraint("outcome IN ('win', 'loss', 'draw')", name="outcome"),)
+
+
+class GameReport(Base):
+    """The report of one colour of a reviewed game (``dashboard.mistakes.PlayerReport``):
+    moves judged, accuracy, mean and weighted loss (in ``unit``: points | win rate),
+    top-move and top-five match rates, and the class histogram (class -> moves)."""
+
+    __tablename__ = "game_reviews"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    color: Mapped[str] = mapped_column(String(1), primary_key=True)
+    unit: Mapped[str] = mapped_column(String(8))
+    moves: Mapped[int]
+    accuracy: Mapped[float | None] = mapped_column(Float)
+    mean_loss: Mapped[float | None] = mapped_column(Float)
+    weighted_loss: Mapped[float | None] = mapped_column(Float)
+    top_move_rate: Mapped[float | None] = mapped_column(Float)
+    top5_rate: Mapped[float | None] = mapped_column(Float)
+    histogram: Mapped[dict[str, Any]]
+    reviewed_at: Mapped[datetime]
+
+    __table_args__ = (CheckConstraint("color IN ('B', 'W')", name="color"),)
+
+
+class ReviewedMove(Base):
+    """A judged move of a reviewed game: its loss (>= 0, in the review's unit), class
+    (``dashboard.mistakes.CLASSES``), the engine's best move, whether it was the top
+    move, and ``kind``: the top reason kind of a mistake (``gobuddy.explain``), or NULL."""
+
+    __tablename__ = "reviewed_moves"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    move_number: Mapped[int] = mapped_column(primary_key=True)
+    color: Mapped[str] = mapped_column(String(1))
+    vertex: Mapped[str] = mapped_column(String(4))
+    loss: Mapped[float] = mapped_column(Float)
+    category: Mapped[str] = mapped_column(String(10))
+    best: Mapped[str | None] = mapped_column(String(4))
+    top_move: Mapped[bool | None] = mapped_column(Boolean)
+    kind: Mapped[str | None] = mapped_column(String(16))
+
+    __table_args__ = (CheckConstraint("color IN ('B', 'W')", name="color"),)
