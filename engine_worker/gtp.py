@@ -4,7 +4,9 @@ Options build a ``GtpConfig``; ``make_player`` turns it into the object that ans
 ``genmove``: the MCTS player of ``gobuddy.ai.player`` with the shipped model (or
 ``--model PATH``), ``--visits N`` and/or ``--time S`` per move (whichever comes first;
 with neither, ``DEFAULT_PLAY_VISITS`` or ``DEFAULT_PLAY_SECONDS``, whichever comes first),
-``--threads``, and for varied play ``--temperature T`` over the first
+``--threads``, ``--level NAME`` for a named opponent level of ``gobuddy.ai.levels``
+(``full`` is the default player; ``--list-levels`` prints the names, weakest first, and
+exits), and for varied play ``--temperature T`` over the first
 ``--temperature-moves M`` moves of a game (a move drawn with probability proportional
 to visits ** (1 / T), seeded by ``--seed``); it also registers ``kgs-genmove_cleanup``
 and ``lz-analyze``. ``final_score`` and ``final_status_list`` come from
@@ -51,6 +53,7 @@ class GtpConfig:
     threads: int = DEFAULT_THREADS  # onnxruntime intra-op threads
     temperature: float = 0.0  # move choice by visits ** (1 / T); 0 = the most visited
     temperature_moves: int = 0  # the game's first moves (both colours) chosen with the temperature
+    level: str | None = None  # a named level of gobuddy.ai.levels (None: the settings above)
 
     def budget(self) -> tuple[int | None, float | None]:
         """(visits, seconds) per move: those given, or with neither the defaults
@@ -83,8 +86,33 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
     parser.add_argument("--temperature-moves", type=int, default=None,
                         help="how many moves of a game (both colours, from move 1) use --temperature "
                              "(default 30 when --temperature is given)")
+    parser.add_argument("--level", default=None,
+                        help="play at a named level (see --list-levels; 'full' is the default player); "
+                             "excludes --visits, --time, --random and --temperature")
+    parser.add_argument("--list-levels", action="store_true",
+                        help="print the level names, weakest first, one a line, and exit")
     args = parser.parse_args(argv)
     from gobuddy.go.coords import MAX_SIZE, MIN_SIZE
+
+    if args.list_levels:
+        from gobuddy.ai.levels import level_names
+
+        print("\n".join(level_names()))
+        raise SystemExit(0)
+    level = None
+    if args.level is not None:
+        from gobuddy.ai.levels import level_named
+
+        clashes = [flag for flag, given in (("--visits", args.visits is not None), ("--time", args.seconds is not None),
+                                            ("--random", args.random),
+                                            ("--temperature", bool(args.temperature) or args.temperature_moves is not None))
+                   if given]
+        if clashes:
+            parser.error(f"--level excludes {', '.join(clashes)} (a level sets how the engine plays)")
+        try:
+            level = level_named(args.level).name
+        except KeyError as exc:
+            parser.error(exc.args[0])
 
     if not MIN_SIZE <= args.boardsize <= MAX_SIZE:
         parser.error(f"--boardsize must be from {MIN_SIZE} to {MAX_SIZE}, got {args.boardsize}")
@@ -102,11 +130,20 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
     moves = args.temperature_moves if args.temperature_moves is not None else (30 if args.temperature else 0)
     return GtpConfig(boardsize=args.boardsize, komi=args.komi, superko=not args.simple_ko,
                      seed=args.seed, model=model, visits=args.visits, seconds=args.seconds,
-                     threads=args.threads, temperature=args.temperature, temperature_moves=moves)
+                     threads=args.threads, temperature=args.temperature, temperature_moves=moves, level=level)
 
 
 def make_player(config: GtpConfig):
     """The ``genmove`` player the configuration asks for."""
+    if config.level is not None:
+        from gobuddy.ai.levels import LevelPlayer, level_named
+
+        level = level_named(config.level)
+        if not level.is_full:
+            from gobuddy.ai.onnx_evaluator import OnnxEvaluator
+
+            return LevelPlayer(OnnxEvaluator(config.model, intra_threads=config.threads), level, seed=config.seed,
+                               komi=config.komi)
     if config.model is not None:
         from gobuddy.ai.mcts import SearchConfig
         from gobuddy.ai.onnx_evaluator import OnnxEvaluator

@@ -1,0 +1,125 @@
+"""models/LEVELS.md and its plot, from a fitted ladder (``training.levels``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from training.levels_fit import Ladder
+
+__all__ = ["record", "write_report"]
+
+SOURCES = """\
+## From Elo to ranks: the mapping, its sources and how far to trust it
+
+- **Anchor: GNU Go 3.8 at level 10 = 8 kyu.** In KaTrain's issue on rank-calibrated
+  AIs a contributor tuned the policy bots against GNU Go 3.8 at level 10 taken as an
+  8 kyu opponent (<https://github.com/sanderland/katrain/issues/44>: "gnugo 3.8, which
+  is 8 kyu"; KaTrain's own ranks were later calibrated against OGS players,
+  <https://github.com/sanderland/katrain/issues/74>). That is a 19x19 figure from
+  server play, not an official rating: GNU Go never held a firm KGS
+  rank (the KGS computer tournament report of March 2008,
+  <http://weddslist.com/kgs/past/36/index.html>, shows "GNU 2d" from 0 rated games and
+  calls it meaningless). Read it as 8 kyu plus or minus about 3 grades.
+- **Elo per grade: the EGF GoR scale.** Sensei's Library, "EGF Rating System"
+  (<https://senseis.xmp.net/?GoR>): 20 kyu = GoR 100, 100 GoR a grade, 1 dan = 2100;
+  the weaker player's win expectancy is `1 / (1 + exp(D / a))` with `a` from 200 at
+  20 kyu down to 70 at 7 dan (`a = 200 - (GoR - 100) / 20`). In Elo that is about 87
+  points a grade at 20 kyu, 124 at 8 kyu and 174 at 1 dan; below 20 kyu the EGF gives
+  no figures and `a` is held at 200 (about 87 Elo a grade, an extrapolation).
+- **9x9 is not 19x19.** The EGF figures come from 19x19 games. On small boards a
+  grade is worth much less of a handicap stone (Wikipedia, "Go handicaps", small board
+  handicaps: one 9x9 stone is about 6 grades; Sensei's Library, "Handicap for smaller
+  board sizes": 4.5 to 7 grades), and nobody has published how even-game win rates per
+  grade change on 9x9. So the ranks below say where a level stands *if* 9x9 results
+  follow the 19x19 scale around an 8 kyu GNU Go. Treat every estimate as plus or
+  minus 3 grades or more near GNU Go, and as a rough order of size far from it
+  (30 kyu and 25 kyu are many hundreds of Elo below anything with a published rank).
+- **Intervals.** The Elo intervals are 95% bootstrap percentiles over the games
+  (matches resampled within themselves), relative to GNU Go level 10; a shutout gives
+  a finite gap only through the prior of one virtual draw per pairing, so the gap of a
+  one-sided match is closer to a lower bound. The rank range in the table comes from
+  the Elo interval alone; add the anchor's own uncertainty on top.
+"""
+
+
+def record(scores: list[float]) -> str:
+    """Wins-losses(-jigo) of a list of scores (1, 0.5, 0)."""
+    w, d = sum(1 for s in scores if s == 1.0), sum(1 for s in scores if s == 0.5)
+    text = f"{w}-{len(scores) - w - d}"
+    return text + (f"-{d}" if d else "")
+
+
+def _plot(path: Path, ladder: Ladder, rows: list[tuple[str, str]]) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, ax = plt.subplots(figsize=(7, 0.45 * len(rows) + 1.2))
+    for y, (label, key) in enumerate(rows):
+        elo = ladder.elo[key]
+        lo, hi = ladder.low.get(key, elo), ladder.high.get(key, elo)
+        colour = "tab:gray" if key.startswith("gnugo") else "tab:blue"
+        ax.errorbar([elo], [y], xerr=[[elo - lo], [hi - elo]], fmt="o", color=colour, capsize=3)
+    ax.set_yticks(range(len(rows)), [label for label, _ in rows])
+    ax.axvline(0.0, color="tab:gray", lw=0.8, ls=":")
+    ax.set_xlabel("Elo (GNU Go 3.8 level 10 = 0), 95% bootstrap interval")
+    ax.set_title("Opponent levels on 9x9 (python -m training.levels)")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def write_report(path: Path, ladder: Ladder, scores: dict[tuple[str, str], list[float]], level_names: list[str],
+                 level_id: Callable[[str], str], anchor: str, anchor_gor: float,
+                 rank_of: Callable[[float, float], str], settings: dict[str, Any], ordered: bool) -> None:
+    """Write the table (markdown) to ``path`` and the plot to ``path`` with ``.png``."""
+    rows: list[tuple[str, str]] = [(name, level_id(name)) for name in level_names if level_id(name) in ladder.elo]
+    engines = sorted((p for p in ladder.elo if p.startswith("gnugo-")), key=lambda p: int(p.split("-")[1]))
+    rows += [(f"GNU Go 3.8 level {p.split('-')[1]}", p) for p in engines]
+    lines = ["# Opponent levels: calibration", "",
+             f"Written by `python -m training.levels` on {dt.date.today().isoformat()} from the games in "
+             f"`{Path(settings['out']).name}/` (9x9, komi 7, area scoring, colours alternating, 2 random "
+             "opening moves per pair of games). Elo: Bradley-Terry maximum likelihood over all decided "
+             f"games, {anchor} = 0; 95% bootstrap interval ({settings['samples']} refits).", "",
+             "| level | games | Elo (95% interval) | results (wins-losses[-jigo]) against | estimated rank (range) |",
+             "|---|---|---|---|---|"]
+    for label, key in rows:
+        opponents = sorted(((b, s) for (a, b), s in scores.items() if a == key), key=lambda item: ladder.elo.get(item[0], 0))
+        games = sum(len(s) for _, s in opponents)
+        results = ", ".join(f"{b.removeprefix('L-').replace('-kyu', 'k')} {record(s)}" for b, s in opponents)
+        elo, lo, hi = ladder.elo[key], ladder.low.get(key), ladder.high.get(key)
+        interval = f" ({lo:+.0f} to {hi:+.0f})" if lo is not None and hi is not None else ""
+        if not anchor.startswith("gnugo"):  # no GNU Go games yet: no ranks
+            rank, spread = "-", ""
+        else:
+            rank = rank_of(elo, anchor_gor)
+            spread = f" ({rank_of(lo, anchor_gor)} to {rank_of(hi, anchor_gor)})" if lo is not None and hi is not None else ""
+        if key == anchor:
+            rank, spread = rank + " (the anchor)", ""
+        lines.append(f"| {label} | {games} | {elo:+.0f}{interval} | {results} | {rank}{spread} |")
+    share = ladder.ordered_share
+    lines += ["", "Opponents in the results column: `30k` is the level \"30 kyu\", `gnugo-10` GNU Go level 10.", "",
+              "**Order:** " + ("the levels are strictly ordered by their Elo" if ordered else
+                               "the levels are NOT strictly ordered: retune `gobuddy/ai/levels.py`")
+              + (f"; {share:.0%} of the bootstrap refits keep that order." if share is not None else "."), ""]
+    if _plot(path.with_suffix(".png"), ladder, rows):
+        lines += [f"![the ladder]({path.with_suffix('.png').name})", ""]
+    lines += [SOURCES, "## How the levels play", "",
+              "See `gobuddy/ai/levels.py` and `gobuddy/ai/weak_move.py`: levels up to 7 kyu sample the "
+              "network's raw policy (one evaluation a move) with a rank-dependent breadth, temperature, pull "
+              "towards the last moves and rate of careless moves; 5 kyu searches 16 visits a move; full is "
+              "today's default player (0.9 s or 4,000 visits a move; here with one onnxruntime thread). Every "
+              "level below full answers a plain atari when saving works and never fills its own eye.", "",
+              "## Run", "", "```sh", "nice python -m training.levels            # resumable: plays only what is missing",
+              "python -m training.levels --report-only    # refit and rewrite this file", "```", "",
+              "Settings: " + ", ".join(f"{k}={v}" for k, v in sorted(settings.items())
+                                       if k not in ("report", "out", "report_only", "no_progress")) + "."]
+    path.write_text("\n".join(lines) + "\n")
