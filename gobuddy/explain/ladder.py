@@ -18,9 +18,11 @@ capture it", not "safe"), counter-ataris elsewhere (ladder threats), and ko figh
 beyond what the ko rule of ``Position`` refuses. Bounds: ``max_depth`` moves and
 ``budget`` positions; past either the answer is ``unknown``.
 
-The answer's ``breaker``: for an escape, a defender stone of the starting position
-that the escaping chain reached (the stone that breaks the ladder), else ``None``;
-``captures_at``: the attacker stones the defender took on the way out.
+The answer's ``line`` for an escape follows the attacker's most forcing atari (the one
+leaving the extension the fewest liberties: the way the ladder runs) and the
+defender's way out of it; ``breaker``: a defender stone of the starting position that
+the escaping chain reached on that line (the stone that breaks the ladder), else
+``None``; ``captures_at``: the attacker stones the defender took on that line.
 """
 
 from __future__ import annotations
@@ -121,14 +123,15 @@ class _Reader:
             room = sum(1 for q in neighbours(pos.size)[other] if child.board[q] == EMPTY)
             tries.append((room, move, child))
         unknown = False
-        longest: tuple[int, ...] = ()  # the attacker's longest failed try, for the escape's line
+        shown: tuple[int, ...] | None = None  # the escape's line: the most forcing try refuted
         for _, move, child in sorted(tries, key=lambda t: (t[0], t[1])):
             result, line = self.defend(child, depth + 1)
             if result == CAPTURED:
                 return CAPTURED, (move, *line)
             unknown |= result == UNKNOWN
-            longest = max(longest, (move, *line), key=len)
-        return (UNKNOWN, ()) if unknown else (ESCAPES, longest)
+            if shown is None:
+                shown = (move, *line)
+        return (UNKNOWN, ()) if unknown else (ESCAPES, shown or ())
 
 
 def read_ladder(pos: Position, point: int, attacker_to_move: bool, max_depth: int | None = None,
