@@ -31,19 +31,20 @@ appears or the pass button is pressed meanwhile (the pass waits for it).
 Faulty sensors (``Sighting.masked``, ``edge.sensor_faults``) are read around: such a
 point counts as holding what the game has there. A move on it cannot be seen, so it
 is played only when the rules tell it from the rest of the board (colour sensing): the
-stones it captured went, or the next stone is of the other colour and that point is
-the only place the side to move can have played; otherwise the problem names the
-faulty point. Not done: telling such a move under occupancy sensing (colours follow
-the turn order, so the next stone is read as the missing move).
+stones it captured went, or the next stones follow it in turn order (the other
+colour's first) and that point is the only place the side to move can have played;
+otherwise the problem names the faulty point, and the board is read again when a mask
+ends. Not done: telling such a move under occupancy sensing (colours follow the turn
+order, so the next stone is read as the missing move). A captured stone never seen
+gone, when the frames stopped after its capture, may be its side's stone played again
+there: it is read so only when that puts the new stones in turn order.
 
-Buttons: pass, undo and end change the game (``press``), once the board has settled:
-a press while a stone is still settling waits for it (end also waits for hands to
-leave the board, at most ``end_wait_s``: the last stone counts); after an undo button the board
-must first be set back to the recorded position (a ``board_mismatch`` problem
-until it is), so the stone still lying there is not read as a new move. Against the
-engine, ``expect_engine_move`` gives the point where the engine's stone must go (its
-LED lights); a stone elsewhere is ``engine_stone_misplaced``. ``show_hint`` lights a
-hint for the position it was computed for.
+Buttons: pass, undo and end change the game once the board has settled
+(``edge.button_presses``). Against the engine, ``expect_engine_move`` gives the point
+where the engine's stone must go (its LED lights); a stone elsewhere is
+``engine_stone_misplaced``. ``show_hint`` lights a hint for the position it was computed
+for. What each point did and what masks hide is kept by ``edge.point_memory``; the LEDs'
+pattern is ``edge.led_pattern`` (``LedPattern``, ``LED_OFF`` re-exported here).
 
 Every call returns a list of events in order: the game's (``edge.game``), the problems'
 (``edge.problems``), and a ``LedPattern`` whenever what the LEDs should show changes.
@@ -55,27 +56,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Union
 
+from edge.button_presses import ButtonPresses
 from edge.classify import STONE, BoardInput, ButtonPress, Classifier, Sighting
+from edge.led_pattern import LED_OFF, LedPattern, led_pattern
+from edge.point_memory import PointMemory
 from edge.stability import StabilityConfig, Stabiliser, StableBoard
-from edge.unseen_moves import masked_move_candidates, moves_in_order, read_around
+from edge.unseen_moves import masked_move_candidates, moves_in_order
 from edge.game import Game, GameEnded, MovePlayed, Passed, Undone
 from edge.problems import (BoardDiff, Context, Problem, ProblemCleared, ProblemRaised, board_diff,
                            captures_not_removed, diagnose, engine_misplaced, illegal, raised, unclear,
                            with_fault_note, wrong_color)
-from gobuddy.go.coords import EMPTY, pass_move, to_gtp
+from gobuddy.go.coords import EMPTY, pass_move
 
-
-@dataclass(frozen=True)
-class LedPattern:
-    """What the board's row/column LEDs should show: ``off``; ``steady`` on one point (a
-    hint, or where the engine's stone goes); ``blink`` points (stones to remove, a
-    problem's points); ``all_blink`` (a problem with no point to show)."""
-
-    mode: str
-    points: tuple[str, ...] = ()
-
-
-LED_OFF = LedPattern("off")
 
 Event = Union[MovePlayed, Passed, Undone, GameEnded, ProblemRaised, ProblemCleared, LedPattern]
 
@@ -101,7 +93,7 @@ class ReconcileConfig:
     mask_wait_s: float = 1.0
 
 
-class Reconciler:
+class Reconciler(ButtonPresses):
     """Turns one board's frames and button presses into game events and LED patterns.
 
     ``classifier`` is needed only for ``feed``/``run`` with frames (``observe`` takes
@@ -124,15 +116,9 @@ class Reconciler:
         self._engine_move: int | None = None
         self._hint: int | None = None
         self._gone: tuple[int, set[int]] = (0, set())  # (stone move number, captures seen gone)
-        self.masked: frozenset[int] = frozenset()  # points read implausibly now (see _read_around)
-        self._mask_base: dict[int, int | None] = {}  # masked point -> what the game had there when masked
-        # (None once the game changed there)
-        self._masked_at: dict[int, float] = {}  # masked point -> when it was masked
+        self.points = PointMemory()  # when each point changed, what masks hide
         self._unsure = False  # the latest sighting had uncertain points
         self._after_gap = False  # frames stopped for a while since the last stable board
-        self._gap_end: float | None = None  # the first frame after the latest gap in the frames
-        self._classes: tuple[int, ...] = ()  # the latest sighting's classes
-        self._class_since: list[float] = []  # per point, when it last turned empty or occupied
 
     # ------------------------------------------------------------------ inputs
     def run(self, inputs: Iterable[BoardInput]) -> list[Event]:
@@ -153,24 +139,10 @@ class Reconciler:
     def observe(self, sighting: Sighting) -> list[Event]:
         """One classified frame."""
         before, self._now = self._now, sighting.t
-        if before and sighting.t - before > self.config.stability.max_gap_s:
-            self._after_gap = True
-            self._gap_end = sighting.t
-        self.masked, self._unsure = frozenset(sighting.masked), bool(sighting.uncertain)
-        board = self.game.position.board
-        self._mask_base = {p: self._mask_base.get(p, board[p]) for p in self.masked}
-        self._note_mask_changes()
-        unmasked = {p: t for p, t in self._masked_at.items() if p not in self.masked}
-        self._masked_at = {p: self._masked_at.get(p, sighting.t) for p in self.masked}
-        if len(self._class_since) != len(sighting.board):
-            self._class_since = [sighting.t] * len(sighting.board)
-        elif not sighting.blind:
-            for p, (old, new) in enumerate(zip(self._classes, sighting.board)):
-                if (old == EMPTY) != (new == EMPTY):  # a shadow may turn a white stone black: no matter
-                    # a stone seen as its point unmasks may have come any time since it was masked
-                    self._class_since[p] = unmasked.get(p, sighting.t)
-        if not sighting.blind:
-            self._classes = sighting.board
+        gap = bool(before) and sighting.t - before > self.config.stability.max_gap_s
+        self._after_gap |= gap
+        self._unsure = bool(sighting.uncertain)
+        unmasked = self.points.update(sighting, self.game.position.board, gap)
         corner = self._corner
         stable = None if sighting.blind else self.stabiliser.push(sighting)
         if self.game.ended:
@@ -180,65 +152,11 @@ class Reconciler:
             events = self._on_stable(stable)
         elif corner is not None and before < corner[2] + self.config.corner_wait_s <= sighting.t:
             events = self._evaluate()
-        elif any(before < t + self.config.mask_wait_s <= sighting.t for t in self._masked_at.values()):
+        elif self.points.mask_aged(before, sighting.t, self.config.mask_wait_s):
             events = self._evaluate()  # a mask grew old: what waited for it is named now
         elif unmasked and self.problem is not None:
             events = self._evaluate()  # fewer points to read around: the problem may resolve
-        while self._queued and not self.game.ended:
-            button, t = self._queued[0]
-            if self._busy(button) and sighting.t - t < self._wait_s(button):
-                break
-            self._queued.pop(0)
-            events += self._apply(button)
-        return self._with_led(events)
-
-    def press(self, button: str, t: float | None = None) -> list[Event]:
-        """A board button pressed at ``t`` (default: the latest frame's time): ``pass``,
-        ``undo`` and ``end_game`` act here; others (hint, new game, ...) belong to the service
-        and return no events. While the board is still changing (a stone just placed has
-        not settled, a corner stone waits; for ``end_game`` also a hand over the board) the
-        press waits, at most ``button_wait_s`` (``end_wait_s``), so that what happened on
-        the board before the press counts first."""
-        if button not in ("pass", "undo", "end_game") or self.game.ended:
-            return []
-        if self._queued or self._busy(button):
-            self._queued.append((button, self._now if t is None else t))
-            return []
-        return self._with_led(self._apply(button))
-
-    def press_pass(self) -> list[Event]:
-        """``press("pass")``: the side to move passes; ignored when the engine is to move
-        (the engine's pass comes through ``expect_engine_move``)."""
-        return self.press("pass")
-
-    def press_undo(self) -> list[Event]:
-        """``press("undo")``: take back the last move; the board must then be set back."""
-        return self.press("undo")
-
-    def _busy(self, button: str = "") -> bool:
-        return (self._corner is not None or not self.stabiliser.settled()
-                or (button == "end_game" and self._unsure))
-
-    def _wait_s(self, button: str) -> float:
-        return self.config.end_wait_s if button == "end_game" else self.config.button_wait_s
-
-    def _apply(self, button: str) -> list[Event]:
-        game = self.game
-        if game.ended:
-            return []
-        if button == "end_game":
-            return [game.end()]
-        if button == "pass":
-            if game.is_engine_turn():
-                return []
-            events: list[Event] = [game.pass_move()]
-        else:
-            if game.move_number == 0:
-                return []
-            events = [game.undo()]
-            self._after_undo = True
-        self._forget_requests()
-        return events + self._evaluate()
+        return self._with_led(events + self._release_presses(sighting.t))
 
     def expect_engine_move(self, point: int, move_number: int) -> list[Event]:
         """The engine's answer for the position after ``move_number`` moves: a flat point
@@ -279,21 +197,11 @@ class Reconciler:
         self._after_gap = False
         return events
 
-    def _note_mask_changes(self) -> None:
-        """A masked point where the game changed since it was masked reads as the game has
-        it from then on, even if the game changes back (a stone captured there and played
-        again): its base becomes ``None``."""
-        board = self.game.position.board
-        for p, base in self._mask_base.items():
-            if base is not None and board[p] != base:
-                self._mask_base[p] = None
-
     def _evaluate(self) -> list[Event]:
         raw, game = self.stable, self.game
         if raw is None or game.ended:
             return []
-        self._note_mask_changes()
-        board = read_around(raw, game.position.board, self.masked, self._mask_base)
+        board = self.points.read(raw, game.position.board)
         if self._corner is not None and raw[self._corner[0]] != self._corner[1]:  # a masked point keeps its class
             self._corner = None  # the waiting corner stone is gone (or changed): forget it
         diff = board_diff(game.position.board, board, self._leftovers(board))
@@ -329,13 +237,13 @@ class Reconciler:
             last = self.game.last_stone_move()
             return events + self._evaluate() if last is not None and last.point == corner[0] else events
         slack = 0.0 if self._after_gap else self.config.two_moves_apart_s
-        order = moves_in_order(diff, game.position, self._class_since, slack)
+        order = moves_in_order(diff, game.position, self.points.since, slack)
         if order is not None:
             events = self._settle(None)
             events.append(game.play(order[0]))
             self._forget_requests()
             return events + self._evaluate()
-        if self.masked:
+        if self.points.masked:
             return self._masked_move(diff, diagnose(diff, self._context()))
         return self._settle(diagnose(diff, self._context()))
 
@@ -344,29 +252,29 @@ class Reconciler:
         read as played again by their side (taken off and put back while nobody saw: the
         frames stopped after the capturing stone came); ``None`` if none fit."""
         last = self.game.last_stone_move()
-        if (not diff.leftover or not diff.added or self._gap_end is None or last is None
-                or self._gap_end < self._class_since[last.point]):
+        gap_end = self.points.gap_end
+        if (not diff.leftover or not diff.added or gap_end is None or last is None
+                or gap_end < self.points.since[last.point]):
             return None
         again = tuple((p, board[p]) for p in diff.leftover)
         slack = 0.0 if self._after_gap else self.config.two_moves_apart_s
         return moves_in_order(BoardDiff(again + diff.added, diff.removed, (), ()), self.game.position,
-                              self._class_since, slack)
+                              self.points.since, slack)
 
     def _masked_move(self, diff: BoardDiff, problem: Problem) -> list[Event]:
         """A difference that a move on a masked point explains, and nothing else does: play
         it (and the rest on the next evaluation); otherwise ``problem``, naming the points."""
         game = self.game
         slack = 0.0 if self._after_gap else self.config.two_moves_apart_s
-        candidates = masked_move_candidates(diff, game.position, self.masked, self._class_since, slack)
+        candidates = masked_move_candidates(diff, game.position, self.points.masked, self.points.since, slack)
         if len(candidates) == 1:
             events = self._settle(None)
             events.append(game.play(candidates[0]))
             self._forget_requests()
             return events + self._evaluate()
-        if any(self._now - t < self.config.mask_wait_s and game.position.board[p] == EMPTY
-               for p, t in self._masked_at.items()):
+        if self.points.recent_empty_mask(self._now, self.config.mask_wait_s, game.position.board):
             return []  # a glint may hide a stone that explains it all: read the board when it ends
-        return self._settle(with_fault_note(problem, sorted(self.masked), game.size))
+        return self._settle(with_fault_note(problem, sorted(self.points.masked), game.size))
 
     def _leftovers(self, board: tuple[int, ...]) -> dict[int, int]:
         """Captured stones of the last stone move that may still lie on the board: those
@@ -410,7 +318,7 @@ class Reconciler:
             return self._settle(captures_not_removed(diff.leftover, -last.color, size))
         if color != pos.to_play:
             problem = wrong_color(point, color, pos.to_play, size)
-            return self._masked_move(diff, problem) if self.masked else self._settle(problem)
+            return self._masked_move(diff, problem) if self.points.masked else self._settle(problem)
         if game.is_engine_turn() and point != self._engine_move:
             return self._settle(engine_misplaced(point, self._engine_move, size))
         reason = pos.illegal_reason(point)
@@ -439,7 +347,7 @@ class Reconciler:
                 stones += 1
                 if stones > self.config.max_undo_moves:
                     return 0
-            if _same(board, game.board_after(j), self.masked):
+            if _same(board, game.board_after(j), self.points.masked):
                 return len(moves) - j
         return 0
 
@@ -468,21 +376,9 @@ class Reconciler:
 
     # ------------------------------------------------------------------ LEDs
     def led_pattern(self) -> LedPattern:
-        """What the LEDs should show now (problem > captures to remove > the engine's
-        point > a hint > off)."""
-        game, size = self.game, self.game.size
-        if game.ended:
-            return LED_OFF
-        if self.problem is not None:
-            pts = self.problem.points
-            return LedPattern("blink", tuple(to_gtp(p, size) for p in pts)) if pts else LedPattern("all_blink")
-        if self.pending:
-            return LedPattern("blink", tuple(to_gtp(p, size) for p in self.pending))
-        if game.is_engine_turn() and self._engine_move is not None:
-            return LedPattern("steady", (to_gtp(self._engine_move, size),))
-        if self._hint is not None:
-            return LedPattern("steady", (to_gtp(self._hint, size),))
-        return LED_OFF
+        """What the LEDs should show now (``edge.led_pattern``: problem > captures to
+        remove > the engine's point > a hint > off)."""
+        return led_pattern(self.game, self.problem, self.pending, self._engine_move, self._hint)
 
     def _with_led(self, events: list[Event]) -> list[Event]:
         led = self.led_pattern()
