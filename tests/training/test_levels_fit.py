@@ -1,0 +1,114 @@
+"""The calibration's ladder (training.levels_fit) and its bookkeeping (training.levels):
+a Bradley-Terry fit recovers known strengths from a synthetic table, bootstrap
+intervals cover them, the EGF rank scale, the match schedule and the reading of saved
+games."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from gobuddy.ai.levels import level_names
+from training.levels import Pairing, _shutout, collect_games, level_id, schedule
+from training.levels_fit import Game, bootstrap, elo_expectation, fit, gor_of, rank_name, rank_of
+from training.levels_report import record
+
+TRUE = {"a": -600.0, "b": -250.0, "anchor": 0.0, "c": 150.0, "d": 500.0}
+
+
+def synthetic(pairs: list[tuple[str, str]], games: int, seed: int = 1) -> list[Game]:
+    """``games`` games per pair, each won with the true Elo expectation."""
+    rng = random.Random(seed)
+    out = []
+    for a, b in pairs:
+        p = elo_expectation(TRUE[a] - TRUE[b])
+        out += [Game(a, b, 1.0 if rng.random() < p else 0.0) for _ in range(games)]
+    return out
+
+
+CHAIN = [("a", "b"), ("b", "anchor"), ("anchor", "c"), ("c", "d"), ("a", "anchor"), ("b", "c")]
+
+
+def test_fit_recovers_known_strengths():
+    ratings = fit(synthetic(CHAIN, 400), "anchor", prior_draws=0.0)
+    assert ratings["anchor"] == 0.0
+    for player, elo in TRUE.items():
+        assert ratings[player] == pytest.approx(elo, abs=45), player
+
+
+def test_bootstrap_intervals_cover_the_truth_and_see_the_order():
+    ladder = bootstrap(synthetic(CHAIN, 150, seed=2), "anchor", samples=60, seed=3, order=("a", "b", "anchor", "c", "d"),
+                       prior_draws=0.0)
+    for player, elo in TRUE.items():
+        assert ladder.low[player] <= elo <= ladder.high[player], (player, ladder.low[player], ladder.high[player])
+        assert ladder.low[player] <= ladder.elo[player] <= ladder.high[player]
+    assert ladder.ordered_share is not None and ladder.ordered_share > 0.9
+    swapped = bootstrap(synthetic(CHAIN, 150, seed=2), "anchor", samples=20, seed=3, order=("b", "a", "anchor"))
+    assert swapped.ordered_share == 0.0
+
+
+def test_a_shutout_gives_a_finite_gap_through_the_virtual_draws():
+    games = [Game("x", "y", 1.0)] * 10
+    ratings = fit(games, "y", prior_draws=1.0)
+    # 10.5 - 0.5 after one virtual draw: 400 * log10(21)
+    assert ratings["x"] == pytest.approx(400 * 1.3222, abs=1.0)
+    halves = fit([Game("x", "y", 0.5)] * 4 + [Game("x", "y", 1.0)] * 2 + [Game("x", "y", 0.0)] * 2, "y")
+    assert halves["x"] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_fit_refuses_players_no_game_connects():
+    with pytest.raises(ValueError, match="not connected"):
+        fit([Game("a", "b", 1.0), Game("c", "d", 0.0)], "a")
+    with pytest.raises(ValueError, match="anchor"):
+        fit([Game("a", "b", 1.0)], "z")
+
+
+@pytest.mark.parametrize("elo, rank", [
+    # 8 kyu to 20 kyu is 12 grades at 124 down to 87 Elo each: about 1,240 Elo
+    (0.0, "8 kyu"), (124.0, "7 kyu"), (-118.0, "9 kyu"), (-1240.0, "20 kyu"), (-1800.0, "26 kyu"),
+    (1000.0, "1 kyu"), (1250.0, "1 dan"),
+])
+def test_ranks_on_the_egf_scale_around_an_8_kyu_anchor(elo, rank):
+    assert rank_of(elo, 1300.0) == rank
+
+
+def test_egf_scale_steps():
+    assert rank_name(2100) == "1 dan" and rank_name(2000) == "1 kyu" and rank_name(100) == "20 kyu"
+    assert rank_name(-900) == "30 kyu"
+    # one grade (100 GoR) at 20 kyu is about 87 Elo (a = 200), at 1 dan about 174 (a = 100)
+    # (a shrinks a little along the grade, so a grade costs slightly more than at its start)
+    assert gor_of(86.86, 100.0) == pytest.approx(200.0, abs=2.0)
+    assert gor_of(173.7, 2100.0) == pytest.approx(2200.0, abs=4.0)
+    assert gor_of(-300.0, 1300.0) < 1300.0 < gor_of(300.0, 1300.0)
+
+
+def test_schedule_covers_adjacent_levels_every_gnugo_level_and_two_apart():
+    plan = schedule(games=20, full_games=12, probe=6, gnugo=(0, 10), gnugo_games=10)
+    ids = [level_id(name) for name in level_names()]
+    pairs = {(p.a, p.b): p for p in plan}
+    for a, b in zip(ids, ids[1:]):
+        assert pairs[(a, b)].games == (12 if b == "L-full" else 20) and pairs[(a, b)].probe == 0
+    for a in ids:
+        for g in ("gnugo-0", "gnugo-10"):
+            assert pairs[(a, g)] == Pairing(a, g, 10, 6)
+    assert (ids[0], ids[2]) in pairs and (ids[-3], ids[-1]) not in pairs
+    assert plan.index(pairs[(ids[0], ids[1])]) < plan.index(pairs[(ids[0], "gnugo-0")])
+
+
+def test_saved_games_are_read_by_colour_and_void_games_left_out(tmp_path):
+    folder = tmp_path / "L-30-kyu__gnugo-0"
+    folder.mkdir()
+    entries = [
+        {"black": "L-30-kyu", "white": "gnugo-0", "winner": "gnugo-0", "reason": "score"},
+        {"black": "gnugo-0", "white": "L-30-kyu", "winner": "L-30-kyu", "reason": "resign"},
+        {"black": "L-30-kyu", "white": "gnugo-0", "winner": None, "reason": "score"},
+        {"black": "gnugo-0", "white": "L-30-kyu", "winner": None, "reason": "void"},
+    ]
+    (folder / "games.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries))
+    games, scores = collect_games(tmp_path)
+    assert games == [Game("L-30-kyu", "gnugo-0", 0.0), Game("gnugo-0", "L-30-kyu", 0.0), Game("L-30-kyu", "gnugo-0", 0.5)]
+    assert scores[("L-30-kyu", "gnugo-0")] == [0.0, 1.0, 0.5]
+    assert record(scores[("L-30-kyu", "gnugo-0")]) == "1-1-1"
+    assert not _shutout(entries[:3]) and _shutout(entries[:1]) and not _shutout([])
