@@ -18,13 +18,12 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from gobuddy.explain.played import Played, chains_next_to, color_word, stones_word, vertex, vertices
+from gobuddy.explain.played import Played, chains_next_to, color_word, nearest, stones_word, vertex
 from gobuddy.explain.reason import Reason, reason
 
 
 def _anchors(chains, move: int, size: int) -> str:
-    from gobuddy.explain.played import nearest
-
+    """``D5 and F5``: one stone of each chain (the nearest the move), in GTP order."""
     anchors = sorted((nearest(c.stones, move, size) for c in chains), key=lambda p: (p % size, -(p // size)))
     names = [vertex(p, size) for p in anchors]
     return ", ".join(names[:-1]) + " and " + names[-1]

@@ -24,6 +24,7 @@ from gobuddy.explain.played import (
     Chain, Played, chain, chains_next_to, color_word, group_name, stones_word, vertex, vertices)
 from gobuddy.explain.reason import Reason, reason
 from gobuddy.go.coords import EMPTY
+from gobuddy.go.position import neighbours
 
 LADDER_CHASES = 2  # ataris in a reading before a capture or an escape counts as a ladder
 
@@ -117,8 +118,6 @@ def _save_reasons(played: Played) -> tuple[list[Reason], set[int]]:
 
 def _around(played: Played, c: Chain) -> set[int]:
     """The opponent stones next to ``c`` before the move."""
-    from gobuddy.go.position import neighbours
-
     nbrs = neighbours(played.size)
     return {q for s in c.stones for q in nbrs[s] if played.before.board[q] == played.opponent}
 

@@ -394,7 +394,8 @@ ROWS = [
         . . . . . . . . . . . . . . . . . . .
         . . . . . . . . . . . . . . . . . . .
         . . . . . . . . . . . . . . . . . . .
-        . . . . . . . . . . . . . . . . . . .""", "B D17", ["first cut 3 good ~the white groups at D16 and E17 apart", "-connection"]),
+        . . . . . . . . . . . . . . . . . . .""", "B D17",
+     ["first cut 3 good ~the white groups at D16 and E17 apart", "-connection"]),
     # ---------------------------------------------------------------- nothing to say
     ("a quiet opening move says nothing from the rules", "\n".join(["." * 9] * 9), "B E5", ["none"]),
     ("a pass says nothing from the rules", GROUP_IN_ATARI, "B pass", ["none"]),
