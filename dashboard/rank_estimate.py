@@ -1,0 +1,159 @@
+"""A player's estimated rank, with an interval: from results against calibrated engine
+levels when ``models/LEVELS.md`` gives them Elo ratings, else from move quality.
+
+**From move quality** (the default until calibrated levels exist): the mean point loss
+per move over the player's last ``RECENT`` reviewed games, mapped to a rank by
+``LOSS_TO_RANK`` (linear between rows). The interval maps the mean +- 1.96 standard
+errors (the per-game means' spread) the same way. The table is an assumption, not a
+measurement: it follows what reviews with KataGo on 19x19 commonly report (strong amateur
+dans lose about half a point a move, single-digit kyu players one to two, beginners four
+and more; the thread "Strength as error distribution", lifein19x19.com, 2019, models
+strength this way), while on 9x9 with our smaller network the figures are noisier. It
+is shown as an estimate and is replaced as soon as levels are calibrated.
+
+**From calibrated levels**: ``models/LEVELS.md`` holds a markdown table with a ``level``
+column and an ``elo`` column (the first number in the cell). The player's rating is the
+maximum-likelihood Elo of their results against those levels (logistic, 400 points a
+factor of ten; draws count half), with a 95 % interval from the likelihood's curvature,
+and a rating becomes a rank by interpolating between the levels whose names are ranks
+("15 kyu", "1 dan"). Fewer than ``MIN_GAMES`` such games, or a file without that
+table: move quality.
+
+Rank numbers: ``k kyu`` is ``-k``, ``d dan`` is ``d - 1`` (so 1 kyu -> 1 dan is one step).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+RECENT = 20
+MIN_GAMES = 5
+LEVELS_FILE = Path(__file__).resolve().parents[1] / "models" / "LEVELS.md"
+# mean point loss per move -> rank number (weakest last); the assumption above
+LOSS_TO_RANK = ((0.3, 4.0), (0.6, 0.0), (1.0, -5.0), (1.5, -10.0), (2.2, -15.0), (3.0, -20.0), (4.0, -25.0),
+                (5.5, -30.0))
+
+
+@dataclass(frozen=True)
+class RankEstimate:
+    rank: str
+    low: str  # the weaker end of the interval
+    high: str
+    basis: str  # how it was made, in words
+    games: int
+
+
+def rank_name(value: float) -> str:
+    """A rank number as words: -14.6 -> "15 kyu", 0.2 -> "1 dan" (clamped to 30 kyu .. 9 dan)."""
+    value = max(-30.0, min(8.0, value))
+    r = round(value)
+    return f"{-r} kyu" if r < 0 else f"{r + 1} dan"
+
+
+def rank_value(name: str) -> float | None:
+    """``"15 kyu"`` -> -15, ``"1 dan"`` -> 0; None for a name that is not a rank ("full")."""
+    m = re.fullmatch(r"\s*(\d+)\s*(kyu|k|dan|d)\s*", name.lower())
+    if not m:
+        return None
+    n = int(m.group(1))
+    return -float(n) if m.group(2).startswith("k") else float(n - 1)
+
+
+def loss_to_rank(loss: float) -> float:
+    """``LOSS_TO_RANK`` read linearly between rows (flat beyond its ends)."""
+    table = LOSS_TO_RANK
+    if loss <= table[0][0]:
+        return table[0][1]
+    for (l0, r0), (l1, r1) in zip(table, table[1:]):
+        if loss <= l1:
+            return r0 + (r1 - r0) * (loss - l0) / (l1 - l0)
+    return table[-1][1]
+
+
+def from_move_quality(losses: Sequence[float]) -> RankEstimate | None:
+    """The estimate from per-game mean point losses, newest last (the last ``RECENT``)."""
+    recent = [x for x in losses if x is not None][-RECENT:]
+    if not recent:
+        return None
+    mean = sum(recent) / len(recent)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in recent) / (len(recent) - 1)) if len(recent) > 1 else mean
+    half = 1.96 * sd / math.sqrt(len(recent))
+    return RankEstimate(rank_name(loss_to_rank(mean)), rank_name(loss_to_rank(mean + half)),
+                        rank_name(loss_to_rank(max(0.0, mean - half))),
+                        f"mean point loss {mean:.2f} a move over the last {len(recent)} reviewed game(s), "
+                        "mapped by an assumed table (see dashboard/rank_estimate.py)", len(recent))
+
+
+def read_levels(path: Path = LEVELS_FILE) -> dict[str, float]:
+    """Level name -> Elo from the first markdown table of ``path`` that has ``level``
+    and ``elo`` columns; empty when the file or such a table is missing."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return {}
+    out: dict[str, float] = {}
+    header: list[str] | None = None
+    for line in lines:
+        if not line.strip().startswith("|"):
+            if out:
+                break
+            header = None
+            continue
+        cells = [c.strip().strip("`*").strip() for c in line.strip().strip("|").split("|")]
+        if header is None:
+            header = [c.lower() for c in cells]
+            continue
+        if set("".join(cells)) <= set("-: "):
+            continue
+        try:
+            level, elo = cells[header.index("level")], cells[next(i for i, h in enumerate(header) if "elo" in h)]
+        except (ValueError, StopIteration, IndexError):
+            header = None
+            continue
+        m = re.search(r"-?\d+(\.\d+)?", elo)
+        if m:
+            out[level] = float(m.group())
+    return out
+
+
+def from_results(results: Sequence[tuple[str, str]], levels: dict[str, float]) -> RankEstimate | None:
+    """The estimate from (engine level, win|loss|draw) results and the levels' Elo."""
+    games = [(levels[lv], {"win": 1.0, "loss": 0.0, "draw": 0.5}[o]) for lv, o in results if lv in levels]
+    anchors = sorted((elo, rank_value(name)) for name, elo in levels.items() if rank_value(name) is not None)
+    if len(games) < MIN_GAMES or len(anchors) < 2:
+        return None
+
+    def expected(r: float, opp: float) -> float:
+        return 1.0 / (1.0 + 10 ** ((opp - r) / 400.0))
+
+    def loglik(r: float) -> float:
+        return sum(s * math.log(max(1e-12, expected(r, o))) + (1 - s) * math.log(max(1e-12, 1 - expected(r, o)))
+                   for o, s in games)
+
+    lo_bound, hi_bound = min(o for o, _ in games) - 800, max(o for o, _ in games) + 800
+    best = max((lo_bound + i * (hi_bound - lo_bound) / 400 for i in range(401)), key=loglik)
+    info = sum(expected(best, o) * (1 - expected(best, o)) for o, _ in games) * (math.log(10) / 400) ** 2
+    half = 1.96 / math.sqrt(info) if info > 0 else 400.0
+
+    def to_rank(elo: float) -> float:
+        if elo <= anchors[0][0]:
+            return anchors[0][1]  # type: ignore[return-value]
+        for (e0, r0), (e1, r1) in zip(anchors, anchors[1:]):
+            if elo <= e1:
+                return r0 + (r1 - r0) * (elo - e0) / (e1 - e0)  # type: ignore[operator]
+        return anchors[-1][1]  # type: ignore[return-value]
+
+    return RankEstimate(rank_name(to_rank(best)), rank_name(to_rank(best - half)), rank_name(to_rank(best + half)),
+                        f"Elo {best:.0f} ± {half:.0f} from {len(games)} game(s) against the calibrated levels "
+                        "of models/LEVELS.md", len(games))
+
+
+def estimate(losses: Sequence[float], results: Sequence[tuple[str, str]],
+             levels: dict[str, float] | None = None) -> RankEstimate | None:
+    """From calibrated levels when they allow it, else from move quality."""
+    levels = read_levels() if levels is None else levels
+    return (from_results(results, levels) if levels else None) or from_move_quality(losses)

@@ -1,0 +1,94 @@
+"""The Player page (AppTest, real SQLite, generated history of three players): the
+plots, the games list, the mistakes of the week opening Replay at their move, the
+level and the rank estimate, claiming guest games, and a page without players."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterator
+
+import pytest
+import streamlit as st
+from streamlit import config as streamlit_config
+from streamlit.testing.v1 import AppTest
+
+from dashboard.store import Store
+from tests.dashboard.conftest import WireGame, send
+from tests.dashboard.player_app import entry_file
+from tests.dashboard.player_data import fill
+from tests.e2e.fixtures import _migrated_sqlite, app_db_url, app_store, dashboard_args, no_exceptions  # noqa: F401
+
+NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def open_player(monkeypatch: pytest.MonkeyPatch, app_db_url: str, tmp_path) -> Iterator[Callable[..., AppTest]]:
+    address = streamlit_config.get_option("server.address")
+    streamlit_config.set_option("server.address", "127.0.0.1")
+    entry = entry_file(tmp_path / "app")
+
+    def open_page(query: dict[str, str] | None = None) -> AppTest:
+        monkeypatch.setattr(sys, "argv", [str(entry), *dashboard_args(app_db_url)])
+        at = AppTest.from_file(str(entry), default_timeout=60)
+        for k, v in (query or {}).items():
+            at.query_params[k] = v
+        at.run()
+        at.switch_page("views/player.py").run()
+        no_exceptions(at)
+        return at
+
+    yield open_page
+    st.cache_resource.clear()
+    streamlit_config.set_option("server.address", address)
+
+
+def charts(at: AppTest) -> list[Any]:
+    return [e for e in at.get("plotly_chart")]
+
+
+def test_the_page_shows_a_players_history(open_player, app_store: Store):
+    ids = fill(app_store, 60, now=datetime.now(timezone.utc), days=60)
+    at = open_player({"player": "Ben"})
+    assert at.selectbox(key="player_id").value == ids["Ben"]
+    assert at.title[0].value == "Player"
+    assert len(charts(at)) == 3  # quality, classes, kinds
+    games = at.dataframe[2].value  # first moves, results, games
+    assert len(games) == app_store.player(ids["Ben"]).games
+    assert set(games["colour"]) == {"black", "white"}
+    results = at.dataframe[1].value
+    assert "people" in list(results["opponent"])
+    assert any("Estimated rank" in c.value and "interval" in c.value for c in at.caption)
+    at.radio(key="player_period").set_value("10 games").run()
+    no_exceptions(at)
+    assert len(charts(at)) == 3
+
+
+def test_a_mistake_of_the_week_opens_replay_at_its_move(open_player, app_store: Store):
+    ids = fill(app_store, 30, now=datetime.now(timezone.utc), days=6)
+    mistake = app_store.player_history(ids["Cleo"]).top_mistakes[0]
+    at = open_player({"player": "Cleo"})
+    assert any(f"move {mistake.move_number}," in m.value for m in at.markdown)
+    at.button(key="player_mistake_0").click().run()
+    no_exceptions(at)
+    assert at.title[0].value == "Replay"
+    assert at.session_state["replay_game"] == mistake.game_id
+    assert at.session_state["replay_move"] == mistake.move_number - 1  # the position the mistake was played in
+
+
+def test_a_player_claims_guest_games(open_player, app_store: Store):
+    for i in range(3):
+        send(app_store, *WireGame(f"g-{i}", players=("guest", "Ben"), t0=1767953700000 + 60_000 * i).play("E5").events)
+    app_store.player_named("Ana", create=True)
+    at = open_player({"player": "Ana"})
+    at.multiselect(key="player_claim_games").set_value(["g-0", "g-2"]).run()
+    at.button(key="player_claim").click().run()
+    no_exceptions(at)
+    assert any("2 game(s) are now Ana's" in s.value for s in at.success)
+    ana = app_store.player_named("Ana")
+    assert [g.id for g in app_store.player_history(ana.id).games] == ["g-0", "g-2"]
+
+
+def test_no_player_yet(open_player):
+    at = open_player()
+    assert any("No player yet" in i.value for i in at.info)
