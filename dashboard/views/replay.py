@@ -91,16 +91,15 @@ def navigation(last: int) -> int:
     """Buttons (with keyboard shortcuts) and a slider; returns the move count shown."""
     n = min(max(0, int(st.session_state.get(MOVE, 0))), last)
     st.session_state[MOVE] = n
-    c = st.columns([1.2, 1.2, 1.2, 1.2, 3], vertical_alignment="center")
-    c[0].button("Start", key="replay_first", on_click=_go, args=(0,), shortcut="Home", icon=":material/first_page:")
+    c = st.columns(4, vertical_alignment="center")
+    c[0].button("Start", key="replay_first", on_click=_go, args=(0,), shortcut="Home", icon=":material/first_page:", width="stretch")
     c[1].button("Back", key="replay_prev", on_click=_step, args=(-1, last), shortcut="Left",
-                icon=":material/chevron_left:")
+                icon=":material/chevron_left:", width="stretch")
     c[2].button("Next", key="replay_next", on_click=_step, args=(1, last), shortcut="Right",
-                icon=":material/chevron_right:")
-    c[3].button("End", key="replay_last", on_click=_go, args=(last,), shortcut="End", icon=":material/last_page:")
+                icon=":material/chevron_right:", width="stretch")
+    c[3].button("End", key="replay_last", on_click=_go, args=(last,), shortcut="End", icon=":material/last_page:", width="stretch")
     if last > 0:
-        with c[4]:
-            st.slider("Move", 0, last, key=MOVE, label_visibility="collapsed")
+        st.slider("Move", 0, last, key=MOVE, label_visibility="collapsed")
     return int(st.session_state[MOVE])
 
 

@@ -64,14 +64,15 @@ def figure(answers: Mapping[int, Mapping[str, Any]], review: GameReview, n: int,
     fig.add_vline(x=n, line=dict(color="#d32f2f", width=2))
     lead_ticks = [half * (t - 50) / 50 for t in TICKS]
     fig.update_layout(
-        height=240, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=1.18),
+        height=250, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=1.2, x=0),
         bargap=0, dragmode=False, hovermode="closest", clickmode="event+select",
         plot_bgcolor="#fafafa",
-        xaxis=dict(title="move", range=[-0.5, last + 0.5], tick0=0, dtick=max(1, round(last / 10)) if last else 1,
+        xaxis=dict(title=dict(text="move", standoff=4), automargin=True, range=[-0.5, last + 0.5], tick0=0, dtick=max(1, round(last / 10)) if last else 1,
                    fixedrange=True, zeroline=False),
-        yaxis=dict(title="black win rate %", range=[0, 100], tickvals=list(TICKS), fixedrange=True,
-                   zeroline=False),
-        yaxis2=dict(title="black score lead", overlaying="y", side="right", range=[-half, half],
+        yaxis=dict(title=dict(text="black win %", standoff=4), automargin=True, range=[0, 100],
+                   tickvals=list(TICKS), ticksuffix="%", fixedrange=True, zeroline=False),
+        yaxis2=dict(title=dict(text="black lead", standoff=4), automargin=True, overlaying="y", side="right",
+                    range=[-half, half],
                     tickvals=lead_ticks, ticktext=[f"{v:+g}" if v else "0" for v in lead_ticks],
                     showgrid=False, zeroline=False, fixedrange=True, visible=bool(known)))
     return fig
