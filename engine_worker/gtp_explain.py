@@ -10,7 +10,9 @@ atari, save, self-atari, snapback, ladder, connection, cut, ko) need no network;
 the front end plays with a model that knows the board size, the position before and
 after the move are each analysed with ``visits`` visits (a search of its own, so
 ``genmove``'s tree is left alone), which adds life and death, the biggest point,
-sente/gote and the engine's line. ``COLOR`` need not be the side to move (the move is
+sente/gote and the engine's line; when the move is the engine's first choice (a
+hint), the position after a pass instead is analysed too, and life and death are
+told against it ("if you do not play here, the group dies"). ``COLOR`` need not be the side to move (the move is
 explained as if that colour played now, as ``genmove`` out of turn would). An answer
 may be empty: nothing to say.
 
@@ -27,14 +29,14 @@ from __future__ import annotations
 from typing import Any
 
 from gobuddy.explain.analysis_view import AnalysisView, view
-from gobuddy.explain.explainer import explain_played
+from gobuddy.explain.explainer import DEFAULT_LIMIT, explain_played
 from gobuddy.explain.played import Played
 from gobuddy.explain.reason import as_lines
-from gobuddy.go.coords import CoordinateError, color_from_str, color_to_str, from_gtp
+from gobuddy.go.coords import CoordinateError, color_from_str, color_to_str, from_gtp, to_gtp
 from gobuddy.go.gtp import GtpError
 from gobuddy.go.position import IllegalMove
 
-EXPLAIN_VISITS = 200  # per analysis (two per command): about a third of a second on the project machine
+EXPLAIN_VISITS = 200  # per analysis (two or three per command): about 0.2 s each on the project machine
 
 
 class Explainer:
@@ -58,15 +60,15 @@ class Explainer:
             played = Played.of(game.position, point, color)
         except IllegalMove:
             raise GtpError("illegal move") from None
-        before, after = self._analyses(game, played)
-        return as_lines(explain_played(played, before, after))
+        return as_lines(explain_played(played, *self._analyses(game, played)))
 
-    def _analyses(self, game: Any, played: Played) -> tuple[AnalysisView | None, AnalysisView | None]:
-        """The analyses before and after the move, or ``(None, None)`` without a model for
-        this board size."""
+    def _analyses(self, game: Any, played: Played) -> tuple[AnalysisView | None, ...]:
+        """``(before, after, limit, baseline)`` for ``explain_played``: the analyses
+        before and after the move and, when the move is the engine's first choice (a
+        hint), after a pass instead; ``None`` for each without a model for this size."""
         evaluator = self.evaluator
         if evaluator is None or game.size not in getattr(evaluator, "board_sizes", ()):
-            return None, None
+            return None, None, DEFAULT_LIMIT, None
         from gobuddy.ai.analysis import analyse
         from gobuddy.ai.features import board_array, position_with_history, push_history
         from gobuddy.ai.mcts import Search, SearchConfig
@@ -78,9 +80,13 @@ class Explainer:
                                            game.first_to_play, game.superko)
         before = analyse(self._search, played.before, history, visits=self.visits,
                          to_play=color_to_str(played.color))
-        after = analyse(self._search, played.after, push_history(history, board_array(played.before)),
-                        visits=self.visits)
-        return view(before, game.size), view(after, game.size)
+        previous = push_history(history, board_array(played.before))
+        after = analyse(self._search, played.after, previous, visits=self.visits)
+        baseline = None
+        if before.moves and before.moves[0].move == to_gtp(played.move, game.size) and not played.is_pass:
+            passed = Played.of(played.before, played.before.pass_point)
+            baseline = view(analyse(self._search, passed.after, previous, visits=self.visits), game.size)
+        return view(before, game.size), view(after, game.size), DEFAULT_LIMIT, baseline
 
 
 def register(engine: Any, player: Any, visits: int = EXPLAIN_VISITS) -> None:

@@ -8,7 +8,9 @@ sente/gote, the engine's line) is added when analyses are given:
 
 - ``before``: the analysis of ``position`` with ``color`` to play (a hint's own
   analysis; for a move played, the analysis of the position it was played in);
-- ``after``: the analysis of the position the move made (the opponent to play).
+- ``after``: the analysis of the position the move made (the opponent to play);
+- ``baseline`` (for a hint): the analysis of the position after ``color`` passes
+  instead, so that life and death say what the move changes against not playing it.
 
 Both are duck-typed (``gobuddy.explain.analysis_view``). The engine's line is a
 reason only when nothing simpler applies (no reason other than tempo); tempo is told
@@ -46,10 +48,13 @@ def rules_reasons(played: Played) -> list[Reason]:
 
 
 def explain_played(played: Played, before: AnalysisView | None = None, after: AnalysisView | None = None,
-                   limit: int | None = DEFAULT_LIMIT) -> list[Reason]:
+                   limit: int | None = DEFAULT_LIMIT, baseline: AnalysisView | None = None) -> list[Reason]:
     """The ranked reasons of a move already played on a copy (see ``explain_move``)."""
     found = rules_reasons(played)
-    found += life_and_death_reasons(played, before, after)
+    reference = baseline
+    if reference is None and before is not None and before.to_play == played.color:
+        reference = before
+    found += life_and_death_reasons(played, reference, after)
     found += territory_reasons(played, before, after)
     if all(r.good is not False for r in found):  # after a loss the answer punishes; it tells no tempo
         found += tempo_reasons(played, after)
@@ -58,26 +63,33 @@ def explain_played(played: Played, before: AnalysisView | None = None, after: An
     return rank(found, limit)
 
 
+def _view(analysis: Any, size: int) -> AnalysisView | None:
+    return view(analysis, size) if analysis is not None else None
+
+
 def explain_move(position: Position, move: int, color: int | None = None, before: Any = None,
-                 after: Any = None, limit: int | None = DEFAULT_LIMIT) -> list[Reason]:
+                 after: Any = None, limit: int | None = DEFAULT_LIMIT, baseline: Any = None) -> list[Reason]:
     """The reasons for (and against) ``color`` (default: the side to move) playing
     ``move`` (a flat point or pass) in ``position``, heaviest first, at most ``limit``.
 
-    ``position`` is not changed. Raises ``IllegalMove`` for an illegal move and
-    ``ValueError`` for an analysis that does not fit the board."""
+    ``baseline``: for a hint, the analysis of the position after ``color`` passes
+    instead; life and death are then told against it ("if you do not play here ...")
+    rather than against ``before``. ``position`` is not changed. Raises
+    ``IllegalMove`` for an illegal move and ``ValueError`` for an analysis that does
+    not fit the board."""
     played = Played.of(position, move, color)
     size = position.size
-    return explain_played(played, view(before, size) if before is not None else None,
-                          view(after, size) if after is not None else None, limit)
+    return explain_played(played, _view(before, size), _view(after, size), limit, _view(baseline, size))
 
 
-def explain_hint(position: Position, before: Any, after: Any = None,
+def explain_hint(position: Position, before: Any, after: Any = None, baseline: Any = None,
                  limit: int | None = DEFAULT_LIMIT) -> list[Reason]:
     """The reasons for the engine's first choice in ``before`` (an analysis of
     ``position``, its side to move); ``after``: the analysis of the position after that
-    move, if there is one. An analysis without moves gives no reasons."""
+    move, ``baseline``: after a pass instead, if there are such. An analysis without
+    moves gives no reasons."""
     seen = view(before, position.size)
     if seen.best is None:
         return []
     return explain_played(Played.of(position, seen.best.point, seen.to_play), seen,
-                          view(after, position.size) if after is not None else None, limit)
+                          _view(after, position.size), limit, _view(baseline, position.size))

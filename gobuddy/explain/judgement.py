@@ -14,9 +14,12 @@ used (``before.to_play`` must be the mover, ``after.to_play`` the opponent).
   margin over the best-scoring other analysed candidate. Without score leads, a
   move that is not the first choice is judged the same way in win rate;
 - ``life-and-death``: a group whose mean ownership (from its owner's side) goes from
-  at least ``FLIP`` to at most ``-FLIP`` between ``before`` and ``after`` dies (the
+  at least ``FLIP`` to at most ``-FLIP`` between the reference and ``after`` dies (the
   reverse: lives); its points are the sum of the ownership change over the connected
-  region that moved the same way, seeded by its stones;
+  region that moved the same way, seeded by its stones. The reference is ``before``
+  for a move played (what best play would have kept); for a hint, whose ``before``
+  already expects it, the caller may give ``baseline``: the analysis of the position
+  after the mover passes instead ("if you do not play here, the group at G7 dies");
 - ``tempo``: told from the engine's answer in ``after``: an answer within two lines of
   the move (or touching the chains it touched) keeps the move ``sente``; an answer
   elsewhere makes it ``gote``; an answer that passes tells nothing. A heuristic: the engine's answer is local
@@ -99,9 +102,11 @@ def territory_reasons(played: Played, before: AnalysisView | None, after: Analys
 
 def life_and_death_reasons(played: Played, before: AnalysisView | None,
                            after: AnalysisView | None) -> list[Reason]:
-    """Groups that die or live by the move (see the module docstring)."""
+    """Groups that die or live by the move (see the module docstring): ``before`` is
+    the reference, the analysis of the position before the move or, for a hint, of
+    the position after the mover passes instead (either side to play)."""
     if (before is None or after is None or before.ownership is None or after.ownership is None
-            or before.to_play != played.color or after.to_play != played.opponent):
+            or after.to_play != played.opponent):
         return []
     old, new = before.ownership, after.ownership
     delta = new - old
@@ -129,7 +134,7 @@ def life_and_death_reasons(played: Played, before: AnalysisView | None,
                     if q not in region and delta[q] * sign >= REGION:
                         region.add(q)
                         frontier.append(q)
-            stones = sorted(p for p in region if board[p] == color)
+            stones = sorted(p for p in region if board[p] == color and p != played.move)
             done.update(stones)
             points = float(np.sum(np.abs(delta[sorted(region)])))
             name = group_name(stones, played.move, size)

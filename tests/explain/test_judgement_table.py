@@ -77,11 +77,15 @@ ROWS = [
     ("white saves the corner: it lives", CORNER, "W H7",
      answer("W", -10.0, [("H7", 4.0, 0.6, 100, "H7")], own(9, {WHITE_CORNER: 0.6})),
      answer("B", -4.0, [], own(9, {WHITE_CORNER: -0.8})),
-     ["first life-and-death 4 good ~the group at H7 lives", "-territory"]),
+     ["first life-and-death 3 good ~the group at G7 lives", "-territory"]),
     ("black lets its own wall die", CORNER, "B A1",
      answer("B", 5.0, [("J8", 5.0, 0.7, 100, "J8")], own(9, {"F6 F7 F8 G6 H6": 0.8})),
      answer("W", 20.0, [("J8", 20.0, 0.9, 100, "J8")], own(9, {"F6 F7 F8 G6 H6": -0.7})),
      ["life-and-death 5 bad ~the group at F6 dies", "territory bad =25"]),
+    ("a hint against a pass: if black does not play J7, the corner lives", CORNER, "B J7",
+     answer("B", 10.0, [("J7", 10.0, 0.8, 100, "J7 H7")], own(9, {WHITE_CORNER: 0.5})),
+     answer("W", -10.0, [], own(9, {WHITE_CORNER: 0.7})),
+     ["-life-and-death"]),
     ("a group that only gets weaker does not die", CORNER, "B J7",
      answer("B", 2.0, [], own(9, {WHITE_CORNER: -0.8})), answer("W", 0.0, [], own(9, {WHITE_CORNER: -0.1})),
      ["-life-and-death"]),
@@ -143,3 +147,15 @@ def test_ownership_of_the_wrong_size_is_refused() -> None:
     pos = Position.from_ascii(OPEN)
     with pytest.raises(ValueError, match="ownership"):
         explain_move(pos, from_gtp("E5", 9), before=answer("B", 0.0, [], own(13)))
+
+
+def test_a_hint_told_against_a_pass() -> None:
+    """The hint's own analysis already expects it; against the position after a pass
+    (white to play, the corner alive) the hint kills the corner."""
+    pos = Position.from_ascii(CORNER)
+    before = answer("B", 10.0, [("J7", 10.0, 0.8, 100, "J7 H7")], own(9, {WHITE_CORNER: 0.5}))
+    after = answer("W", -10.0, [], own(9, {WHITE_CORNER: 0.7}))
+    baseline = answer("W", 4.0, [("J7", 4.0, 0.6, 100, "J7")], own(9, {WHITE_CORNER: -0.8}))
+    check(explain_move(pos, from_gtp("J7", 9), before=before, after=after, baseline=baseline),
+          ["first life-and-death 3 good ~the group at G7 dies (3 stones, about 12 points)"])
+    check(explain_move(pos, from_gtp("J7", 9), before=before, after=after), ["-life-and-death"])

@@ -76,3 +76,18 @@ def test_a_small_capture_that_loses_the_group(analyse_pair) -> None:
     reasons = explain_move(pos, from_gtp("B1", 9), before=before, after=after)
     check(reasons, ["first capture 1 bad ~loses 4", "atari 4 bad", "territory bad ~more at E3 than at the move played"])
     assert next(r for r in reasons if r.kind == "territory").points >= 3
+
+
+def test_the_hint_keeps_the_group_alive_against_a_pass(analyse_pair) -> None:
+    from gobuddy.ai.analysis import analyse
+    from gobuddy.ai.features import board_array
+    from gobuddy.ai.mcts import Search, SearchConfig
+    from gobuddy.ai.onnx_evaluator import OnnxEvaluator
+
+    pos, before, after = analyse_pair(GROUP_IN_ATARI, "E3")
+    search = Search(OnnxEvaluator(str(MODEL), intra_threads=1), SearchConfig(komi=7.0, seed=1, pipeline=False))
+    passed = Played.of(pos, pos.pass_point)
+    baseline = analyse(search, passed.after, (board_array(pos),), visits=VISITS)
+    reasons = explain_hint(pos, before, after, baseline)
+    check(reasons, ["first save 4 good", "life-and-death 4 good ~the group at E4 lives"])
+    assert next(r for r in reasons if r.kind == "life-and-death").points >= 10
