@@ -7,9 +7,11 @@
 What is drawn, bottom to top: wood, lines, star points, coordinates (GTP letters
 without ``I`` along the top and bottom, numbers 1..size from the bottom up along both
 sides), ownership shading (optional), stones with shading, the dead-stone marks (a cross of
-the other colour, ``class="dead"``), the last-move mark, the recommendations (a disc
-with the rank and the win rate in percent, best first) and the highlighted problem
-points (red rings).
+the other colour, ``class="dead"``), the last-move mark, the mistake marks (a dot in the
+class colour, optional), the recommendations (a disc with the rank and the win rate in
+percent, best first), a line of play as numbered stones (optional), each
+recommendation's line hidden until the pointer is over it (optional; a ``<style>`` in
+the SVG does it, no script) and the highlighted problem points (red rings).
 
 Stones are ``stones[r * size + c]`` with row 0 at the TOP (``Position.board``), values
 ``1`` black, ``-1`` white, ``0`` empty. Vertices are GTP strings. Every stone is a

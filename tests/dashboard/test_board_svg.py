@@ -121,3 +121,42 @@ def test_dead_stones_are_crossed_out_in_the_other_colour():
     svg = board_svg(5, stones, dead=["A5", "E1", "C3"])  # C3 is empty: skipped
     assert svg.count('class="dead"') == 2
     assert 'data-vertex="A5" d=' in svg and 'stroke="#fff"' in svg and 'data-vertex="C3" d=' not in svg
+
+
+def test_mistake_marks_sit_on_stones_in_their_colour():
+    board = Position.from_ascii(BOARD).board
+    root = parse(board_svg(9, board, marks={"C7": "#cc0000", "E5": "#72216b", "A1": "#cc0000"}))
+    marks = {m.get("data-vertex"): m.get("fill") for m in of_class(root, "mistake-mark")}
+    assert marks == {"C7": "#cc0000", "E5": "#72216b"}  # A1 is empty: no mark
+    c7 = next(c for c in root.iter("{%s}circle" % NS["s"]) if c.get("data-vertex") == "C7"
+              and (c.get("class") or "").startswith("stone"))
+    mark = of_class(root, "mistake-mark")[0]
+    assert (mark.get("cx"), mark.get("cy")) == (c7.get("cx"), c7.get("cy"))
+
+
+def test_a_line_is_numbered_stones_skipping_taken_points():
+    board = Position.from_ascii(BOARD).board
+    root = parse(board_svg(9, board, line=[("W", "E3"), ("B", "C7"), ("B", "F4"), ("W", "pass"), ("W", "E3"),
+                                          ("W", "G7")]))
+    (group,) = of_class(root, "pv")
+    drawn = [(g.get("data-vertex"), g.get("data-number"), g.find("s:circle", NS).get("fill"),
+              g.find("s:text", NS).text) for g in of_class(group, "pv-stone")]
+    # C7 holds a stone, the pass is not a point, E3 is taken by the line itself
+    assert drawn == [("E3", "1", "#f4f4f4", "1"), ("F4", "3", "#111", "3"), ("G7", "6", "#f4f4f4", "6")]
+    assert not of_class(root, "pv-hover")
+
+
+def test_each_candidates_line_waits_hidden_for_the_pointer():
+    recs = [Recommendation("E3", 1, 0.6), Recommendation("F6", 2, 0.5)]
+    svg = board_svg(9, Position.from_ascii(BOARD).board, recommendations=recs,
+                    hover_lines={"E3": [("B", "E3"), ("W", "F3")], "F6": [("B", "F6")], "A1": [("B", "A1")]})
+    root = parse(svg)
+    hover = {g.get("data-rank"): [s.get("data-vertex") for s in of_class(g, "pv-stone")]
+             for g in of_class(root, "pv-hover")}
+    assert hover == {"1": ["E3", "F3"], "2": ["F6"]}  # A1 is no candidate
+    style = root.find("s:style", NS).text
+    assert ".go-board g.pv-hover{visibility:hidden;pointer-events:none}" in style
+    assert '.go-board g.rec[data-rank="2"]:hover~g.pv-hover[data-rank="2"]{visibility:visible}' in style
+    children = list(root)  # the lines follow the candidates, as siblings (the ~ selector needs that)
+    last_rec = max(i for i, e in enumerate(children) if e.get("class") == "rec")
+    assert all(i > last_rec for i, e in enumerate(children) if e.get("class") == "pv-hover")
