@@ -1,0 +1,87 @@
+"""The adaptive ladder's steps (a table), the level an engine player's name carries,
+results from the player's side, and the rank estimate (move quality, calibrated levels)."""
+
+from __future__ import annotations
+
+import pytest
+
+from dashboard import ladder, rank_estimate
+
+LEVELS = ["30 kyu", "25 kyu", "20 kyu", "15 kyu", "10 kyu", "5 kyu", "1 dan", "full"]
+
+STEPS = [  # level played, the person's result, level after
+    ("15 kyu", "win", "10 kyu"),
+    ("15 kyu", "loss", "20 kyu"),
+    ("15 kyu", "draw", "15 kyu"),
+    ("30 kyu", "loss", "30 kyu"),  # the weakest stays
+    ("30 kyu", "win", "25 kyu"),
+    ("full", "win", "full"),  # the strongest stays
+    ("full", "loss", "1 dan"),
+    ("1 dan", "win", "full"),
+]
+
+
+@pytest.mark.parametrize("played, result, after", STEPS)
+def test_the_ladder_steps(played, result, after):
+    assert ladder.step(LEVELS, played, result) == after
+
+
+def test_the_ladder_refuses_what_it_does_not_know():
+    with pytest.raises(KeyError, match="the levels are"):
+        ladder.step(LEVELS, "3 kyu", "win")
+    with pytest.raises(ValueError):
+        ladder.step(LEVELS, "15 kyu", "resign")
+
+
+@pytest.mark.parametrize("result, color, expected", [
+    ("B+3.5", "B", "win"), ("B+R", "W", "loss"), ("W+T", "W", "win"), ("0", "B", "draw"), ("Draw", "W", "draw"),
+    (None, "B", None), ("Void", "B", None), ("", "W", None)])
+def test_outcome_from_the_players_side(result, color, expected):
+    assert ladder.outcome(result, color) == expected
+
+
+@pytest.mark.parametrize("name, level", [
+    ("gobuddy 15 kyu", "15 kyu"), ("GoBuddy (15 Kyu)", "15 kyu"), ("15 kyu", "15 kyu"), ("gobuddy 5 kyu", "5 kyu"),
+    ("gobuddy 115 kyu", None), ("gobuddy", None), ("gobuddy full", "full"), ("gobuddy 1 dan", "1 dan"), (None, None)])
+def test_the_level_an_engine_players_name_carries(name, level):
+    assert ladder.level_in_name(name, LEVELS) == level
+
+
+def test_a_newcomer_is_offered_the_weakest_level():
+    assert ladder.suggested_level(None, LEVELS) == "30 kyu"
+    assert ladder.suggested_level("10 kyu", LEVELS) == "10 kyu"
+    assert ladder.suggested_level("10 kyu", []) is None
+
+
+def test_the_levels_come_from_gobuddy_ai_when_it_is_there():
+    levels = ladder.default_levels()
+    if levels is not None:
+        assert levels == sorted(levels, key=levels.index) and len(levels) >= 2
+
+
+@pytest.mark.parametrize("loss, rank", [(0.2, "5 dan"), (0.6, "1 dan"), (1.0, "5 kyu"), (1.25, "8 kyu"),
+                                        (3.0, "20 kyu"), (9.0, "30 kyu")])
+def test_move_quality_maps_to_a_rank_by_the_stated_table(loss, rank):
+    assert rank_estimate.rank_name(rank_estimate.loss_to_rank(loss)) == rank
+
+
+def test_the_move_quality_estimate_has_an_interval_that_narrows_with_games():
+    few = rank_estimate.from_move_quality([1.0, 2.0])
+    many = rank_estimate.from_move_quality([1.0, 2.0] * 10)
+    assert few.rank == many.rank == "10 kyu"  # a mean loss of 1.5
+    assert rank_estimate.rank_value(few.low) < rank_estimate.rank_value(many.low) <= rank_estimate.rank_value(many.rank)
+    assert rank_estimate.from_move_quality([]) is None
+
+
+def test_results_against_calibrated_levels_give_the_estimate(tmp_path):
+    levels_md = tmp_path / "LEVELS.md"
+    levels_md.write_text("# Levels\n\n| level | Elo | 95% |\n|---|---|---|\n| 25 kyu | 0 | ±40 |\n| 15 kyu | 400 | ±40 |\n"
+                         "| 5 kyu | 800 | ±40 |\n| full | 1500 | ±60 |\n\nText after.\n")
+    levels = rank_estimate.read_levels(levels_md)
+    assert levels == {"25 kyu": 0.0, "15 kyu": 400.0, "5 kyu": 800.0, "full": 1500.0}
+    results = [("15 kyu", "win")] * 5 + [("15 kyu", "loss")] * 5
+    est = rank_estimate.estimate([3.0] * 10, results, levels)
+    assert est.rank == "15 kyu" and "Elo 400" in est.basis
+    assert rank_estimate.rank_value(est.low) < -15 < rank_estimate.rank_value(est.high)
+    assert rank_estimate.estimate([3.0] * 10, results[:3], levels).basis.startswith("mean point loss")
+    assert rank_estimate.read_levels(tmp_path / "missing.md") == {}
