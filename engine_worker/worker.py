@@ -55,6 +55,8 @@ import time
 from typing import Any, Sequence
 
 from gobuddy.ai.analysis import analyse
+from gobuddy.ai.level_answer import level_answer
+from gobuddy.ai.levels import Level, level_named
 from gobuddy.ai.evaluator import Evaluation, Query
 from gobuddy.ai.mcts import Search, SearchConfig
 from gobuddy.bus import topics
@@ -63,6 +65,7 @@ from gobuddy.bus.engine_messages import EngineAnswer, EngineError, EngineProgres
 from gobuddy.bus.inbox import Received
 from gobuddy.bus.lifecycle import connect, serve
 from gobuddy.bus.message import now_ms
+from gobuddy.go.coords import CoordinateError, from_gtp
 from engine_worker.answer_cache import AnswerCache
 from engine_worker.config import WorkerConfig
 from engine_worker.job_queue import Job, JobQueue, requester_of, supersede_key
@@ -163,6 +166,10 @@ class EngineWorker:
         arrived_ms = now_ms()
         request: EngineRequest = received.message  # type: ignore[assignment]
         if not self._answerable(received):
+            return
+        if request.level is not None and request.purpose != "genmove":
+            self._refuse(received, "level", f"a level chooses a move to play: only with purpose 'genmove', "
+                                            f"not {request.purpose!r}", "invalid")
             return
         requester = requester_of(received)
         with self._held_lock:
@@ -281,7 +288,8 @@ class EngineWorker:
                          "deadline")
             return
         started = time.perf_counter()
-        cached = self.cache.get(job.prepared.key)
+        level = _level_of(request)
+        cached = self.cache.get(job.prepared.key) if level is None else None
         if cached is not None:
             self.counts["cached"] += 1
             self._deliver(job, self._personalise(cached, job, started))
@@ -292,6 +300,15 @@ class EngineWorker:
         waiting = self.jobs.waiting
         if waiting:  # others wait: this search takes only its share of the time left
             seconds = max(MIN_SEARCH_MS / 1000, min(seconds, remaining_ms / 1000 / (1 + waiting)))
+
+        if level is not None:
+            search = self._search_for(request.position.komi, job.prepared.position.superko)
+            answer = level_answer(search, level, job.prepared.position, job.prepared.history, request.seed or 0,
+                                  _recent(request), top_k=request.top_k, seconds=seconds, id=request.id,
+                                  board_id=request.board_id, worker=self.worker_id,
+                                  ownership=request.include_ownership)
+            self._deliver(job, answer.to_dict())
+            return
 
         def partial(analysis: EngineAnswer) -> None:
             self._respond(received, analysis.to_dict())
@@ -385,6 +402,26 @@ class EngineWorker:
                                   cache_hits=self.cache.hits, invalid=client.stats["rejected"])
             except Exception as exc:
                 log.warning("could not publish the status: %s", exc)
+
+
+def _level_of(request: EngineRequest) -> Level | None:
+    """The level a request asks for, or None: no level, or ``full`` (the ordinary search)."""
+    if request.level is None:
+        return None
+    level = level_named(request.level)
+    return None if level.is_full else level
+
+
+def _recent(request: EngineRequest) -> list[int]:
+    """The request's last two moves as flat points (passes included)."""
+    size = request.position.size
+    out = []
+    for _, vertex in request.position.moves[-2:]:
+        try:
+            out.append(from_gtp(vertex, size))
+        except CoordinateError:
+            continue
+    return out
 
 
 def _is_own_hint(received: Received) -> bool:

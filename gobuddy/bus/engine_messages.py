@@ -46,7 +46,9 @@ class Position:
 @dataclass(frozen=True, kw_only=True)
 class EngineRequest(Message):
     """A query for the engine workers; ``deadline_ms`` is the requester's absolute Unix epoch
-    milliseconds, ``timeout_ms`` the time it has from when it was sent (set at each send)."""
+    milliseconds, ``timeout_ms`` the time it has from when it was sent (set at each send).
+    ``level``: a named opponent level (``gobuddy.ai.levels``) for a ``genmove``, ``None``
+    for the search as before; ``seed``: repeatable draws of a level (``None``: 0)."""
 
     KIND = "engine_request"
     id: str
@@ -60,6 +62,8 @@ class EngineRequest(Message):
     top_k: int = 5
     include_ownership: bool = False
     report_every_ms: int | None = None
+    level: str | None = None
+    seed: int | None = None
 
     @classmethod
     def build(cls, data: dict[str, Any]) -> "EngineRequest":
