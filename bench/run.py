@@ -26,6 +26,7 @@ BENCHMARKS = (
     ("bench.bench_edge_accuracy", []),
     ("bench.bench_edge_latency", []),
     ("bench.bench_live_latency", []),
+    ("bench.bench_play_latency", []),
 )
 
 

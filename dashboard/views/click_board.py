@@ -1,21 +1,32 @@
-"""A board you can click: our SVG board under an invisible layer of plotly points.
+"""A board you can click, two ways.
 
-``st.plotly_chart(..., on_select="rerun", selection_mode="points")`` reports a click on
-a point; the figure shows the SVG of ``dashboard.board_svg`` as its background image
-(a data URI placed exactly over the axes) and one transparent marker on every
+``svg_board`` (the Play page): our SVG board drawn as plain SVG in the page by a small
+``st.components.v2`` component (no shadow root) whose script turns a click into the
+nearest intersection and reports it as a trigger value; ``on_click(vertex)`` runs in
+the widget callback, before the next run. Each click is one event (the same point
+twice counts twice), the component keeps its key, and a new position swaps one SVG in
+the browser: nothing to lay out and mount again after each move.
+
+``clickable_board`` (the Replay page): the SVG under an invisible layer of plotly
+points. ``st.plotly_chart(..., on_select="rerun", selection_mode="points")`` reports a
+click on a point; the figure shows the SVG of ``dashboard.board_svg`` as its background
+image (a data URI placed exactly over the axes) and one transparent marker on every
 intersection, carrying its GTP vertex. Selection styling is neutralised (selected and
-unselected markers keep opacity 1 and stay transparent), so the board never dims.
+unselected markers keep opacity 1 and stay transparent), so the board never dims. The
+figure is a template built and validated once per board size; a draw only swaps the
+image. ``clicked_vertex`` returns the vertex of a new click, or None. A click stays
+selected in the widget until the chart's key changes, so callers give the chart a key
+that changes after every move (e.g. with the move count) and handle each click once.
 
-``clicked_vertex`` returns the vertex of a new click, or None. A click stays selected
-in the widget until the chart's key changes, so callers give the chart a key that
-changes after every move (e.g. with the move count) and handle each click once.
 Not checked: legality (the caller decides what a click on an occupied point means).
 """
 
 from __future__ import annotations
 
 import base64
-from typing import Any
+import functools
+import hashlib
+from typing import Any, Callable
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -25,8 +36,10 @@ from gobuddy.go.coords import GTP_COLUMNS
 MARGIN_CELLS = 1.1  # as dashboard.board_svg draws a board with coordinates
 
 
-def figure(svg: str, size: int, px: int) -> go.Figure:
-    """The plotly figure: the board image and one clickable point per intersection."""
+@functools.lru_cache(maxsize=16)
+def _template(size: int, px: int) -> dict[str, Any]:
+    """The figure of a ``size`` board drawn ``px`` wide, without its image: built and
+    validated by plotly once, then reused by every draw (only the image changes)."""
     xs, ys, labels = [], [], []
     for r in range(size):
         for c in range(size):
@@ -41,21 +54,94 @@ def figure(svg: str, size: int, px: int) -> go.Figure:
         x=xs, y=ys, mode="markers", customdata=labels, hovertemplate="%{customdata}<extra></extra>",
         marker=dict(size=cell_px * 0.9, color="rgba(0,0,0,0)", line=dict(width=0)),
         selected=dict(marker=invisible), unselected=dict(marker=invisible), showlegend=False))
-    source = "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
-    fig.add_layout_image(dict(source=source, xref="x", yref="y", x=lo, y=hi, sizex=span, sizey=span,
+    fig.add_layout_image(dict(source="", xref="x", yref="y", x=lo, y=hi, sizex=span, sizey=span,
                               sizing="stretch", xanchor="left", yanchor="top", layer="below"))
     axis = dict(range=[lo, hi], visible=False, fixedrange=True, showgrid=False, zeroline=False)
     fig.update_layout(width=px, height=px, margin=dict(l=0, r=0, t=0, b=0), xaxis=axis,
                       yaxis=dict(axis, scaleanchor="x", scaleratio=1), dragmode=False, hovermode="closest",
                       plot_bgcolor="rgba(0,0,0,0)", paper_bgcolor="rgba(0,0,0,0)", clickmode="event+select")
-    return fig
+    return fig.to_dict()
 
 
-def clickable_board(svg: str, size: int, *, key: str, px: int = 520) -> str | None:
-    """Draw the board; return the GTP vertex clicked in this run, or None."""
-    event: Any = st.plotly_chart(figure(svg, size, px), key=key, on_select="rerun", selection_mode="points",
+def figure(svg: str, size: int, px: int) -> go.Figure:
+    """The plotly figure: the board image and one clickable point per intersection.
+    The cached template is plotly's own validated output, so the figure is assembled
+    without validating it again (that took some 30 ms a draw)."""
+    template = _template(size, px)
+    source = "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    image = dict(template["layout"]["images"][0], source=source)
+    layout = dict(template["layout"], images=[image])
+    return go.Figure({"data": template["data"], "layout": layout}, _validate=False)
+
+
+def clickable_board(svg: str, size: int, *, key: str, px: int = 520,
+                    on_click: Callable[[str], None] | None = None) -> str | None:
+    """Draw the board; return the GTP vertex clicked in this run, or None. With
+    ``on_click`` the click is handled in a callback instead (before the run, so the
+    run draws its outcome; inside a fragment only the fragment reruns): ``on_click``
+    gets the vertex and this returns None."""
+    def selected() -> None:
+        vertex = clicked_vertex(st.session_state.get(key))
+        if vertex is not None and on_click is not None:
+            on_click(vertex)
+
+    on_select: Any = "rerun" if on_click is None else selected
+    event: Any = st.plotly_chart(figure(svg, size, px), key=key, on_select=on_select, selection_mode="points",
                                  theme=None, width="content", config={"displayModeBar": False})
-    return clicked_vertex(event)
+    return None if on_click is not None else clicked_vertex(event)
+
+
+CLICK_JS = """
+export default function(component) {
+  const { data, setTriggerValue, parentElement } = component;
+  let root = parentElement.querySelector('div.click-board');
+  if (!root) {
+    root = document.createElement('div');
+    root.className = 'click-board';
+    parentElement.appendChild(root);
+  }
+  if (root.dataset.drawn !== data.id) {
+    root.innerHTML = data.svg;
+    root.dataset.drawn = data.id;
+  }
+  root.onclick = (event) => {
+    const svg = root.querySelector('svg');
+    if (!svg) return;
+    const box = svg.getBoundingClientRect();
+    const span = data.size - 1 + 2 * data.margin;
+    const col = Math.round((event.clientX - box.left) / box.width * span - data.margin);
+    const row = Math.round((event.clientY - box.top) / box.height * span - data.margin);
+    if (col < 0 || row < 0 || col >= data.size || row >= data.size) return;
+    setTriggerValue('click', data.columns[col] + String(data.size - row));
+  };
+}
+"""
+
+
+@functools.lru_cache(maxsize=1)
+def _svg_component() -> Any:
+    """The component, registered once per process: the SVG in the page's own DOM (no
+    shadow root, so it is styled and found like every other board) and a click
+    handler that turns the pointer's place into the nearest intersection."""
+    return st.components.v2.component("gobuddy_click_board", js=CLICK_JS, isolate_styles=False)
+
+
+def svg_board(svg: str, size: int, *, key: str, on_click: Callable[[str], None]) -> None:
+    """Draw the board as plain SVG in the page and call ``on_click(vertex)`` (in a
+    widget callback, before the next run) for each click on it. Cheaper than the
+    plotly layer: the browser swaps one SVG (no chart to lay out and mount again
+    after each move), and each click is one event (the same point twice counts twice),
+    so the key need not change after a click. ``svg`` is drawn with coordinates
+    (``board_svg``'s default margin)."""
+    def clicked() -> None:
+        result = st.session_state.get(key)
+        vertex = getattr(result, "click", None) if result is not None else None
+        if isinstance(vertex, str):
+            on_click(vertex)
+
+    _svg_component()(data={"svg": svg, "size": size, "margin": MARGIN_CELLS, "columns": GTP_COLUMNS,
+                           "id": hashlib.blake2b(svg.encode("utf-8"), digest_size=8).hexdigest()},
+                     key=key, on_click_change=clicked)
 
 
 def clicked_vertex(event: Any) -> str | None:

@@ -9,26 +9,40 @@ stones (crossed out on the board, territory shaded, the groups listed, unsure on
 ringed), the players toggle groups by clicking a stone or its box, and "Accept the
 count" stores the area count.
 
+Speed: the board and its panel are one fragment (``play_area``). A click, a button or
+a typed point acts in a widget callback and reruns only the fragment, which draws the
+outcome at once; the engine is asked without waiting (``ask_async``), and while it
+thinks the fragment's run ends by waiting for the answer (a line counts the seconds;
+a click meanwhile stops the wait) and reruns the fragment the moment it comes. The
+rest of the page runs only when a game starts or ends. The clickable board's plotly
+figure is a cached template with only the image changed (``views/click_board``).
+
 Storage, decided: the page publishes the game's events (and the retained board state)
 on a web board ``web-<n>`` exactly like a physical board, and the recorder stores them;
 there is one path into the database. Without a running recorder the game is played
 but not stored. The Live page can follow a web game like any other.
 
-Playing needs the player role (``dashboard.access``): each run of the page checks it on
-the server (``views/login.require``) before it handles any click.
+Playing needs the player role (``dashboard.access``): the page checks it on the server
+(``views/login.require``) and every action checks it again in its callback
+(``allowed``) before it changes the game.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import time
+from concurrent.futures import Future, wait
+from dataclasses import dataclass
+from typing import Any, Sequence
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from dashboard.board_svg import board_svg
+from dashboard.long_lived import freeze_long_lived
 from dashboard.live_feed import LiveFeed, position_request
-from dashboard.views.click_board import clickable_board
+from dashboard.views.click_board import svg_board
 from dashboard.views.game_board import candidates_table, last_vertex, recommendations, show_winrate
-from dashboard.views.login import require
+from dashboard.views.login import refusal, require
 from dashboard.views.page_context import Services, current, session_id
 from dashboard.views.play_count import COUNT, Count, count_panel, current_count, describe
 from dashboard.views.play_game import IllegalMove, PlayGame
@@ -42,6 +56,9 @@ from gobuddy.go.handicap import HandicapError
 STRENGTHS = (10, 25, 50, 100, 200, 400, 800, 1600)
 SIZES = (9, 13, 19, 7, 5)
 GAME = "play_game"
+PENDING = "play_pending"
+UNPUBLISHED = "play_unpublished"  # events played but not yet on the bus (see ``send``)
+WAIT_SLICE_S = 0.1  # how often the thinking line updates (and a click can interrupt the wait)
 
 
 def publish(feed: LiveFeed, game: PlayGame, events: list[GameEvent]) -> bool:
@@ -57,22 +74,95 @@ def publish(feed: LiveFeed, game: PlayGame, events: list[GameEvent]) -> bool:
     return True
 
 
-def engine_trouble(exc: Exception) -> str:
+def send(game: PlayGame, events: Sequence[GameEvent] = (), *, later: bool = False) -> None:
+    """Publish ``events`` after those queued before (in order: their ``seq``s follow on);
+    ``later``: only queue them, for the fragment to publish right after it drew the
+    board (the stone shows without waiting for the broker's acknowledgements)."""
+    queued = st.session_state.pop(UNPUBLISHED, [])
+    if later:
+        st.session_state[UNPUBLISHED] = queued + list(events)
+    elif queued or events:
+        publish(current().feed, game, queued + list(events))
+
+
+def ask_engine(services: Services, game: PlayGame, purpose: str, visits: int, ownership: bool = False) -> Any:
+    """The engine's answer for the game's current position (blocking: the count only)."""
+    return services.feed.request(_request(services, game, purpose, visits, ownership))
+
+
+def _request(services: Services, game: PlayGame, purpose: str, visits: int, ownership: bool = False) -> Any:
+    return position_request(purpose, size=game.size, komi=game.komi, rules=game.rules, setup=game.setup,
+                            moves=game.moves, to_play=game.to_play, visits=visits,
+                            timeout_s=services.config.analysis_timeout_s, board_id=game.board_id,
+                            include_ownership=ownership)
+
+
+@dataclass
+class Pending:
+    """The engine request in flight for the game (one at a time): its purpose
+    (``genmove`` or ``hint``), the game and move count it asks about, the answer's
+    future and when it was sent (``time.monotonic``)."""
+
+    purpose: str
+    game_id: str
+    moves: int
+    future: Future
+    sent: float
+
+    def fits(self, game: PlayGame) -> bool:
+        return self.game_id == game.game_id and self.moves == len(game.moves)
+
+
+def ask_async(services: Services, game: PlayGame, purpose: str, visits: int) -> None:
+    """Send a request without waiting: the fragment shows the position meanwhile and
+    takes the answer when it comes (``take_answer``)."""
+    try:
+        future = services.feed.request_async(_request(services, game, purpose, visits))
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        if purpose == "genmove":
+            st.session_state["play_engine_error"] = str(exc)
+        else:
+            st.session_state["play_message"] = ("error", f"No hint: {exc}")
+        return
+    st.session_state[PENDING] = Pending(purpose, game.game_id, len(game.moves), future, time.monotonic())
+
+
+def take_answer(services: Services, game: PlayGame) -> None:
+    """Apply the pending request's answer if it came (the engine's move, or the hint);
+    drop it when the game moved on (undo, a new game); give up after its deadline."""
+    pending: Pending | None = st.session_state.get(PENDING)
+    if pending is None:
+        return
+    if not pending.fits(game):
+        st.session_state.pop(PENDING, None)
+        return
+    exc: BaseException | None = None
+    if not pending.future.done():
+        if time.monotonic() - pending.sent < services.config.analysis_timeout_s + 1:
+            return
+        exc = TimeoutError(f"no engine answered within {services.config.analysis_timeout_s:.0f} s "
+                           "(are engine workers online?)")
+    st.session_state.pop(PENDING, None)
+    exc = exc or pending.future.exception()
+    if pending.purpose == "hint":
+        if exc is not None:
+            st.session_state["play_message"] = ("error", f"No hint: {engine_trouble(exc)}")
+        else:
+            st.session_state["play_hint"] = (len(game.moves), pending.future.result().to_dict())
+        return
+    if exc is not None:
+        st.session_state["play_engine_error"] = engine_trouble(exc)
+        return
+    engine_move(services, game, pending.future.result())
+
+
+def engine_trouble(exc: BaseException) -> str:
     """What to tell the player when the engine did not answer: busy workers say so."""
     if isinstance(exc, EngineRequestFailed) and exc.busy:
         after = exc.error.retry_after_ms
         return ("the engines are busy with other boards right now; ask again"
                 + (f" in {max(1, round(after / 1000))} s" if after else ""))
     return str(exc)
-
-
-def ask_engine(services: Services, game: PlayGame, purpose: str, visits: int, ownership: bool = False) -> Any:
-    """The engine's answer for the game's current position (blocking, with a spinner)."""
-    request = position_request(purpose, size=game.size, komi=game.komi, rules=game.rules, setup=game.setup,
-                               moves=game.moves, to_play=game.to_play, visits=visits,
-                               timeout_s=services.config.analysis_timeout_s, board_id=game.board_id,
-                               include_ownership=ownership)
-    return services.feed.request(request)
 
 
 def start_count(services: Services, game: PlayGame) -> Count:
@@ -91,37 +181,103 @@ def start_count(services: Services, game: PlayGame) -> Count:
 
 def accept_count(services: Services, game: PlayGame, count: Count) -> None:
     """End the game with the count the players accepted, and publish it."""
-    publish(services.feed, game, game.end_by_score(count.dead_vertices()))
+    if allowed():
+        send(game, game.end_by_score(count.dead_vertices()))
 
 
-def engine_move(services: Services, game: PlayGame) -> None:
-    """Ask for and play the engine's move, publish it, and count the game after two passes."""
-    try:
-        answer = ask_engine(services, game, "genmove", game.visits)
-    except (TimeoutError, EngineRequestFailed, ConnectionError) as exc:
-        st.session_state["play_engine_error"] = engine_trouble(exc)
-        return
+def engine_move(services: Services, game: PlayGame, answer: Any) -> None:
+    """Play the engine's answer, publish it, and count the game after two passes."""
     vertex = answer.moves[0].move if answer.moves else "pass"
     try:
         events = game.play(vertex)
-    except IllegalMove as exc:
+    except (IllegalMove, ValueError) as exc:
         st.session_state["play_engine_error"] = f"the engine answered an illegal move: {exc}"
         return
     st.session_state["play_last_answer"] = answer.to_dict()
-    publish(services.feed, game, events)
+    send(game, events, later=not game.counting)
     if game.counting:
         start_count(services, game)
 
 
 def human_move(services: Services, game: PlayGame, vertex: str) -> None:
+    """The player's move (a click or a typed point): played, published, and the engine
+    asked for its answer (without waiting for it)."""
+    if game.over or game.counting or game.engine_to_play:
+        st.session_state["play_message"] = ("warning", "Wait for your turn.")
+        return
     try:
         events = game.play(vertex)
     except (IllegalMove, CoordinateError) as exc:
         st.session_state["play_message"] = ("warning", str(exc))
         return
-    publish(services.feed, game, events)
+    if game.engine_to_play:
+        ask_async(services, game, "genmove", game.visits)  # first: the engine starts while the page draws
+    send(game, events, later=not game.counting)
     if game.counting:
         start_count(services, game)
+
+
+def allowed() -> bool:
+    """The player role, checked on the server before each action (the account is read
+    again); a refusal is shown as the page's message."""
+    why = refusal("play")
+    if why:
+        st.session_state["play_message"] = ("error", why)
+    return not why
+
+
+# ---- callbacks: each runs before the (fragment) run that draws its outcome ----------------
+def on_point(vertex: str) -> None:
+    """A click on the board: a move, or during the count a group toggled dead/alive."""
+    game: PlayGame | None = st.session_state.get(GAME)
+    if game is None or not allowed():
+        return
+    count = current_count(game)
+    if game.counting and count is not None:
+        count.toggle_at(vertex)
+        return
+    human_move(current(), game, vertex)
+
+
+def on_typed() -> None:
+    text = (st.session_state.get("play_typed_point") or "").strip().upper()
+    if text:
+        on_point(text)
+
+
+def on_pass() -> None:
+    game = st.session_state.get(GAME)
+    if game is not None and allowed():
+        human_move(current(), game, "pass")
+
+
+def on_undo() -> None:
+    game = st.session_state.get(GAME)
+    if game is None or game.over or not allowed():
+        return
+    st.session_state.pop("play_engine_error", None)
+    st.session_state.pop(PENDING, None)
+    events = game.undo()
+    if events:
+        send(game, events)
+
+
+def on_resign() -> None:
+    game = st.session_state.get(GAME)
+    if game is not None and not game.over and allowed():
+        st.session_state.pop(PENDING, None)
+        send(game, game.resign(game.human))
+
+
+def on_hint() -> None:
+    game = st.session_state.get(GAME)
+    if game is not None and allowed() and not (game.over or game.counting or game.engine_to_play):
+        services = current()
+        ask_async(services, game, "hint", services.config.analysis_visits)
+
+
+def on_retry() -> None:
+    st.session_state.pop("play_engine_error", None)
 
 
 def new_game_form(services: Services) -> None:
@@ -145,7 +301,7 @@ def new_game_form(services: Services) -> None:
     except (HandicapError, RuntimeError) as exc:
         st.error(str(exc))
         return
-    for key in ("play_hint", "play_last_answer", "play_engine_error", COUNT):
+    for key in ("play_hint", "play_last_answer", "play_engine_error", COUNT, PENDING, UNPUBLISHED):
         st.session_state.pop(key, None)
     if publish(services.feed, game, game.start()):
         st.session_state[GAME] = game
@@ -158,52 +314,37 @@ def show_message() -> None:
         (st.warning if message[0] == "warning" else st.error)(message[1])
 
 
-def controls(services: Services, game: PlayGame) -> None:
-    """The buttons; each changes the game, publishes, and reruns."""
+def controls(game: PlayGame) -> None:
+    """The buttons; each acts in its callback, and the fragment redraws."""
     your_turn = not game.over and not game.counting and not game.engine_to_play
+    asking = st.session_state.get(PENDING) is not None
     c1, c2, c3 = st.columns(3)
-    if c1.button("Pass", disabled=not your_turn, key="play_pass"):
-        human_move(services, game, "pass")
-        st.rerun()
-    if c2.button("Undo", disabled=game.over or not game.moves, key="play_undo"):
-        events = game.undo()
-        st.session_state.pop("play_engine_error", None)
-        if events:
-            publish(services.feed, game, events)
-        st.rerun()
-    if c3.button("Resign", disabled=game.over, key="play_resign"):
-        publish(services.feed, game, game.resign(game.human))
-        st.rerun()
+    c1.button("Pass", disabled=not your_turn, key="play_pass", on_click=on_pass)
+    c2.button("Undo", disabled=game.over or not game.moves, key="play_undo", on_click=on_undo)
+    c3.button("Resign", disabled=game.over, key="play_resign", on_click=on_resign)
     c4, c5 = st.columns(2)
-    if c4.button("Hint", disabled=not your_turn, key="play_hint_button", icon=":material/lightbulb:"):
-        with st.spinner("Asking the engine…"):
-            try:
-                answer = ask_engine(services, game, "hint", services.config.analysis_visits)
-            except (TimeoutError, EngineRequestFailed, ConnectionError) as exc:
-                st.session_state["play_message"] = ("error", f"No hint: {engine_trouble(exc)}")
-            else:
-                st.session_state["play_hint"] = (len(game.moves), answer.to_dict())
-        st.rerun()
+    c4.button("Hint", disabled=not your_turn or asking, key="play_hint_button", icon=":material/lightbulb:",
+              on_click=on_hint)
     if c5.button("New game", key="play_new_game"):
         if not game.over and game.moves:
-            publish(services.feed, game, game.abandon())  # stored as unfinished: result "?"
+            send(game, game.abandon())  # stored as unfinished: result "?"
         st.session_state.pop(GAME, None)
-        st.rerun()
+        st.session_state.pop(PENDING, None)
+        st.rerun()  # the whole page: the new-game form
 
 
-def typed_move(game: PlayGame) -> str | None:
-    """The keyboard way to play: type a point (e.g. D4); returns it when submitted."""
+def typed_move(game: PlayGame) -> None:
+    """The keyboard way to play: type a point (e.g. D4)."""
     with st.form("play_typed", clear_on_submit=True, border=False):
         c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
-        text = c1.text_input("Or type a point", placeholder="e.g. D4", key="play_typed_point")
-        sent = c2.form_submit_button("Play", disabled=game.over or game.counting)
-    return (text.strip().upper() or None) if sent else None
+        c1.text_input("Or type a point", placeholder="e.g. D4", key="play_typed_point")
+        c2.form_submit_button("Play", disabled=game.over or game.counting, on_click=on_typed)
 
 
 def render() -> None:
     services = current()
     st.title("Play against the engine")
-    if not require("play"):  # every move, hint and engine request below runs in this run, after this check
+    if not require("play"):  # and each action below checks again in its callback (``allowed``)
         return
     if not services.feed.has_bus:
         st.info("Playing needs the engine workers, which the dashboard reaches over the broker; this "
@@ -213,10 +354,31 @@ def render() -> None:
     if game is None:
         new_game_form(services)
         return
-    show_message()
+    freeze_long_lived()  # else Streamlit's collection after each run costs a quarter of a second
+    runs = st.session_state["play_page_runs"] = st.session_state.get("play_page_runs", 0) + 1
+    you = "black" if game.human == "B" else "white"
+    # data-page-runs: how often the whole page ran (a move reruns only the fragment below)
+    st.markdown(f"You play **{you}** against gobuddy ({game.visits} visits) · {game.size}x{game.size}, "
+                f"komi {game.komi:g}" + (f", handicap {game.handicap}" if game.handicap else "")
+                + f'<span class="play-page-runs" data-page-runs="{runs}"></span>', unsafe_allow_html=True)
+    play_area()
+
+
+@st.fragment
+def play_area() -> None:
+    """The board and its panel: a click, a button or the engine's answer reruns only
+    this. The engine is asked without waiting; while it thinks the run ends by waiting
+    for the answer (a click meanwhile interrupts the wait) and then draws it."""
+    services = current()
+    game: PlayGame | None = st.session_state.get(GAME)
+    if game is None:
+        st.rerun()
+    take_answer(services, game)
+    pending: Pending | None = st.session_state.get(PENDING)
+    if game.engine_to_play and pending is None and not st.session_state.get("play_engine_error"):
+        ask_async(services, game, "genmove", game.visits)
     hint = st.session_state.get("play_hint")
     hint_answer = hint[1] if hint and hint[0] == len(game.moves) else None
-    pos = game.position()
     count = current_count(game) if game.counting or game.reason == "score" else None
     if game.counting and count is None:  # e.g. the session came back after the passes
         with st.spinner("Counting…"):
@@ -225,19 +387,17 @@ def render() -> None:
                                           highlights=count.unsure_vertices() if game.counting else ())
     left, right = st.columns([3, 2], gap="large")
     with left:
-        svg = board_svg(game.size, pos.board, last_move=last_vertex(game.moves),
+        svg = board_svg(game.size, game.position().board, last_move=last_vertex(game.moves),
                         recommendations=recommendations(hint_answer), move_count=len(game.moves), **marks)
-        nonce = st.session_state.get("play_clicks", 0)
-        clicked = clickable_board(svg, game.size, key=f"play-{game.game_id}-{game.seq}-{nonce}")
+        svg_board(svg, game.size, key="play_board", on_click=on_point)
+        send(game)  # the moves just drawn go on the bus now
     with right:
-        you, engine = ("black", "white") if game.human == "B" else ("white", "black")
-        st.markdown(f"You play **{you}** against gobuddy ({game.visits} visits) · {game.size}x{game.size}, "
-                    f"komi {game.komi:g}" + (f", handicap {game.handicap}" if game.handicap else ""))
+        show_message()
+        engine = "white" if game.human == "B" else "black"
         caps = game.state().captures
         st.caption(f"Move {len(game.moves)} · captures: black {caps['B']}, white {caps['W']} · board {game.board_id}")
-        accepted = False
         if game.counting and count is not None:
-            accepted = count_panel(game, count)
+            count_panel(game, count, on_accept=lambda: accept_count(current(), game, count))
         elif game.over:
             st.success(f"Game over: {game.result} ({game.reason})")
             if count is not None and count.dead:
@@ -250,38 +410,43 @@ def render() -> None:
             st.markdown(f"**The engine ({engine}) is to play.**")
         else:
             st.markdown("**Your move** — click a point on the board.")
+        status = st.empty()
         last = st.session_state.get("play_last_answer")
         if last and not game.over:
             show_winrate(last)
         if hint_answer:
             st.caption("Hint: the engine's top five for you")
             st.dataframe(candidates_table(hint_answer), hide_index=True, width="stretch")
-        typed = typed_move(game)
-        controls(services, game)
+        typed_move(game)
+        controls(game)
         error = st.session_state.get("play_engine_error")
         if error and game.engine_to_play:
             st.error(f"The engine did not move: {error}")
-            if st.button("Ask the engine again", key="play_retry"):
-                st.session_state.pop("play_engine_error", None)
-                st.rerun()
-    if clicked is not None:
-        st.session_state["play_clicks"] = nonce + 1  # a fresh chart: each click is handled once
-    if accepted and count is not None:
-        accept_count(services, game, count)
-        st.rerun()
-    if clicked is not None and count is not None and game.counting:
-        count.toggle_at(clicked)  # a click on a stone counts its group dead or alive
-        st.rerun()
-    clicked = clicked or typed
-    if clicked is not None:
-        if game.over or game.counting or game.engine_to_play:
-            st.session_state["play_message"] = ("warning", "Wait for your turn.")
-        else:
-            human_move(services, game, clicked)
-        st.rerun()
-    if game.engine_to_play and not st.session_state.get("play_engine_error"):
-        with right, st.spinner("The engine is thinking…"):
-            engine_move(services, game)
+            st.button("Ask the engine again", key="play_retry", on_click=on_retry)
+    wait_for_engine(services, status)
+
+
+def wait_for_engine(services: Services, status: Any) -> None:
+    """While a request is in flight: show how long the engine has been thinking, and
+    rerun the fragment the moment its answer (or its deadline) comes. Each update of
+    the line is a point where a click on the page stops this run at once."""
+    pending: Pending | None = st.session_state.get(PENDING)
+    if pending is None:
+        return
+    what = "The engine is thinking" if pending.purpose == "genmove" else "Asking the engine for a hint"
+    give_up = pending.sent + services.config.analysis_timeout_s + 1
+    while not pending.future.done() and time.monotonic() < give_up:
+        status.caption(f"{what}… {time.monotonic() - pending.sent:.1f} s")
+        wait([pending.future], timeout=WAIT_SLICE_S)
+    rerun_area()
+
+
+def rerun_area() -> None:
+    """Rerun the play fragment only; in a full run of the page (where a fragment-scoped
+    rerun is not allowed) the page."""
+    try:
+        st.rerun(scope="fragment")
+    except StreamlitAPIException:
         st.rerun()
 
 

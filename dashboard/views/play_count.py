@@ -15,7 +15,7 @@ takes the passes back).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import streamlit as st
@@ -89,9 +89,10 @@ def describe(group: GroupStatus, size: int) -> str:
     return f"{'Black' if group.colour == BLACK else 'White'} {shown} ({len(vertices)} stone{'s' * (len(vertices) > 1)})"
 
 
-def count_panel(game: PlayGame, count: Count) -> bool:
-    """The list of groups with their dead/alive boxes and the result so far; True when
-    the players accept the count."""
+def count_panel(game: PlayGame, count: Count, on_accept: Callable[[], None]) -> None:
+    """The list of groups with their dead/alive boxes and the result so far, and the
+    button that accepts the count (``on_accept``). Boxes and button act in callbacks,
+    so that inside the Play page's fragment only the fragment redraws."""
     score = count.score(game)
     st.markdown(f"**Counting: {score.result}** (black {score.black}, white {score.white}, komi {game.komi:g}"
                 + (f", {score.neutral} neutral" if score.neutral else "") + ")")
@@ -110,12 +111,9 @@ def count_panel(game: PlayGame, count: Count) -> bool:
             label += " — unsure"
         elif group.verdict == SEKI:
             label += " — seki"
-        ticked = st.checkbox(label, value=i in count.dead, key=f"play_dead_{count.game_id}_{count.moves}_{count.version}_{i}",
-                             help=group.reason)
-        if ticked != (i in count.dead):
-            count.toggle(i)
-            st.rerun()
-    return st.button("Accept the count", type="primary", key="play_accept_count")
+        st.checkbox(label, value=i in count.dead, key=f"play_dead_{count.game_id}_{count.moves}_{count.version}_{i}",
+                    help=group.reason, on_change=count.toggle, args=(i,))
+    st.button("Accept the count", type="primary", key="play_accept_count", on_click=on_accept)
 
 
 def current_count(game: PlayGame) -> Count | None:

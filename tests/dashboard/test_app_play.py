@@ -4,6 +4,7 @@ so that a web game ends up stored like a board's."""
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -107,6 +108,12 @@ def test_counting_proposes_the_judges_dead_stones_and_players_can_dispute():
     assert events[0].result == "B+38" and game.reason == "score" and not game.counting
 
 
+def play_board(at) -> str:
+    """The SVG of the Play page's clickable board (the data of its component)."""
+    (board,) = at.get("bidi_component")
+    return json.loads(board.proto.json)["svg"]
+
+
 def wait_until(condition, timeout_s: float = 15.0) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -125,12 +132,14 @@ def test_playing_a_game_on_the_page(open_app, app_store, app_broker, stand_in_wo
     no_exceptions(at)
     game = at.session_state["play_game"]
     assert game.board_id == "web-1" and game.moves == [] and not game.engine_to_play
-    assert at.get("plotly_chart"), "the clickable board"
+    assert 'data-move-count="0"' in play_board(at), "the clickable board, empty"
     at.text_input(key="play_typed_point").set_value("E5")
     at.button(key="FormSubmitter:play_typed-Play").click().run(timeout=60)
     no_exceptions(at)
     game = at.session_state["play_game"]
     assert len(game.moves) == 2 and game.moves[0] == ("B", "E5") and game.moves[1][0] == "W", game.moves
+    svg = play_board(at)  # the engine's stone is drawn in the same run as the answer came
+    assert 'data-move-count="2"' in svg and svg.count('class="stone ') == 2
     assert any("Your move" in m.value for m in at.markdown)
     # a hint puts the engine's top five for black on the board
     at.button(key="play_hint_button").click().run(timeout=60)

@@ -1,0 +1,303 @@
+"""Play latency: from a click on the Play page's board to the engine's stone on it, and
+from a click on "Hint" to the engine's top five on the board.
+
+The real stack: a Mosquitto, an engine worker (``python -m engine_worker`` with a small
+random-weight model, as the Live bench), the recorder and the dashboard under
+``streamlit run``; headless Chromium plays on the Play page as a person does. In the
+page a MutationObserver decodes each new board image of the clickable board (the SVG
+of ``dashboard.board_svg`` as a data URI) and records ``Date.now()`` the first time
+each move count (``data-move-count``) shows, and the first time a move count shows
+with the engine's recommendations on it (a hint). The bench takes ``time.time()`` just
+before each click; both clocks are this machine's wall clock. An observer account on
+the broker records when the engine's request and answer crossed it (and the worker's
+own search time), so the page's share is the click-to-stone time less the engine's
+round trip.
+
+``--load N`` runs N busy loops (``while True: pass``, not niced) beside the stack for
+the whole measurement: the machine under load.
+
+    python -m bench.bench_play_latency [--moves 20] [--hints 8] [--load 0] [--variants idle,busy]
+
+Prints a markdown section: click -> engine stone and hint -> top five, p50/p95/p99,
+idle and busy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from bench.bench_live_latency import percentile
+from dashboard.store import Store
+from gobuddy.bus import topics
+from gobuddy.bus.client import BusClient
+from gobuddy.bus.inbox import Received
+from gobuddy.go.coords import GTP_COLUMNS, color_from_str, from_gtp, to_gtp
+from gobuddy.go.position import Position
+from tests.e2e.fixtures import dashboard_args
+from tests.e2e.harness import StreamlitServer, chromium, engine_worker, recorder, wait_online
+from tests.mqtt_broker import MosquittoBroker
+
+OBSERVER = """() => {
+  window.__shown = {};
+  const seen = new WeakMap();
+  const note = (svg) => {
+    const m = svg.match(/data-move-count="(\\d+)"/);
+    if (!m) return;
+    const key = m[1] + (svg.includes('class="rec"') ? 'h' : '');
+    if (!(key in window.__shown)) window.__shown[key] = Date.now();
+  };
+  const mark = () => {
+    // the board drawn as SVG in the page
+    for (const svg of document.querySelectorAll('svg.go-board[data-move-count]')) {
+      const n = svg.getAttribute('data-move-count');
+      const key = n + (svg.querySelector('g.rec, .rec') ? 'h' : '');
+      if (!(key in window.__shown)) window.__shown[key] = Date.now();
+    }
+    // or as the image under a plotly layer (the page before it drew SVG itself)
+    for (const img of document.querySelectorAll('.js-plotly-plot image')) {
+      const href = (img.href && img.href.baseVal) || img.getAttribute('href') || '';
+      if (seen.get(img) === href) continue;
+      seen.set(img, href);
+      const at = href.indexOf('base64,');
+      if (at < 0) continue;
+      try { note(atob(href.slice(at + 7))); } catch (e) { continue; }
+    }
+  };
+  new MutationObserver(mark).observe(document.body,
+    {subtree: true, childList: true, attributes: true, attributeFilter: ['href', 'xlink:href', 'data-move-count']});
+  mark();
+}"""
+BOARD = ".js-plotly-plot, div.click-board svg.go-board"
+SHOWN = "(key) => window.__shown[key] || null"
+BUSY = "while True:\n    pass\n"
+
+
+@dataclass
+class BusLog:
+    """What an observer saw cross the broker: engine requests and answers by id (arrival
+    time here, ms), the worker's search time, and the web board's moves."""
+
+    requests: dict[str, tuple[str, float]] = field(default_factory=dict)  # id -> (purpose, ms)
+    answers: dict[str, tuple[float, float]] = field(default_factory=dict)  # id -> (ms, worker elapsed ms)
+    moves: list[tuple[str, str]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def on_message(self, received: Received) -> None:
+        now = time.time() * 1000
+        family, data = received.info.family, received.payload
+        with self.lock:
+            if family == "engine_request":
+                self.requests[data["id"]] = (data["purpose"], now)
+            elif family == "engine_response" and received.kind == "engine_answer" and not data.get("is_during_search"):
+                self.answers[data["id"]] = (now, float(data.get("elapsed_ms") or 0.0))
+            elif family == "event" and received.info.board_id and received.info.board_id.startswith("web-"):
+                kind = data["type"]
+                if kind == "game_started":
+                    self.moves = []
+                elif kind == "move":
+                    self.moves.append((data["color"], data["vertex"]))
+                elif kind == "pass":
+                    self.moves.append((data["color"], "pass"))
+                elif kind == "undo" and self.moves:
+                    self.moves.pop()
+
+    def round_trip_after(self, purpose: str, since_ms: float) -> tuple[float, float] | None:
+        """(request -> answer on the broker, worker search) of the first ``purpose``
+        request seen after ``since_ms`` that has its answer."""
+        with self.lock:
+            for rid, (p, at) in sorted(self.requests.items(), key=lambda kv: kv[1][1]):
+                if p == purpose and at >= since_ms and rid in self.answers:
+                    answered, elapsed = self.answers[rid]
+                    return answered - at, elapsed
+        return None
+
+
+@contextlib.contextmanager
+def busy_loops(n: int) -> Iterator[None]:
+    procs = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(n)]
+    try:
+        yield
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            p.wait(5)
+
+
+def click_vertex(page: Any, vertex: str, size: int = 9) -> None:
+    """Click an intersection of the Play page's board (the SVG, or a plotly layer over it)."""
+    box = page.locator(BOARD).first.bounding_box()
+    col, row = GTP_COLUMNS.index(vertex[0]), int(vertex[1:])
+    span = size - 1 + 2.2
+    page.mouse.click(box["x"] + (1.1 + col) / span * box["width"],
+                     box["y"] + (1.1 + size - row) / span * box["height"])
+
+
+def choose_move(moves: list[tuple[str, str]], rng: random.Random, size: int = 9) -> str | None:
+    pos = Position(size)
+    for color, vertex in moves:
+        pos.play(from_gtp(vertex, size), color_from_str(color))
+    options = [p for p in pos.legal_moves() if p != pos.pass_point and not pos.is_eye_like(p, pos.to_play)]
+    if not options:
+        return None
+    return to_gtp(rng.choice(options), size)
+
+
+def wait_shown(page: Any, key: str, timeout_s: float) -> float | None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        at = page.evaluate(SHOWN, key)
+        if at is not None:
+            return float(at)
+        time.sleep(0.02)
+    return None
+
+
+@dataclass
+class Figures:
+    stone: list[float] = field(default_factory=list)  # click -> engine stone shown (ms)
+    engine: list[float] = field(default_factory=list)  # request -> answer on the broker (ms)
+    search: list[float] = field(default_factory=list)  # the worker's own search time (ms)
+    hint: list[float] = field(default_factory=list)
+    hint_engine: list[float] = field(default_factory=list)
+    missed: int = 0
+
+
+def start_game(page: Any) -> None:
+    page.get_by_role("button", name="Start the game").click()
+    page.locator(BOARD).first.wait_for(timeout=60_000)
+    page.get_by_text("Your move").wait_for(timeout=60_000)
+    page.wait_for_timeout(500)
+
+
+def play(page: Any, log: BusLog, moves: int, hints: int, seed: int) -> Figures:
+    """``moves`` clicks answered by the engine and ``hints`` hints, new games as needed."""
+    rng = random.Random(seed)
+    out = Figures()
+    page.evaluate(OBSERVER)
+    start_game(page)
+    hint_every = max(1, moves // max(1, hints)) if hints else 0
+    done = 0
+    while done < moves:
+        count = len(log.moves)
+        if count >= 30 or page.get_by_text("Your move").count() == 0:
+            page.get_by_role("button", name="New game").click()
+            start_game(page)
+            page.evaluate(OBSERVER)
+            continue
+        if hint_every and done % hint_every == 0 and len(out.hint) < hints:
+            sent = time.time() * 1000
+            page.get_by_role("button", name="Hint").click()
+            shown = wait_shown(page, f"{count}h", 30)
+            if shown is None:
+                out.missed += 1
+            else:
+                out.hint.append(shown - sent)
+                trip = log.round_trip_after("hint", sent - 5)
+                if trip:
+                    out.hint_engine.append(trip[0])
+            page.wait_for_timeout(300)
+        vertex = choose_move(list(log.moves), rng)
+        if vertex is None:
+            page.get_by_role("button", name="New game").click()
+            start_game(page)
+            continue
+        sent = time.time() * 1000
+        click_vertex(page, vertex)
+        shown = wait_shown(page, str(count + 2), 30)
+        if shown is None:
+            out.missed += 1
+            page.reload()
+            page.get_by_text("Your move").wait_for(timeout=60_000)
+            page.evaluate(OBSERVER)
+            continue
+        out.stone.append(shown - sent)
+        trip = log.round_trip_after("genmove", sent - 5)
+        if trip:
+            out.engine.append(trip[0])
+            out.search.append(trip[1])
+        done += 1
+        page.wait_for_timeout(400)  # plotly attaches its click handlers after drawing
+    return out
+
+
+def measure(moves: int, hints: int, load: int, seed: int = 3) -> Figures:
+    with tempfile.TemporaryDirectory() as tmp, MosquittoBroker() as broker:
+        tmp_path = Path(tmp)
+        url = f"sqlite:///{tmp_path / 'bench.db'}"
+        store = Store.open(url)
+        log = BusLog()
+        observer = BusClient(broker.config("observer"))
+        observer.subscribe(topics.everything_filter(), log.on_message)
+        observer.start()
+        try:
+            with engine_worker(broker, tmp_path) as worker, recorder(broker, store, url, tmp_path) as rec:
+                wait_online(broker.config("observer-2"), {"engine": 1, "recorder": 1},
+                            [p for p in (worker, rec) if hasattr(p, "check_alive")])
+                args = dashboard_args(url, broker)
+                with StreamlitServer(args, log_path=tmp_path / "streamlit.log") as server, chromium() as browser:
+                    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+                    page.set_default_timeout(30_000)
+                    page.goto(server.url("play"))
+                    page.get_by_role("button", name="Start the game").wait_for(timeout=90_000)
+                    with busy_loops(load):
+                        time.sleep(1.0 if load else 0.0)
+                        return play(page, log, moves, hints, seed)
+        finally:
+            observer.stop()
+            store.close()
+
+
+def row(label: str, values: list[float]) -> str:
+    if not values:
+        return f"| {label} | 0 | – | – | – | – |"
+    return (f"| {label} | {len(values)} | {percentile(values, 0.5):.0f} | {percentile(values, 0.95):.0f} | "
+            f"{percentile(values, 0.99):.0f} | {statistics.fmean(values):.0f} |")
+
+
+def report(name: str, load: int, f: Figures) -> list[str]:
+    overhead = [s - e for s, e in zip(f.stone, f.engine)] if len(f.stone) == len(f.engine) else []
+    hint_overhead = [s - e for s, e in zip(f.hint, f.hint_engine)] if len(f.hint) == len(f.hint_engine) else []
+    lines = [f"**{name}** ({'no load' if not load else f'{load} busy loops (`while True: pass`, not niced)'}; "
+             f"{f.missed} not shown within 30 s):\n",
+             "| what | n | p50 ms | p95 ms | p99 ms | mean ms |", "|---|---|---|---|---|---|",
+             row("click -> engine stone shown", f.stone),
+             row("  of which the engine (request -> answer on the broker)", f.engine),
+             row("  the page's share (the rest)", overhead),
+             row("  the worker's own search", f.search),
+             row("Hint click -> top five shown", f.hint),
+             row("  of which the engine", f.hint_engine),
+             row("  the page's share", hint_overhead), ""]
+    return lines
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--moves", type=int, default=20)
+    parser.add_argument("--hints", type=int, default=8)
+    parser.add_argument("--busy", type=int, default=2, help="busy loops in the busy variant (one per core)")
+    parser.add_argument("--variants", default="idle,busy")
+    args = parser.parse_args(argv)
+    print("## Play page latency (click -> the engine's stone in the browser)\n")
+    print("The real stack (Mosquitto, `python -m engine_worker` with a small random-weight model, the recorder, "
+          "`streamlit run`), headless Chromium clicking the Play page's board as a person does; times from the "
+          "click to the first board image that shows the move (a MutationObserver in the page).\n")
+    for variant in args.variants.split(","):
+        load = 0 if variant == "idle" else args.busy
+        figures = measure(args.moves, args.hints, load)
+        print("\n".join(report(variant, load, figures)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+"""The Play page in a real browser (Debian's Chromium, the real stack of ``conftest``):
+a click on the board shows the player's stone and then the engine's answer in place —
+only the board's fragment runs again, the page is neither reloaded nor run as a whole
+— and a hint's top five appear on the board the same way."""
+
+from __future__ import annotations
+
+from gobuddy.go.coords import GTP_COLUMNS
+from tests.e2e.harness import screenshot, wait_for_app
+
+BOARD = "div.click-board svg.go-board"
+
+
+def click(page, vertex: str, size: int = 9) -> None:
+    """Click the intersection ``vertex`` of the Play page's SVG board."""
+    box = page.locator(BOARD).first.bounding_box()
+    span = size - 1 + 2.2  # the board is drawn with coordinates: 1.1 cells of margin
+    col, row = GTP_COLUMNS.index(vertex[0]), int(vertex[1:])
+    page.mouse.click(box["x"] + (1.1 + col) / span * box["width"],
+                     box["y"] + (1.1 + size - row) / span * box["height"])
+
+
+def page_runs(page) -> str:
+    return page.locator("span.play-page-runs").get_attribute("data-page-runs")
+
+
+def test_a_click_shows_the_engines_stone_in_place(stack, page):
+    page.goto(stack.server.url("play"))
+    wait_for_app(page)
+    page.get_by_label("Your name").fill("Fran")
+    page.get_by_role("button", name="Start the game").click()
+    page.locator(f'{BOARD}[data-move-count="0"]').wait_for(timeout=30_000)
+    page.get_by_text("Your move").wait_for()
+    runs = page_runs(page)
+    page.evaluate("() => { window.__sameDocument = 'yes'; }")  # gone if the page reloads
+    click(page, "E5")
+    board = page.locator(f'{BOARD}[data-move-count="2"]')
+    board.wait_for(timeout=30_000)
+    assert board.locator('circle.stone.black[data-vertex="E5"]').count() == 1
+    assert board.locator("circle.stone.white").count() == 1  # the engine's answer
+    page.get_by_text("Your move").wait_for()
+    assert page.evaluate("() => window.__sameDocument") == "yes"
+    assert page_runs(page) == runs, "a move ran the whole page, not only the board's fragment"
+    # a click on a taken point is refused in words, and nothing is played
+    click(page, "E5")
+    page.get_by_text("E5 is not possible: that point is occupied").wait_for(timeout=10_000)
+    assert page.locator(f'{BOARD}[data-move-count="2"]').count() == 1
+    # a hint: the engine's top five on the board, in place too
+    page.get_by_role("button", name="Hint").click()
+    page.locator(f'{BOARD}[data-move-count="2"] g.rec').first.wait_for(timeout=30_000)
+    assert page.evaluate("() => window.__sameDocument") == "yes"
+    assert page_runs(page) == runs
+    screenshot(page, "play-fragment")
