@@ -19,6 +19,6 @@ dict form). Nothing here imports ``gobuddy.ai``.
 """
 
 from gobuddy.explain.explainer import explain_hint, explain_move
-from gobuddy.explain.reason import KINDS, Reason, as_comment, as_lines
+from gobuddy.explain.reason import KINDS, Reason, as_comment, as_lines, mistake_kind
 
-__all__ = ["KINDS", "Reason", "as_comment", "as_lines", "explain_hint", "explain_move"]
+__all__ = ["KINDS", "Reason", "as_comment", "as_lines", "explain_hint", "explain_move", "mistake_kind"]

@@ -93,6 +93,14 @@ def rank(reasons: list[Reason], limit: int | None = None) -> list[Reason]:
     return out[:limit] if limit is not None else out
 
 
+def mistake_kind(reasons: list[Reason]) -> str | None:
+    """The kind a mistake is counted under (a player's page: which mistakes they make
+    most): the kind of the heaviest reason against the move, or None when no reason
+    counts against it."""
+    against = [r for r in reasons if r.good is False]
+    return max(against, key=lambda r: r.weight).kind if against else None
+
+
 def as_lines(reasons: list[Reason]) -> str:
     """The GTP answer: one reason a line, kind first."""
     return "\n".join(r.line() for r in reasons)

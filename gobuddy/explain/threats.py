@@ -2,6 +2,8 @@
 
 ``threat_reasons(played)`` gives, for a move:
 
+- two chains or more put in atari at once: ``atari`` "double atari" when every answer
+  of the opponent leaves the mover stones to capture (read one move deep);
 - for each opponent chain the move puts in atari, read with the defender to move:
   ``ladder`` "the ladder works" (captured after at least ``LADDER_CHASES`` ataris),
   ``ladder`` "the ladder does not work" with its breaker (it escapes after a chase),
@@ -19,6 +21,7 @@ nets and other non-atari attacks (see ``ladder``).
 
 from __future__ import annotations
 
+from gobuddy.explain.captures import takeable
 from gobuddy.explain.ladder import CAPTURED, ESCAPES, read_ladder
 from gobuddy.explain.played import (
     Chain, Played, chain, chains_next_to, color_word, group_name, stones_word, vertex, vertices)
@@ -37,12 +40,51 @@ def _ladder_breaker_words(reading, size: int, them: str) -> str:
     return f"{them} escapes at {vertex(reading.line[-1], size)}"
 
 
+def _double_atari(played: Played, targets: list[Chain]) -> Reason | None:
+    """Two chains or more put in atari at once: read every answer of the opponent
+    (extend one, or capture a stone next to one) and what the mover can take after
+    it. A reason when every answer leaves stones to take (the least of them)."""
+    after, them = played.after, played.opponent
+    nbrs = neighbours(played.size)
+    answers: set[int] = set()
+    for c in targets:
+        answers |= c.liberties
+        for s in c.stones:
+            for q in nbrs[s]:
+                if after.board[q] == played.color and after.liberties(q) == 1:
+                    answers |= after.chain_at(q)[1]
+    gain = None
+    for move in sorted(answers):
+        if after.illegal_reason(move, them) is not None:
+            continue
+        trial = after.copy()
+        trial.play(move, them, check=False)
+        best = 0
+        for c in targets:
+            if trial.board[c.stones[0]] == them:
+                took = takeable(trial, chain(trial, c.stones[0]), played.color)
+                best = max(best, len(took[1])) if took is not None else best
+        gain = best if gain is None else min(gain, best)
+    if not gain:
+        return None
+    size, n = played.size, sum(c.size for c in targets)
+    where = vertices(sorted(p for c in targets for p in c.stones), size)
+    return reason("atari", f"double atari on {where}: {color_word(them)} cannot save both, {color_word(played.color)} "
+                  f"captures at least {stones_word(gain)}", f"double atari on {where}: {color_word(them)} cannot "
+                  f"save both ({stones_word(gain)} at least)", tuple(p for c in targets for p in c.stones), gain,
+                  good=True, bonus=8.0)
+
+
 def _atari_reasons(played: Played) -> list[Reason]:
     size, me, them = played.size, color_word(played.color), color_word(played.opponent)
     out = []
-    for c in chains_next_to(played.after, played.move, played.opponent):
-        if len(c.liberties) != 1 or played.before.liberties(c.stones[0]) < 2:
-            continue
+    targets = [c for c in chains_next_to(played.after, played.move, played.opponent)
+               if len(c.liberties) == 1 and played.before.liberties(c.stones[0]) >= 2]
+    if len(targets) >= 2:
+        double = _double_atari(played, targets)
+        if double is not None:
+            out.append(double)
+    for c in targets:
         n, where = c.size, vertices(c.stones, size)
         reading = read_ladder(played.after, c.stones[0], attacker_to_move=False)
         if reading.result == CAPTURED and reading.chases >= LADDER_CHASES:

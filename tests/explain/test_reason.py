@@ -55,3 +55,15 @@ def test_every_legal_move_of_random_games_is_explained_consistently() -> None:
                 if taken and trial.ko is None:
                     assert any(r.kind in ("capture", "snapback") for r in reasons), (pos.to_ascii(), move)
             pos.play(rng.choice(legal))
+
+
+def test_the_kind_a_mistake_is_counted_under() -> None:
+    from gobuddy.explain import mistake_kind
+
+    capture = reason("capture", "captures 1 stone at A1", "1 stone at A1", (0,), 1, good=True)
+    territory = reason("territory", "the engine expects about 6 points more at C3", "6 more at C3", (0,),
+                       points=6.0, good=False)
+    lost = reason("atari", "leaves the group at E4 in atari", "leaves E4", (0,), 4, good=False)
+    assert mistake_kind([capture, territory, lost]) == "atari"
+    assert mistake_kind([capture, territory]) == "territory"
+    assert mistake_kind([capture]) is None and mistake_kind([]) is None

@@ -324,6 +324,27 @@ ROWS = [
      ["first ladder 2 bad ~works for white: the group at E4 is captured", "-save"]),
     ("running works when a black stone breaks the ladder", RUN_19_BREAKER, "B E4",
      ["first save 1 good ~the stone at D4 from atari", "-ladder"]),
+    ("a double atari: white cannot save both", """
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . X . X . . .
+        . . . O . O . . .
+        . . . X . X . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .""", "B E5", ["first atari 1 good ~double atari on D5 F5: white cannot save both",
+                                        "atari 1 neutral ~white can escape at C5"]),
+    ("NAIVE: a double atari whose stone white simply captures", """
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . X O X . . .
+        . . . O . O . . .
+        . . . X . X . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .""", "B E5", ["-atari ~double", "first self-atari 1 bad ~white captures 1 at E4"]),
     ("a stone white catches with one atari is no ladder", """
         . . . . . . . . .
         . . . . . . O O .
