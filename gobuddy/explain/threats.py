@@ -67,7 +67,7 @@ def _double_atari(played: Played, targets: list[Chain]) -> Reason | None:
         gain = best if gain is None else min(gain, best)
     if not gain:
         return None
-    size, n = played.size, sum(c.size for c in targets)
+    size = played.size
     where = vertices(sorted(p for c in targets for p in c.stones), size)
     return reason("atari", f"double atari on {where}: {color_word(them)} cannot save both, {color_word(played.color)} "
                   f"captures at least {stones_word(gain)}", f"double atari on {where}: {color_word(them)} cannot "
