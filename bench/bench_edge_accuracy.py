@@ -103,8 +103,12 @@ def fast_end_inputs(sim: BoardSimulator, moves: list[int]) -> list:
 
 
 def _reads_as(spoiled: Sighting, clean: Sighting) -> bool:
-    masked = set(spoiled.masked)
-    return (all(a == b for p, (a, b) in enumerate(zip(spoiled.board, clean.board)) if p not in masked)
+    """``spoiled`` reads the board as ``clean`` does: no point uncertain that ``clean``
+    reads clearly, and the same class at every point ``clean`` reads clearly, masked
+    points aside (an uncertain point's class is no reading: under a hand's shadow one
+    classifier may call it empty, the other a white stone)."""
+    skip = set(spoiled.masked) | set(clean.uncertain)
+    return (all(a == b for p, (a, b) in enumerate(zip(spoiled.board, clean.board)) if p not in skip)
             and set(spoiled.uncertain) <= set(clean.uncertain))
 
 
