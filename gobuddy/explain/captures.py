@@ -14,7 +14,9 @@ opponent can take straight back.
   where its stones were (a throw-in that is a snapback, not a self-atari);
 - ``self-atari``: the opponent can capture the chain of the stone just played;
 - ``atari`` against the move: an own chain that was in atari before the move still
-  is, and the opponent can take it.
+  is, and the opponent can take it — only when it could have been saved (``savable``:
+  extended or freed by a capture to two liberties or more, not caught by a ladder);
+  stones that were lost anyway are not counted as lost by the move.
 
 "The opponent can capture" means the capturing move is legal for it now (the ko rule
 and superko are respected); nothing further is read here (ladders: ``threats``).
@@ -24,9 +26,10 @@ from __future__ import annotations
 
 from gobuddy.explain.played import (
     Chain, Played, chain, chains_of, color_word, group_name, stones_word, vertex, vertices)
+from gobuddy.explain.ladder import CAPTURED, read_ladder
 from gobuddy.explain.reason import Reason, reason
 from gobuddy.go.coords import EMPTY
-from gobuddy.go.position import Position
+from gobuddy.go.position import Position, neighbours
 
 
 def takeable(pos: Position, c: Chain, by: int) -> tuple[int, tuple[int, ...]] | None:
@@ -42,12 +45,38 @@ def takeable(pos: Position, c: Chain, by: int) -> tuple[int, tuple[int, ...]] | 
     return point, tuple(sorted(taken))
 
 
+def savable(pos: Position, point: int) -> bool:
+    """Can the owner of the chain at ``point`` (in atari), moving now, give it two
+    liberties or more (extending, or capturing a stone next to it) without it being
+    caught at once or in a ladder?"""
+    owner = pos.board[point]
+    stones, libs = pos.chain_at(point)
+    tries = set(libs)
+    nbrs = neighbours(pos.size)
+    for s in stones:
+        for q in nbrs[s]:
+            if pos.board[q] == -owner and pos.liberties(q) == 1:
+                tries |= pos.chain_at(q)[1]
+    for move in tries:
+        if pos.illegal_reason(move, owner) is not None:
+            continue
+        trial = pos.copy()
+        trial.play(move, owner, check=False)
+        n = trial.liberties(point)
+        if n >= 3 or (n == 2 and read_ladder(trial, point, attacker_to_move=True).result != CAPTURED):
+            return True
+    return False
+
+
 def _exposed(played: Played) -> list[tuple[Chain, int, tuple[int, ...]]]:
     """Own chains the opponent can capture right after the move, the biggest first:
-    ``(chain, capturing point, stones taken)``."""
+    ``(chain, capturing point, stones taken)``. A chain that was in atari before and
+    could not have been saved anyway is left out: leaving it is no loss."""
     out = []
     for c in chains_of(played.after, played.color):
         if len(c.liberties) == 1:
+            if played.move not in c.stones and not savable(played.before, c.stones[0]):
+                continue
             took = takeable(played.after, c, played.opponent)
             if took is not None:
                 out.append((c, took[0], took[1]))

@@ -251,8 +251,10 @@ ROWS = [
      ["first snapback 5 good ~if black captures at A1, white captures 5 at A2", "-self-atari"]),
     ("NAIVE: taking the throw-in walks into the snapback", SNAPBACK, "W A1, B A2",
      ["first snapback 5 bad ~white captures 5 at A1", "-capture good"]),
-    ("connecting out of the snapback is no better: still in atari", SNAPBACK, "W A1, B H9",
-     ["first atari 4 bad ~leaves the group at"]),
+    ("after the throw-in the group cannot be saved: playing elsewhere loses nothing more", SNAPBACK,
+     "W A1, B H9", ["none"]),
+    ("a group that could be saved and is left in atari is lost by the move", GROUP_IN_ATARI, "B H3",
+     ["first atari 4 bad ~leaves the group at E4 in atari"]),
     # ---------------------------------------------------------------- ko
     ("taking a ko", KO, "B E5", ["first ko good ~takes the ko at E5", "-capture", "-self-atari"]),
     ("the ko may not be taken back at once", KO, "B E5, W D5", ["illegal"]),
