@@ -86,9 +86,10 @@ def _atari_reasons(played: Played) -> list[Reason]:
             out.append(double)
     for c in targets:
         n, where = c.size, vertices(c.stones, size)
+        the, it = ("the stone", "it") if n == 1 else (f"the {n} stones", "they")
         reading = read_ladder(played.after, c.stones[0], attacker_to_move=False)
         if reading.result == CAPTURED and reading.chases >= LADDER_CHASES:
-            out.append(reason("ladder", f"the ladder works: {me} captures the {stones_word(n)} at {where}",
+            out.append(reason("ladder", f"the ladder works: {me} captures {the} at {where}",
                               f"works: {me} captures {stones_word(n)} at {where}", c.stones, n, good=True))
         elif reading.result == ESCAPES and reading.chases >= LADDER_CHASES - 1:
             why = _ladder_breaker_words(reading, size, them)
@@ -96,15 +97,15 @@ def _atari_reasons(played: Played) -> list[Reason]:
             out.append(reason("ladder", f"the ladder does not work: {why}", f"does not work: {why}",
                               (*first, *c.stones), n, good=False))
         elif reading.result == CAPTURED:
-            out.append(reason("atari", f"ataris the {stones_word(n)} at {where}; they cannot escape",
-                              f"{stones_word(n)} at {where}, they cannot escape", c.stones, n, good=True))
+            out.append(reason("atari", f"ataris {the} at {where}; {it} cannot escape",
+                              f"{stones_word(n)} at {where}, {it} cannot escape", c.stones, n, good=True))
         elif reading.result == ESCAPES:
-            out.append(reason("atari", f"ataris the {stones_word(n)} at {where}; {them} can escape at "
+            out.append(reason("atari", f"ataris {the} at {where}; {them} can escape at "
                               f"{vertex(reading.line[0], size)}",
                               f"{stones_word(n)} at {where}, {them} can escape at {vertex(reading.line[0], size)}",
                               c.stones, n, good=None, bonus=-n / 4))
         else:
-            out.append(reason("atari", f"ataris the {stones_word(n)} at {where}", f"{stones_word(n)} at {where}",
+            out.append(reason("atari", f"ataris {the} at {where}", f"{stones_word(n)} at {where}",
                               c.stones, n, good=None, bonus=-n / 4))
     return out
 
