@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from gobuddy.explain.analysis_view import AnalysisView, view
-from gobuddy.explain.explainer import DEFAULT_LIMIT, explain_played
+from gobuddy.explain.explainer import explain_played
 from gobuddy.explain.played import Played
 from gobuddy.explain.reason import as_lines
 from gobuddy.go.coords import CoordinateError, color_from_str, color_to_str, from_gtp, to_gtp
@@ -60,15 +60,17 @@ class Explainer:
             played = Played.of(game.position, point, color)
         except IllegalMove:
             raise GtpError("illegal move") from None
-        return as_lines(explain_played(played, *self._analyses(game, played)))
+        before, after, baseline = self._analyses(game, played)
+        return as_lines(explain_played(played, before, after, baseline=baseline))
 
-    def _analyses(self, game: Any, played: Played) -> tuple[AnalysisView | None, ...]:
-        """``(before, after, limit, baseline)`` for ``explain_played``: the analyses
-        before and after the move and, when the move is the engine's first choice (a
-        hint), after a pass instead; ``None`` for each without a model for this size."""
+    def _analyses(self, game: Any, played: Played) -> tuple[AnalysisView | None, AnalysisView | None,
+                                                             AnalysisView | None]:
+        """``(before, after, baseline)``: the analyses before and after the move and,
+        when the move is the engine's first choice (a hint), after a pass instead;
+        ``None`` for each without a model for this board size."""
         evaluator = self.evaluator
         if evaluator is None or game.size not in getattr(evaluator, "board_sizes", ()):
-            return None, None, DEFAULT_LIMIT, None
+            return None, None, None
         from gobuddy.ai.analysis import analyse
         from gobuddy.ai.features import board_array, position_with_history, push_history
         from gobuddy.ai.mcts import Search, SearchConfig
@@ -86,7 +88,7 @@ class Explainer:
         if before.moves and before.moves[0].move == to_gtp(played.move, game.size) and not played.is_pass:
             passed = Played.of(played.before, played.before.pass_point)
             baseline = view(analyse(self._search, passed.after, previous, visits=self.visits), game.size)
-        return view(before, game.size), view(after, game.size), DEFAULT_LIMIT, baseline
+        return view(before, game.size), view(after, game.size), baseline
 
 
 def register(engine: Any, player: Any, visits: int = EXPLAIN_VISITS) -> None:
