@@ -12,7 +12,7 @@ sente/gote, the engine's line) is added when analyses are given:
 - ``baseline`` (for a hint): the analysis of the position after ``color`` passes
   instead, so that life and death say what the move changes against not playing it.
 
-Both are duck-typed (``gobuddy.explain.analysis_view``). The engine's line is a
+All three are duck-typed (``gobuddy.explain.analysis_view``). The engine's line is a
 reason only when nothing simpler applies (no reason other than tempo); tempo is told
 only for a move that no reason counts against (after a loss the opponent's answer
 punishes, and says nothing of sente).
