@@ -29,7 +29,8 @@ def loss_text(move: MoveReview, unit: str) -> str:
     """``−3.2`` (points) or ``−6.0%`` (win rate), or "" when the move was not judged."""
     if move.loss is None:
         return ""
-    return f"−{move.loss:.1f}" + ("" if unit == "points" else "%")
+    sign = "−" if round(move.loss, 1) > 0 else ""
+    return f"{sign}{move.loss:.1f}" + ("" if unit == "points" else "%")
 
 
 def move_label(move: MoveReview, unit: str) -> str:

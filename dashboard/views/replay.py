@@ -245,11 +245,11 @@ def variations_panel(services: Services, detail: GameDetail, n: int, base: Posit
     c[0].text_input(f"{to_play} plays", key="replay_try_text", placeholder="e.g. D4")
     c[1].button("Try", key="replay_try_button", width="stretch", on_click=_try_typed, args=(g.id, n, base, ask))
     c = st.columns(3)
-    c[0].button("Play its answer", key="replay_try_reply", disabled=reply is None or reply["move"] == "pass",
+    c[0].button("Its answer", key="replay_try_reply", disabled=reply is None or reply["move"] == "pass",
                 on_click=var.try_point, args=(g.id, n, base, reply["move"] if reply else "", ask), width="stretch")
     c[1].button("Back one", key="replay_try_back", disabled=not moves, on_click=var.step_back, args=(g.id, n),
                 width="stretch")
-    c[2].button("Back to the game", key="replay_try_leave", disabled=not moves, on_click=var.leave,
+    c[2].button("To the game", key="replay_try_leave", disabled=not moves, on_click=var.leave,
                 args=(g.id, n), width="stretch")
     lines = tree.lines(n)
     if lines:
@@ -306,8 +306,8 @@ def the_board(services: Services, detail: GameDetail, n: int, base: Position, pa
     clicked = clickable_board(svg, g.size, key=f"replay-try-{g.id}-{n}-{len(moves)}-{nonce}", px=520)
     if clicked:
         st.session_state["replay_try_clicks"] = nonce + 1
-        var.try_point(g.id, n, base, clicked, engine_asker(services, detail, n))
-        st.rerun()
+        if var.try_point(g.id, n, base, clicked, engine_asker(services, detail, n)):
+            st.rerun()  # draw the line's new end (a refused point: the toast of this run stays)
 
 
 def ownership_toggle(answer: Mapping[str, Any] | None, has_bus: bool) -> None:

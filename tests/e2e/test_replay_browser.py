@@ -159,3 +159,41 @@ def test_live_has_its_own_address(served, page):
     assert page.locator("h1").first.inner_text().startswith("Live")
     assert page.get_by_text("Page not found").count() == 0
     screenshot(page, "replay-live-route")
+
+
+def click_point(page: Any, plot: Any, col: int, row: int, size: int = 9) -> None:
+    """Click the intersection (column index, row number from the bottom) of a clickable board."""
+    box = plot.bounding_box()
+    span = size - 1 + 2.2
+    page.mouse.click(box["x"] + (1.1 + col) / span * box["width"], box["y"] + (1.1 + size - row) / span * box["height"])
+
+
+def test_trying_moves_on_the_board_leaves_the_game_and_a_refusal_moves_nothing(served, page):
+    server, _, game_id = served
+    page.goto(server.url(f"replay?game={game_id}"))
+    wait_for_app(page)
+    board_at(page, 0, 60_000)
+    page.get_by_role("button", name="Next").click()
+    board_at(page, 1)
+    wait_idle(page)
+    page.get_by_text("Try moves on the board").first.click()
+    plot = page.locator(".js-plotly-plot").first  # the clickable board comes before the graph
+    plot.wait_for()
+    wait_idle(page)
+    page.wait_for_timeout(500)  # plotly attaches its click handlers after drawing
+    click_point(page, plot, 2, 3)  # C3, white
+    page.get_by_text("Move 1 of 30 + 1 tried").wait_for()
+    wait_idle(page)
+    plot = page.locator(".js-plotly-plot").first
+    before = plot.bounding_box()
+    page.wait_for_timeout(500)
+    click_point(page, plot, 4, 5)  # E5: taken by move 1
+    page.locator("[data-testid=stToast]").filter(has_text="E5 is not possible").wait_for()
+    wait_idle(page)
+    after = page.locator(".js-plotly-plot").first.bounding_box()
+    assert (round(after["x"]), round(after["y"])) == (round(before["x"]), round(before["y"]))
+    assert page.get_by_text("Move 1 of 30 + 1 tried").count() == 1  # refused: nothing added
+    screenshot(page, "replay-try-refused")
+    page.get_by_role("tab", name="Variations").click()
+    page.get_by_text("Variation from move 1:").wait_for()
+    screenshot(page, "replay-variation")
