@@ -22,9 +22,10 @@ from typing import Any
 
 from sqlalchemy import insert
 
+from dashboard import ladder
 from dashboard.mistakes import review_game
 from dashboard.store import PositionKey, Store
-from dashboard.store.models import Analysis, Game, GameReport, Move, ReviewedMove
+from dashboard.store.models import Analysis, Game, GameReport, LevelChange, Move, Player, ReviewedMove
 from dashboard.store.players import player_for
 from dashboard.store.reviews import MISTAKE_CLASSES
 from gobuddy.go.coords import color_to_str, to_gtp
@@ -32,6 +33,7 @@ from gobuddy.go.position import Position
 
 PEOPLE = {"Ana": 1.2, "Ben": 2.5, "Cleo": 4.0}  # mean point loss per move
 ENGINES = ["gobuddy 25 kyu", "gobuddy 20 kyu", "gobuddy 15 kyu", "gobuddy 10 kyu"]
+LEVELS = ["30 kyu", "25 kyu", "20 kyu", "15 kyu", "10 kyu", "5 kyu", "1 dan", "full"]
 KINDS = ["capture", "atari", "self-atari", "ladder", "connection", "cut", "life-and-death", "territory"]
 MODEL = "gen-model"
 OPENINGS = ["E5", "C3", "G7", "C7", "G3", "D4", "F6", "E3"]
@@ -87,7 +89,10 @@ def fill(store: Store, games: int = 200, *, seed: int = 1, now: datetime | None 
         ids = {name: player_for(s, name).id for name in PEOPLE}
         ids.update({name: player_for(s, name, "engine").id for name in ENGINES})
     people = list(PEOPLE)
-    batch: dict[str, list[dict[str, Any]]] = {"games": [], "moves": [], "analyses": [], "reports": [], "reviewed": []}
+    known: dict[tuple[str, str], dict[str, Any]] = {}  # one answer per position, shared by the games reaching it
+    levels = {name: None for name in PEOPLE}
+    batch: dict[str, list[dict[str, Any]]] = {"games": [], "moves": [], "analyses": [], "reports": [], "reviewed": [],
+                                              "levels": []}
     for i in range(games):
         started = now - timedelta(days=days) + timedelta(seconds=(days * 86400 - 3600) * i / max(1, games - 1))
         person = people[i % 3]
@@ -105,15 +110,11 @@ def fill(store: Store, games: int = 200, *, seed: int = 1, now: datetime | None 
         pos = Position(9)
         answers: dict[int, dict[str, Any]] = {}
         for n, (color, vertex) in enumerate(record, start=1):
-            loss = rng.expovariate(1.0 / mean[color]) if rng.random() < 0.7 else rng.random() * 0.3
-            legal = [to_gtp(p, 9) for p in pos.legal_moves()[:6]]
-            best = vertex if loss < 0.3 else next((v for v in legal if v != vertex), vertex)
-            second = next((v for v in legal if v != best), best)
-            answers[n - 1] = answer(color, lead, best, second, n - 1, PositionKey.of(pos, 7.0, "chinese"))
+            lead = _answer_at(known, pos, n - 1, lead, answers, rng, vertex, mean[color])
+            loss = answers[n - 1]["_loss"]
             lead -= loss if color == "B" else -loss
             pos.play(_point(vertex, 9))
-        answers[len(record)] = answer(color_to_str(pos.to_play), lead, "pass", "pass", len(record),
-                                      PositionKey.of(pos, 7.0, "chinese"))
+        lead = _answer_at(known, pos, len(record), lead, answers, rng, "pass", 0.0)
         winner = "B" if lead > 0 else "W"
         result = f"{winner}+{abs(lead):.1f}" if rng.random() < 0.8 else f"{winner}+R"
         batch["games"].append(dict(id=game_id, board_id=None, source="web", size=9, komi=7.0, rules="chinese",
@@ -122,6 +123,8 @@ def fill(store: Store, games: int = 200, *, seed: int = 1, now: datetime | None 
                                    black_player_id=ids[black], white_player_id=ids[white], review_state="done"))
         batch["moves"] += [dict(game_id=game_id, move_number=n, color=c, vertex=v, captures=[], played_at=None)
                            for n, (c, v) in enumerate(record, start=1)]
+        fresh = {-1 - k: a for k, a in answers.items() if k < 0}
+        answers = {k: a for k, a in answers.items() if k >= 0}
         review = review_game([(n, c, v) for n, (c, v) in enumerate(record, start=1)], answers)
         for c, r in review.players.items():
             batch["reports"].append(dict(game_id=game_id, color=c, unit=review.unit, moves=r.moves, accuracy=r.accuracy,
@@ -132,25 +135,51 @@ def fill(store: Store, games: int = 200, *, seed: int = 1, now: datetime | None 
                                    category=m.category, best=m.best, top_move=m.top_move,
                                    kind=rng.choice(KINDS) if m.category in MISTAKE_CLASSES else None)
                               for m in review.moves if m.loss is not None]
+        if mode == "vs_engine":
+            played = ladder.level_in_name(other, LEVELS)
+            before = levels[person]
+            levels[person] = ladder.step(LEVELS, played, ladder.outcome(result, "B" if black == person else "W"))
+            batch["levels"].append(dict(player_id=ids[person], game_id=game_id, opponent_level=played,
+                                        outcome=ladder.outcome(result, "B" if black == person else "W"),
+                                        level_before=before, level_after=levels[person], changed_at=started))
         if analyses:
-            seen = set()
-            for n, a in answers.items():
-                h = a["position_key"]["hash"]
-                if (h, a["to_play"]) in seen:
-                    continue
-                seen.add((h, a["to_play"]))
-                batch["analyses"].append(dict(position_hash=h, size=9, komi=7.0, rules="chinese", to_play=a["to_play"],
-                                              model=MODEL + game_id, move_count=n, visits=100, answer=a,
-                                              created_at=started, game_id=game_id, move_number=n))
+            for n, a in fresh.items():
+                batch["analyses"].append(dict(position_hash=a["position_key"]["hash"], size=9, komi=7.0,
+                                              rules="chinese", to_play=a["to_play"], model=MODEL, move_count=n,
+                                              visits=100, answer=a, created_at=started, game_id=game_id,
+                                              move_number=n))
         if len(batch["moves"]) > 20_000 or i == games - 1:
             _flush(store, batch)
+    with store.session(write=True) as s:
+        for name, level in levels.items():
+            s.get(Player, ids[name]).level = level
     return ids
+
+
+def _answer_at(known: dict[tuple[str, str], dict[str, Any]], pos: Position, n: int, lead: float,
+               answers: dict[int, dict[str, Any]], rng: random.Random, vertex: str, mean: float) -> float:
+    """The answer for ``pos`` (after ``n`` moves): the one made when a game first reached
+    it, else a new one at ``lead`` whose best move is ``vertex`` when the move about to be
+    played loses little (also kept at ``answers[-1 - n]``: to be stored). Its ``_loss``
+    is what the move about to be played loses. Returns black's lead in the position."""
+    key = PositionKey.of(pos, 7.0, "chinese")
+    loss = (rng.expovariate(1.0 / mean) if rng.random() < 0.7 else rng.random() * 0.3) if mean else 0.0
+    found = known.get((key.hash, key.to_play))
+    if found is None:
+        legal = [to_gtp(p, 9) for p in pos.legal_moves()[:6]] or ["pass"]
+        best = vertex if loss < 0.3 else next((v for v in legal if v != vertex), vertex)
+        second = next((v for v in legal if v != best), best)
+        found = known[(key.hash, key.to_play)] = answer(key.to_play, lead, best, second, n, key)
+        answers[-1 - n] = found  # new here: stored with this game
+    answers[n] = {**found, "_loss": loss}
+    root = found["root"]["score_lead"]
+    return root if key.to_play == "B" else -root
 
 
 def _flush(store: Store, batch: dict[str, list[dict[str, Any]]]) -> None:
     with store.session(write=True) as s:
         for table, rows in (("games", Game), ("moves", Move), ("analyses", Analysis), ("reports", GameReport),
-                            ("reviewed", ReviewedMove)):
+                            ("reviewed", ReviewedMove), ("levels", LevelChange)):
             if batch[table]:
                 s.execute(insert(rows), batch[table])
                 batch[table].clear()
