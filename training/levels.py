@@ -24,7 +24,8 @@ Progress: one bar over the matches, one per match.
 
 Then ``training.levels_fit`` fits a Bradley-Terry (Elo) ladder to every decided game,
 anchored at GNU Go level 10 = 0 Elo, with bootstrap 95% intervals, checks that the
-levels are strictly ordered, converts Elo to ranks on the EGF scale with GNU Go
+levels are strictly ordered (one virtual draw on each step between adjacent levels
+keeps shutouts finite), converts Elo to ranks on the EGF scale with GNU Go
 level 10 as 8 kyu, and writes ``--report`` (default ``models/LEVELS.md``) and a plot
 beside it (``LEVELS.png``). Exit status 1 when the levels are not strictly ordered.
 """
@@ -147,7 +148,8 @@ def ladder(games: list[Game], samples: int, seed: int) -> tuple[Ladder, str]:
     order = tuple(level_id(level.name) for level in LEVELS)
     present = tuple(p for p in order if any(p in (g.a, g.b) for g in games))
     anchor = ANCHOR if any(ANCHOR in (g.a, g.b) for g in games) else present[0]
-    return bootstrap(games, anchor, 0.0, samples=samples, seed=seed, order=present), anchor
+    steps = list(zip(present, present[1:]))
+    return bootstrap(games, anchor, 0.0, samples=samples, seed=seed, order=present, prior_pairs=steps), anchor
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

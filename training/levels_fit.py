@@ -4,10 +4,13 @@ bootstrap intervals, and the scale from Elo to human ranks.
 **Fit.** Player ``i`` beats ``j`` with probability ``1 / (1 + 10 ** ((r_j - r_i) / 400))``
 (Elo's logistic scale). ``fit`` maximises the likelihood of all games with Hunter's MM
 iteration ("MM algorithms for generalized Bradley-Terry models", Ann. Stat. 2004); a
-jigo counts half a win each way. Every pair that met also gets ``prior_draws`` virtual
-drawn games (as Rémi Coulom's BayesElo does with its default prior of two virtual
-draws): a shutout then gives a large but finite gap instead of an infinite one, so
-treat the gap of a one-sided match as a lower bound. Ratings are shifted so that the
+jigo counts half a win each way. Every pair of ``prior_pairs`` (default: every pair that
+met) also gets ``prior_draws`` virtual drawn games (as Rémi Coulom's BayesElo does with
+its default prior of two virtual draws): a shutout then gives a large but finite gap
+instead of an infinite one, so treat the gap of a one-sided match as a lower bound.
+``training.levels`` puts the prior on adjacent levels only (a prior on their steps), so
+that GNU Go's lopsided matches against far weaker or stronger levels do not pull them
+towards it. Ratings are shifted so that the
 ``anchor`` player is at ``anchor_elo``. Players must form one connected graph of
 matches (``ValueError`` otherwise).
 
@@ -83,7 +86,8 @@ def _check_connected(players: list[str], games: list[Game]) -> None:
 
 
 def fit(games: list[Game], anchor: str, anchor_elo: float = 0.0, prior_draws: float = 1.0,
-        iterations: int = 5000, tolerance: float = 1e-10) -> dict[str, float]:
+        iterations: int = 5000, tolerance: float = 1e-10,
+        prior_pairs: list[tuple[str, str]] | None = None) -> dict[str, float]:
     """Maximum-likelihood Elo ratings of every player in ``games`` (see module doc)."""
     players = sorted({g.a for g in games} | {g.b for g in games})
     if anchor not in players:
@@ -99,7 +103,13 @@ def fit(games: list[Game], anchor: str, anchor_elo: float = 0.0, prior_draws: fl
         wins[j] += 1.0 - g.score
         met[i, j] += 1.0
         met[j, i] += 1.0
-    pairs = met > 0
+    if prior_pairs is None:
+        pairs = met > 0
+    else:
+        pairs = np.zeros((n, n), dtype=bool)
+        for a, b in prior_pairs:
+            if a in index and b in index:
+                pairs[index[a], index[b]] = pairs[index[b], index[a]] = True
     met = met + prior_draws * pairs
     wins = wins + 0.5 * prior_draws * pairs.sum(axis=1)
     gamma = np.ones(n)
@@ -117,10 +127,11 @@ def fit(games: list[Game], anchor: str, anchor_elo: float = 0.0, prior_draws: fl
 
 
 def bootstrap(games: list[Game], anchor: str, anchor_elo: float = 0.0, samples: int = 300, seed: int = 0,
-              order: tuple[str, ...] = (), prior_draws: float = 1.0) -> Ladder:
+              order: tuple[str, ...] = (), prior_draws: float = 1.0,
+              prior_pairs: list[tuple[str, str]] | None = None) -> Ladder:
     """``fit`` plus 95% percentile intervals from ``samples`` refits of resampled games
     (module doc); ``order``: players expected weakest first, for ``ordered_share``."""
-    point = fit(games, anchor, anchor_elo, prior_draws)
+    point = fit(games, anchor, anchor_elo, prior_draws, prior_pairs=prior_pairs)
     by_pair: dict[tuple[str, str], list[Game]] = defaultdict(list)
     for g in games:
         by_pair[tuple(sorted((g.a, g.b)))].append(g)  # type: ignore[arg-type]
@@ -129,7 +140,7 @@ def bootstrap(games: list[Game], anchor: str, anchor_elo: float = 0.0, samples: 
     kept = 0
     for _ in range(samples):
         sample = [rng.choice(group) for group in by_pair.values() for _ in group]
-        ratings = fit(sample, anchor, anchor_elo, prior_draws, iterations=2000, tolerance=1e-8)
+        ratings = fit(sample, anchor, anchor_elo, prior_draws, iterations=2000, tolerance=1e-8, prior_pairs=prior_pairs)
         for p, r in ratings.items():
             draws[p].append(r)
         if order and all(ratings[x] < ratings[y] for x, y in zip(order, order[1:])):

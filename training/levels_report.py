@@ -38,9 +38,10 @@ SOURCES = """\
   minus 3 grades or more near GNU Go, and as a rough order of size far from it
   (30 kyu and 25 kyu are many hundreds of Elo below anything with a published rank).
 - **Intervals.** The Elo intervals are 95% bootstrap percentiles over the games
-  (matches resampled within themselves), relative to GNU Go level 10; a shutout gives
-  a finite gap only through the prior of one virtual draw per pairing, so the gap of a
-  one-sided match is closer to a lower bound. The rank range in the table comes from
+  (matches resampled within themselves), relative to GNU Go level 10. One virtual draw
+  on each step between adjacent levels keeps the fit finite when a pair of adjacent
+  levels never lost to each other; such a gap is closer to a lower bound. Lopsided
+  matches against GNU Go carry no prior (they may say "far apart", not how far). The rank range in the table comes from
   the Elo interval alone; add the anchor's own uncertainty on top.
 """
 
@@ -65,7 +66,7 @@ def _plot(path: Path, ladder: Ladder, rows: list[tuple[str, str]]) -> bool:
         elo = ladder.elo[key]
         lo, hi = ladder.low.get(key, elo), ladder.high.get(key, elo)
         colour = "tab:gray" if key.startswith("gnugo") else "tab:blue"
-        ax.errorbar([elo], [y], xerr=[[elo - lo], [hi - elo]], fmt="o", color=colour, capsize=3)
+        ax.errorbar([elo], [y], xerr=[[max(0.0, elo - lo)], [max(0.0, hi - elo)]], fmt="o", color=colour, capsize=3)
     ax.set_yticks(range(len(rows)), [label for label, _ in rows])
     ax.axvline(0.0, color="tab:gray", lw=0.8, ls=":")
     ax.set_xlabel("Elo (GNU Go 3.8 level 10 = 0), 95% bootstrap interval")
@@ -75,6 +76,33 @@ def _plot(path: Path, ladder: Ladder, rows: list[tuple[str, str]]) -> bool:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return True
+
+
+def _grade_gor(name: str) -> float | None:
+    """GoR of a level named ``"N kyu"`` / ``"N dan"``, else None."""
+    parts = name.split()
+    if len(parts) != 2 or not parts[0].isdigit() or parts[1] not in ("kyu", "dan"):
+        return None
+    n = int(parts[0])
+    return 2100.0 - 100.0 * n if parts[1] == "kyu" else 2000.0 + 100.0 * n
+
+
+def _name_check(rows: list[tuple[str, str]], ladder: Ladder, anchor_gor: float,
+                rank_of: Callable[[float, float], str]) -> list[str]:
+    """A paragraph naming the levels whose estimated rank is more than 3 grades from their name."""
+    off = []
+    for label, key in rows:
+        target = _grade_gor(label)
+        if target is None:
+            continue
+        estimate = _grade_gor(rank_of(ladder.elo[key], anchor_gor))
+        if estimate is not None and abs(estimate - target) > 300:
+            off.append(f"{label} (estimated {rank_of(ladder.elo[key], anchor_gor)})")
+    if not off:
+        return ["**Names:** every level's estimated rank is within 3 grades of its name.", ""]
+    return ["**Names against estimates:** the names are the design targets. More than 3 grades from "
+            "the estimate on this scale: " + "; ".join(off) + ". See the mapping below for why the scale is "
+            "least sure there.", ""]
 
 
 def write_report(path: Path, ladder: Ladder, scores: dict[tuple[str, str], list[float]], level_names: list[str],
@@ -112,12 +140,30 @@ def write_report(path: Path, ladder: Ladder, scores: dict[tuple[str, str], list[
               + (f"; {share:.0%} of the bootstrap refits keep that order." if share is not None else "."), ""]
     if _plot(path.with_suffix(".png"), ladder, rows):
         lines += [f"![the ladder]({path.with_suffix('.png').name})", ""]
+    if anchor.startswith("gnugo"):
+        lines += _name_check(rows, ladder, anchor_gor, rank_of)
     lines += [SOURCES, "## How the levels play", "",
-              "See `gobuddy/ai/levels.py` and `gobuddy/ai/weak_move.py`: levels up to 7 kyu sample the "
-              "network's raw policy (one evaluation a move) with a rank-dependent breadth, temperature, pull "
-              "towards the last moves and rate of careless moves; 5 kyu searches 16 visits a move; full is "
-              "today's default player (0.9 s or 4,000 visits a move; here with one onnxruntime thread). Every "
-              "level below full answers a plain atari when saving works and never fills its own eye.", "",
+              "See `gobuddy/ai/levels.py` and `gobuddy/ai/weak_move.py`. Policy levels sample the network's raw "
+              "policy (one evaluation a move) among the `breadth` best sensible moves, weighted by "
+              "`policy ** (1 / temperature)` times `local` for points within two lines of the last two moves, "
+              "and with probability `mistake` uniformly among them (a careless move of realistic size); the "
+              "weakest may also put their own chains in atari. Search levels run the MCTS search with a fixed "
+              "number of visits; full is today's default player (0.9 s or 4,000 visits a move, here with one "
+              "onnxruntime thread). Every level below full answers a plain atari when saving works (read with "
+              "the rules engine, ladders included) and never fills its own eye; policy levels keep off the "
+              "first line early, pass after the opponent's pass when the network says they win (or gives "
+              "pass at least 5%), and never resign.", "",
+              "| level | breadth | temperature | local | mistake | own ataris | visits |", "|---|---|---|---|---|---|---|"]
+    from gobuddy.ai.levels import LEVELS
+
+    for level in LEVELS:
+        st = level.style
+        if st is not None:
+            lines.append(f"| {level.name} | {st.breadth} | {st.temperature:g} | {st.local:g} | {st.mistake:g} | "
+                         f"{'yes' if st.self_atari else 'no'} | - (policy) |")
+        else:
+            lines.append(f"| {level.name} | - | - | - | - | - | {level.visits or 'default (0.9 s)'} |")
+    lines += ["",
               "## Run", "", "```sh", "nice python -m training.levels            # resumable: plays only what is missing",
               "python -m training.levels --report-only    # refit and rewrite this file", "```", "",
               "Settings: " + ", ".join(f"{k}={v}" for k, v in sorted(settings.items())

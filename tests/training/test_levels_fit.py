@@ -112,3 +112,15 @@ def test_saved_games_are_read_by_colour_and_void_games_left_out(tmp_path):
     assert scores[("L-30-kyu", "gnugo-0")] == [0.0, 1.0, 0.5]
     assert record(scores[("L-30-kyu", "gnugo-0")]) == "1-1-1"
     assert not _shutout(entries[:3]) and _shutout(entries[:1]) and not _shutout([])
+
+
+def test_the_prior_sits_only_on_the_pairs_given():
+    # x beats y 3-1; y never met z except z losing 0-6 to x: no prior there keeps the
+    # shutout from pulling z up towards x
+    games = [Game("x", "y", 1.0)] * 3 + [Game("x", "y", 0.0)] + [Game("x", "z", 1.0)] * 6 + \
+        [Game("y", "z", 1.0)] * 5 + [Game("y", "z", 0.0)]
+    everywhere = fit(games, "x")
+    on_steps = fit(games, "x", prior_pairs=[("x", "y"), ("y", "z")])
+    assert on_steps["z"] < everywhere["z"] < 0.0
+    with_none = fit([Game("a", "b", 1.0)] * 5 + [Game("b", "c", 1.0)] * 5, "a", prior_pairs=[("a", "b"), ("b", "c")])
+    assert with_none["a"] > with_none["b"] > with_none["c"]
