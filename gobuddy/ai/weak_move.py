@@ -8,10 +8,11 @@ not like a strong engine with noise.
    saving move works (``gobuddy.ai.atari.answers_atari``: extend or capture, read
    with the rules engine, ladders included), play it: the biggest chain's, the move
    that leaves it the most liberties. Beginners always do.
-2. **Passing.** After the opponent's pass: pass when the network thinks we win
-   (value > 0) or gives ``pass`` at least ``PASS_AFTER_PASS``; otherwise play on.
-   Before move ``n / 2`` a level never passes; after it, pass only when the policy's
-   own first choice is pass or no sensible move is left.
+2. **Passing.** Before move ``n / 2`` a level never passes (unless no sensible move
+   is left), whatever the opponent does. After it: following the opponent's pass,
+   pass when the network thinks we win (value > 0) or gives ``pass`` at least
+   ``PASS_AFTER_PASS``; otherwise pass only when the policy's own first choice is
+   pass or no sensible move is left.
 3. **Candidates.** Legal points minus: own eye-like points (never filled); moves that
    put an own chain of two or more stones in atari without capturing, unless the
    policy gives them at least ``URGENT`` (a throw-in the network believes in); and,
@@ -117,10 +118,10 @@ def choose(pos: Position, policy: np.ndarray, value: float, style: Style, rng: r
         return saves[0].move
     policy = np.asarray(policy, dtype=np.float64)
     opponent_passed = pos.last_move == pass_point
-    if opponent_passed and (value > 0 or policy[pass_point] >= PASS_AFTER_PASS):
+    late = pos.move_count >= pos.n // 2
+    if late and opponent_passed and (value > 0 or policy[pass_point] >= PASS_AFTER_PASS):
         return pass_point
     seen = candidates(pos, policy, style.self_atari)[:max(1, style.breadth)]
-    late = pos.move_count >= pos.n // 2
     if not seen:
         return pass_point
     if late and int(np.argmax(policy)) == pass_point:

@@ -251,3 +251,19 @@ def test_a_level_plays_over_gtp():
     answers = [line for line in done.stdout.splitlines() if line.startswith("=")]
     vertex = answers[2].removeprefix("=").strip()
     assert 0 <= from_gtp(vertex, 9) < 81
+
+
+@pytest.mark.parametrize("name", NAMES[:-2])
+def test_policy_levels_pass_when_the_game_is_over_and_won_not_before(players, name):
+    done = game_of(EYES)  # black wins by 2 on the count (45 to 36 + 7)
+    done.play(WHITE, done.position.pass_point)
+    base = players[name]
+    for seed in range(4):
+        player = LevelPlayer(base.evaluator, base.level, seed=seed)
+        assert player.genmove(done, BLACK) == done.position.pass_point, (name, seed)
+    early = Game(9, 7.0)
+    early.play(BLACK, from_gtp("E5", 9))
+    early.play(WHITE, early.position.pass_point)  # an opponent passing early does not end it
+    for seed in range(4):
+        player = LevelPlayer(base.evaluator, base.level, seed=seed)
+        assert player.genmove(early, BLACK) != early.position.pass_point, (name, seed)
