@@ -9,8 +9,15 @@ touching the database:
 - presence (``status``) of every board and service, error reports, the delay from each
   board message's ``ts`` to its arrival here, and the round trips of engine requests;
 - for boards a page is watching, the engine's answer for the position now on the board:
-  one ``analysis`` request in flight per board, re-sent when the position moves on, so
-  a stale answer is never shown (answers are matched by game, move count and hash).
+  one ``analysis`` request in flight per board, sent again when the position moves on,
+  so a stale answer is never shown (answers are matched by game, move count and hash).
+  The request asks for partial answers every ``LIVE_REPORT_MS``: the top five shows a
+  moment after the search starts and grows with it, instead of only once the whole
+  budget is spent (with 200 visits on a busy machine that was most of the time between
+  two moves: "No evaluation of this position yet"). A request that fails is not sent
+  again at once (that was a storm of requests and refusals for as long as, say, a board
+  size the model does not play stayed on the board): after the worker's
+  ``retry_after_ms`` when it was busy, else ``RETRY_S``; ``analysis_trouble`` says why.
 
 The Play page publishes its games' events through ``publish``; they are kept in a
 ``PlayOutbox`` until the recorder says they are stored (``game_stored``) and sent again
@@ -42,8 +49,11 @@ from gobuddy.bus.inbox import Received
 from gobuddy.bus.message import Message, now_ms
 from gobuddy.bus.messages import BoardState, EngineAnswer, EngineRequest, ErrorReport, GameEvent, Position, Status
 from gobuddy.bus.redelivery import Redelivery
+from gobuddy.bus.requests import EngineRequestFailed
 
 WATCH_S = 30.0  # a board stays watched this long after a page last asked
+LIVE_REPORT_MS = 150  # partial answers of the live analysis, this often
+RETRY_S = 2.0  # a failed live analysis is asked again after this (or the worker's retry_after_ms)
 HISTORY = 500  # latency samples and error reports kept
 
 
@@ -82,21 +92,22 @@ class EngineTiming:
 def position_request(purpose: str, *, size: int, komi: float, rules: str, setup: Sequence[tuple[str, str]] = (),
                      moves: Sequence[tuple[str, str]] = (), to_play: str | None = None, visits: int,
                      timeout_s: float, board_id: str | None = None, top_k: int = 5,
-                     include_ownership: bool = False) -> EngineRequest:
+                     include_ownership: bool = False, report_every_ms: int | None = None) -> EngineRequest:
     """An ``EngineRequest`` with a fresh id (``dash-<purpose>-<hex>``) and a deadline
-    ``timeout_s`` from now."""
+    ``timeout_s`` from now; ``report_every_ms`` asks for partial answers."""
     return EngineRequest(id=f"dash-{purpose}-{uuid.uuid4().hex[:12]}", board_id=board_id, purpose=purpose,
                          position=Position(size=size, komi=komi, rules=rules, moves=tuple(map(tuple, moves)),
                                            setup=tuple(map(tuple, setup)), to_play=to_play),
                          max_visits=visits, deadline_ms=now_ms() + int(timeout_s * 1000), top_k=top_k,
-                         include_ownership=include_ownership)
+                         include_ownership=include_ownership, report_every_ms=report_every_ms)
 
 
 class LiveFeed:
     """See the module docstring. ``bus`` None: a feed without a broker (pages say so)."""
 
     def __init__(self, bus: BusConfig | None, *, analysis_visits: int = 200, analysis_timeout_s: float = 30.0,
-                 clock: Callable[[], int] = now_ms, redelivery: Redelivery | None = None) -> None:
+                 clock: Callable[[], int] = now_ms, redelivery: Redelivery | None = None,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
         self._boards: dict[str, BoardTracker] = {}
@@ -108,6 +119,8 @@ class LiveFeed:
         self._hints: dict[str, EngineAnswer] = {}
         self._watched: dict[str, float] = {}
         self._pending: dict[str, tuple[tuple[Any, ...], float, str]] = {}
+        self._trouble: dict[str, tuple[tuple[Any, ...], str, float]] = {}  # board -> (key, why, ask again at)
+        self._monotonic = monotonic
         self._slots: dict[str, tuple[str, float]] = {}
         self._generation = 0
         self.analysis_visits = analysis_visits
@@ -205,11 +218,12 @@ class LiveFeed:
     def watch(self, board_id: str) -> None:
         """Keep the engine's answer for ``board_id``'s position fresh for ``WATCH_S``."""
         with self._lock:
-            self._watched[board_id] = time.monotonic()
+            self._watched[board_id] = self._monotonic()
         self._maybe_analyse(board_id)
 
     def answer_for(self, board: LiveBoard) -> EngineAnswer | None:
-        """The final answer for exactly the position ``board`` shows, if one came."""
+        """The answer for exactly the position ``board`` shows, if one came: the final
+        one, or while the search runs its latest partial one (``is_during_search``)."""
         with self._lock:
             held = self._answers.get(board.board_id)
         return held[1] if held is not None and held[0] == _key(board) else None
@@ -226,57 +240,90 @@ class LiveFeed:
         with self._lock:
             return board_id in self._pending
 
+    def analysis_trouble(self, board: LiveBoard) -> str | None:
+        """Why the engine gave no answer for the position ``board`` shows (the last
+        request for it failed), or None."""
+        with self._lock:
+            trouble = self._trouble.get(board.board_id)
+        return trouble[1] if trouble is not None and trouble[0] == _key(board) else None
+
     def _maybe_analyse(self, board_id: str) -> None:
         if self.client is None:
             return
         with self._lock:
             board = self.board(board_id)
             seen = self._watched.get(board_id)
-            if board is None or seen is None or time.monotonic() - seen > WATCH_S:
+            now = self._monotonic()
+            if board is None or seen is None or now - seen > WATCH_S:
                 return
             if board.position_hash is None or board.status == "idle" or board.game_id is None:
                 return
             key = _key(board)
             held = self._answers.get(board_id)
-            if held is not None and held[0] == key:
+            if held is not None and held[0] == key and not held[1].is_during_search:
                 return
             pending = self._pending.get(board_id)
-            if pending is not None and time.monotonic() - pending[1] < self.analysis_timeout_s:
-                return
+            if pending is not None and now - pending[1] < self.analysis_timeout_s:
+                return  # one at a time: the next goes out when this one is answered
+            trouble = self._trouble.get(board_id)
+            if trouble is not None and trouble[0] == key and now < trouble[2]:
+                return  # failed a moment ago: not again before its time (see _live_answer)
             token = uuid.uuid4().hex
-            self._pending[board_id] = (key, time.monotonic(), token)
+            self._pending[board_id] = (key, now, token)
         request = position_request("analysis", size=board.size, komi=board.komi, rules=board.rules,
                                    setup=board.setup, moves=board.moves, to_play=board.to_play,
                                    visits=self.analysis_visits, timeout_s=self.analysis_timeout_s,
-                                   board_id=board_id, include_ownership=True)
+                                   board_id=board_id, include_ownership=True, report_every_ms=LIVE_REPORT_MS)
         try:
-            future = self.request_async(request)
+            future = self.request_async(request, on_partial=lambda a: self._live_partial(board_id, key, token, a))
         except Exception:
             with self._lock:
                 self._pending.pop(board_id, None)
             raise
         future.add_done_callback(lambda f: self._live_answer(board_id, key, token, f))
 
+    def _live_partial(self, board_id: str, key: tuple[Any, ...], token: str, answer: EngineAnswer) -> None:
+        """A partial answer of the request in flight (paho's network thread: short)."""
+        if not _answers(answer, key):
+            return
+        with self._changed:
+            pending = self._pending.get(board_id)
+            held = self._answers.get(board_id)
+            if pending is None or pending[2] != token or (held is not None and held[0] == key
+                                                          and not held[1].is_during_search):
+                return
+            self._answers[board_id] = (key, answer)
+            self._bump()
+
     def _live_answer(self, board_id: str, key: tuple[Any, ...], token: str, future: Future) -> None:
         with self._changed:
             pending = self._pending.get(board_id)
             if pending is not None and pending[2] == token:
                 del self._pending[board_id]
-            if future.exception() is None:
+            error = future.exception()
+            if error is None:
                 answer = future.result()
-                if answer.position_key.hash == key[2] and answer.position_key.move_count == key[1]:
+                if _answers(answer, key):
                     self._answers[board_id] = (key, answer)
+                    self._trouble.pop(board_id, None)
+            else:
+                wait_s = RETRY_S
+                if isinstance(error, EngineRequestFailed):
+                    wait_s = max(wait_s, (error.error.retry_after_ms or 0) / 1000)
+                self._trouble[board_id] = (key, str(error) or type(error).__name__, self._monotonic() + wait_s)
             self._bump()
         self._maybe_analyse(board_id)
 
     # ---- engine requests (any thread) ------------------------------------------------------
-    def request_async(self, request: EngineRequest) -> Future:
+    def request_async(self, request: EngineRequest, *,
+                      on_partial: Callable[[EngineAnswer], None] | None = None) -> Future:
         """Send ``request``; the future gives the final ``EngineAnswer`` (or raises
-        ``EngineRequestFailed``). Nothing times it out: callers wait with a timeout."""
+        ``EngineRequestFailed``); ``on_partial`` gets the partial ones (on the network
+        thread). It fails with ``TimeoutError`` a little after the request's deadline."""
         if self.client is None:
             raise ConnectionError("the dashboard runs without a broker (--no-bus)")
         started = time.perf_counter()
-        future = self.client.request_async(request)
+        future = self.client.request_async(request, on_partial=on_partial)
         future.add_done_callback(lambda f: self._timed(request.purpose, started, f))
         return future
 
@@ -394,6 +441,11 @@ class LiveFeed:
 
 def _key(board: LiveBoard) -> tuple[Any, ...]:
     return (board.game_id, board.move_number, board.position_hash, board.to_play)
+
+
+def _answers(answer: EngineAnswer, key: tuple[Any, ...]) -> bool:
+    """Whether ``answer`` is about the position of ``key`` (move count and hash)."""
+    return answer.position_key.hash == key[2] and answer.position_key.move_count == key[1]
 
 
 __all__ = ["EngineTiming", "LiveFeed", "Presence", "position_request"]

@@ -2,12 +2,17 @@
 
 The page picks a board; a fragment re-runs every ``--live-interval`` seconds (0.1 s by
 default) and draws, from the live feed's memory (never the database): the position on
-a real board with the engine's top five (rank and win rate on the points), the
-win-rate bar, captures, whose turn it is, the board's problem in plain words with its
-points ringed in red, and whether the board and the engine workers are online. Only
-the fragment refreshes. Each of its runs first waits (up to a second) for the feed to
-change, so a new move is drawn the moment it arrives rather than at the next tick;
+a real board with the engine's top five (rank and win rate on the points; while the
+engine searches, its partial answer, growing), the win-rate bar, captures, whose turn
+it is, the board's problem in plain words with its points ringed in red, and whether
+the board and the engine workers are online. Only the fragment refreshes. Each of its
+runs keeps following the feed (``FOLLOW_S``): it waits (up to a second) for the feed to
+change, so a new move is drawn the moment it arrives rather than at the next tick, and
 clicks on the page interrupt the wait.
+
+A redraw is cheap (``LiveView``): every element has its own place, replaced in place
+and only when its content changed; the board's SVG is made once per position, answer
+and toggles. Not drawn on a redraw: anything read from the database (nothing is).
 """
 
 from __future__ import annotations
@@ -17,13 +22,14 @@ from typing import Any
 
 import streamlit as st
 
+from dashboard.board_svg import board_svg, winrate_bar_svg
 from dashboard.live_board import LiveBoard, color_name, other
 from dashboard.live_feed import LiveFeed
-from dashboard.views.game_board import (candidates_table, last_vertex, passes_recommended, show_board,
-                                        show_winrate)
+from dashboard.long_lived import freeze_long_lived
+from dashboard.views.game_board import candidates_table, last_vertex, passes_recommended, recommendations
 from dashboard.views.page_context import current, vertices_in_words
 from gobuddy.bus.message import now_ms
-from gobuddy.bus.messages import Problem
+from gobuddy.bus.messages import EngineAnswer, Problem
 
 FOLLOW_S = 30.0  # how long one timer run of the live fragment keeps following the feed
 MAX_WAIT_S = 1.0  # it redraws at least this often (ages, presence)
@@ -129,18 +135,52 @@ def wait_for_news(feed: LiveFeed, seen: int, max_wait_s: float) -> None:
             return
 
 
+SLOTS = ("status", "board", "problem", "problem_note", "heading", "facts", "bar", "lead", "top", "note", "replay",
+         "footer")
+
+
+class LiveView:
+    """The live part's places, made once per run of the fragment (a line of status, then
+    the board on the left and the panel on the right): each holds at most one element
+    and a redraw replaces it in place, only where its content changed. So nothing of an
+    earlier draw can stay behind (a container drawn again with fewer elements kept the
+    old ones on screen until the run ended: stale "Game ... last message" lines, even of
+    the previous game), and a redraw sends only what changed (the board's SVG only when
+    the position, the answer or a toggle did)."""
+
+    def __init__(self) -> None:
+        self.places: dict[str, Any] = {"status": st.empty()}
+        left, right = st.columns([5, 4], gap="medium")
+        self.places["board"] = left.empty()
+        for name in SLOTS[2:]:
+            self.places[name] = right.empty()
+        self.shown: dict[str, tuple[str, Any]] = {}
+
+    def put(self, name: str, kind: str = "empty", content: Any = None, **options: Any) -> None:
+        """Show ``content`` as a ``kind`` element (``st.<kind>``) in place ``name``;
+        ``empty`` clears it. Nothing is sent when it shows that already."""
+        shown = (kind, repr((content, options)))
+        if self.shown.get(name) == shown:
+            return
+        self.shown[name] = shown
+        place = self.places[name]
+        if kind == "empty":
+            place.empty()
+        else:
+            getattr(place, kind)(content, **options)
+
+
 def render_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: bool) -> None:
     """The body of the live fragment. In a full run of the page it draws once. In the
     fragment's own (timer) runs it keeps following the feed for ``FOLLOW_S``: it redraws
-    the moment the feed changes (at least every second), so a new move is drawn as soon
-    as it arrives, not at the next tick; a click on the page ends it at once."""
+    the moment the feed changes (at least every second, for the ages), so a new move is
+    drawn as soon as it arrives, not at the next tick; a click on the page ends it at once."""
     full = st.session_state.pop("live_full_run", False)
-    area = st.empty()
+    view = LiveView()
     ends = time.monotonic() + (0.0 if full else FOLLOW_S)
     while True:
         seen = feed.generation
-        with area.container():
-            draw_live(feed, board_id, show_ownership, show_recs)
+        draw_live(feed, board_id, show_ownership, show_recs, view)
         left = ends - time.monotonic()
         if left <= 0:
             return
@@ -149,8 +189,49 @@ def render_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: 
             return
 
 
-def draw_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: bool) -> None:
-    """Everything the live part shows, once."""
+_SVGS: dict[tuple[Any, ...], str] = {}
+
+
+def board_view(board: LiveBoard, answer: EngineAnswer | None, show_ownership: bool, show_recs: bool) -> str:
+    """The board's SVG (in its ``gobuddy-board`` box), made once per position, answer and
+    toggles: a redraw for anything else (an age, a presence) reuses it."""
+    key = (board.board_id, board.game_id, board.version, board.problem, _answer_key(answer), show_ownership,
+           show_recs)
+    svg = _SVGS.get(key)
+    if svg is None:
+        data = answer.to_dict() if answer is not None else None
+        owner = data.get("ownership") if (data and show_ownership) else None
+        svg = board_svg(board.size, board.stones, px=520, last_move=last_vertex(board.moves),
+                        recommendations=recommendations(data) if show_recs else (), ownership=owner,
+                        highlights=board.problem.points if board.problem else (), move_count=board.move_number)
+        svg = f'<div class="gobuddy-board">{svg}</div>'
+        if len(_SVGS) > 64:
+            _SVGS.clear()
+        _SVGS[key] = svg
+    return svg
+
+
+def _answer_key(answer: EngineAnswer | None) -> tuple[Any, ...] | None:
+    if answer is None:
+        return None
+    return (answer.id, answer.is_during_search, answer.root.visits, answer.position_key.hash)
+
+
+def winrate_lines(answer: dict[str, Any]) -> tuple[str, str]:
+    """The win-rate bar (SVG) and the line under it: score lead, visits, model."""
+    root = answer["root"]
+    lead = root.get("score_lead")
+    text = f"{root['visits']} visits · model {answer.get('model', '?')}"
+    if lead is not None:
+        black = lead if answer["to_play"] == "B" else -lead
+        text = f"Score lead: {'B' if black >= 0 else 'W'}+{abs(black):.1f} · " + text
+    return winrate_bar_svg(root["winrate_black"], width=520), text
+
+
+def draw_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: bool,
+              view: LiveView | None = None) -> None:
+    """Everything the live part shows, once (into ``view``'s places; a new view when None)."""
+    view = view or LiveView()
     board = feed.board(board_id)
     engines = [p for p in feed.presence("engine") if p.online]
     online = _board_online(board_id, feed)
@@ -161,44 +242,54 @@ def draw_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: bo
                   else ":red[no engine worker online]")
     if not feed.connected():
         status.append(":red[bus disconnected]")
-    st.markdown(" · ".join(status))
+    view.put("status", "markdown", " · ".join(status))
     if board is None or board.status == "idle" or board.game_id is None:
-        st.info(f"No game on {board_id} yet. Start one at the board; it will appear here at once.")
+        for name in SLOTS[1:]:
+            view.put(name)
+        view.put("heading", "info", f"No game on {board_id} yet. Start one at the board; it will appear here at once.")
         return
     feed.watch(board_id)
     answer_msg = feed.answer_for(board) or feed.hint_for(board)
     answer: dict[str, Any] | None = answer_msg.to_dict() if answer_msg is not None else None
-    left, right = st.columns([5, 4], gap="medium")
-    with left:
-        show_board(board.size, board.stones, last_move=last_vertex(board.moves), answer=answer,
-                   ownership=show_ownership, highlights=board.problem.points if board.problem else (),
-                   move_count=board.move_number, show_recommendations=show_recs)
-    with right:
-        if board.problem is not None:
-            st.error(problem_in_words(board.problem, board), icon=":material/warning:")
-            if board.problem.message:
-                st.caption(f"The board says: {board.problem.message}")
-        if board.status == "ended":
-            st.success(f"Game over: {board.result or 'no result'}")
-        else:
-            st.markdown(f"### {color_name(board.to_play).capitalize()} to play")
-        last = board.last_move
-        caps = board.capture_counts
-        st.markdown(f"Move {board.move_number}"
-                    + (f" · last: {color_name(last[0])} {last[1]}" if last else "")
-                    + f"  \nCaptures: black {caps['B']} · white {caps['W']}"
-                    + f"  \nKomi {board.komi:g} · {board.rules}" + (f" · handicap {board.handicap}" if board.handicap else ""))
-        show_winrate(answer)
-        if answer is not None and show_recs:
-            st.table(candidates_table(answer), border="horizontal", hide_index=True)
-            passes = passes_recommended(answer)
-            if passes:
-                st.caption(f"The engine suggests passing ({', '.join(passes)}).")
-        elif feed.analysing(board_id):
-            st.caption("The engine is thinking about this position…")
-        if board.replay_error:
-            st.warning(f"The record cannot be replayed here: {board.replay_error}")
-        st.caption(f"Game {board.game_id} · last message {max(0, feed_age_ms(feed, board))} ms ago")
+    view.put("board", "markdown", board_view(board, answer_msg, show_ownership, show_recs), unsafe_allow_html=True)
+    if board.problem is not None:
+        view.put("problem", "error", problem_in_words(board.problem, board), icon=":material/warning:")
+    else:
+        view.put("problem")
+    view.put("problem_note", *(("caption", f"The board says: {board.problem.message}")
+                               if board.problem is not None and board.problem.message else ("empty",)))
+    if board.status == "ended":
+        view.put("heading", "success", f"Game over: {board.result or 'no result'}")
+    else:
+        view.put("heading", "markdown", f"### {color_name(board.to_play).capitalize()} to play")
+    last = board.last_move
+    caps = board.capture_counts
+    view.put("facts", "markdown", f"Move {board.move_number}"
+             + (f" · last: {color_name(last[0])} {last[1]}" if last else "")
+             + f"  \nCaptures: black {caps['B']} · white {caps['W']}"
+             + f"  \nKomi {board.komi:g} · {board.rules}" + (f" · handicap {board.handicap}" if board.handicap else ""))
+    if answer is not None:
+        bar, lead = winrate_lines(answer)
+        view.put("bar", "markdown", bar, unsafe_allow_html=True)
+        view.put("lead", "caption", lead)
+    else:
+        view.put("bar")
+        trouble = feed.analysis_trouble(board)
+        view.put("lead", "caption", f"No evaluation of this position: {trouble} (asking again shortly)." if trouble
+                 else "The engine is thinking about this position…" if feed.analysing(board_id)
+                 else "No evaluation of this position yet.")
+    if answer is not None and show_recs:
+        view.put("top", "table", candidates_table(answer), border="horizontal", hide_index=True)
+        passes = passes_recommended(answer)
+        view.put("note", *(("caption", f"The engine suggests passing ({', '.join(passes)}).") if passes
+                           else ("caption", f"Still searching: {answer['root']['visits']} visits so far.")
+                           if answer.get("is_during_search") else ("empty",)))
+    else:
+        view.put("top")
+        view.put("note")
+    view.put("replay", *(("warning", f"The record cannot be replayed here: {board.replay_error}")
+                         if board.replay_error else ("empty",)))
+    view.put("footer", "caption", f"Game {board.game_id} · last message {max(0, feed_age_ms(feed, board)) // 100 * 100} ms ago")
 
 
 def feed_age_ms(feed: LiveFeed, board: LiveBoard) -> int:
@@ -225,6 +316,7 @@ def render() -> None:
     # "running" indicator and its Stop button on this page, which would otherwise show
     # all the time.
     st.html("<style>[data-testid='stStatusWidget']{visibility:hidden}</style>")
+    freeze_long_lived()  # else Streamlit's collection after each run costs a quarter of a second
     st.session_state["live_full_run"] = True
     st.fragment(run_every=services.config.live_interval_s)(render_live)(feed, board_id, show_ownership, show_recs)
 
