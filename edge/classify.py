@@ -308,7 +308,7 @@ class Classifier:
                 new = np.where(frozen, self._held(state), new).astype(np.int8)
             shaded, settled = self._shaded(r, new, frozen)
         uncertain = (uncertain | shaded) & ~frozen
-        certain = ~uncertain & ~frozen
+        certain = ~uncertain & ~frozen & ~_near(uncertain)  # a hand's shadow leaves some point near it unsure
         kept = certain & (new == state) if state is not None else certain
         self._certain = np.where(kept, self._certain + 1, np.where(certain, 1, 0)).astype(np.int32)
         sure = self._certain >= cfg.sure_frames
@@ -320,9 +320,10 @@ class Classifier:
         return Sighting(frame.t, tuple(new.tolist()), tuple(np.flatnonzero(uncertain).tolist()), frame.seq, masked)
 
     def _held(self, state: np.ndarray) -> np.ndarray:
-        """The class a masked point keeps: the last one it was read with certainty for
-        ``sure_frames`` frames on end (a hand's shadow may have made it read as a stone the
-        moment before)."""
+        """The class a masked point keeps: the last one it was read with certainty, with no
+        point next to it uncertain, for ``sure_frames`` frames on end (a hand's shadow may
+        have made it read as a stone the moment before, and a hand held still reads as
+        a stone; its shadow's edge leaves points next to it unsure)."""
         return np.where(self._frozen, state, self._sure)
 
     def _shaded(self, r: np.ndarray, new: np.ndarray, frozen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -353,3 +354,15 @@ class Classifier:
             recent[-1] = smooth
         self._reference, self._smooth, self._age, self._recent = reference, smooth, age, recent
         return shaded & ~frozen, settled
+
+
+def _near(points: np.ndarray) -> np.ndarray:
+    """Points next to (or diagonally next to) any of ``points`` (a flat square board)."""
+    size = isqrt(points.size)
+    grid = np.pad(points.reshape(size, size), 1)
+    out = np.zeros((size, size), dtype=bool)
+    for dr in (0, 1, 2):
+        for dc in (0, 1, 2):
+            if dr != 1 or dc != 1:
+                out |= grid[dr:dr + size, dc:dc + size]
+    return out.reshape(-1)

@@ -10,6 +10,7 @@
 | ``pass`` / ``undo`` / ``end`` | press the button                                      |
 | ``mask D4``          | D4's sensor fails: it reads what it read then (``unmask D4``)   |
 | ``wait 1.5``         | let time pass (seconds)                                        |
+| ``dark 1.5``         | no frames for 1.5 s (a reboot): the next actions are seen after |
 | ``engine D4``        | the engine answers D4 (or ``pass``) for the current position   |
 | ``hint D4``          | a hint for the current position                                |
 | ``hand D4 D5 0.8``   | a hand makes D4 and D5 read uncertain for 0.8 s                |
@@ -83,6 +84,7 @@ class ScriptedBoard:
         self.occupancy = occupancy
         self.board = board_from_ascii(physical) if physical else [self._class(v) for v in self.game.position.board]
         self.held: dict[int, int] = {}  # masked points and the class they keep reading
+        self._dark = False  # no frames until the step ends (a reboot)
         self.t = 0.0
         self.settle = settle
         self.first = describe(self._hold(1.0))  # the first second's events (usually none)
@@ -114,11 +116,11 @@ class ScriptedBoard:
             if head in CLASSES:
                 for p in self._points(rest):
                     self.board[p] = self._class(CLASSES[head])
-                events += self._frame(self.board)
+                events += [] if self._dark else self._frame(self.board)
             elif head == "-":
                 for p in self._points(rest):
                     self.board[p] = EMPTY
-                events += self._frame(self.board)
+                events += [] if self._dark else self._frame(self.board)
             elif head in ("pass", "undo", "end"):
                 events += self.rec.press("end_game" if head == "end" else head, self.t)
             elif head == "mask":
@@ -128,6 +130,9 @@ class ScriptedBoard:
                     self.held.pop(p, None)
             elif head == "wait":
                 events += self._hold(float(rest[0]))
+            elif head == "dark":
+                self.t += float(rest[0])
+                self._dark = True
             elif head == "engine":
                 events += self.rec.expect_engine_move(from_gtp(rest[0], self.game.size), self.game.move_number)
             elif head == "hint":
@@ -136,6 +141,7 @@ class ScriptedBoard:
                 events += self._hand(head, rest)
             else:
                 raise ValueError(f"unknown step {action!r}")
+        self._dark = False
         events += self._hold(self.settle)
         return describe(events, leds)
 

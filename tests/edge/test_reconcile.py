@@ -19,6 +19,8 @@ from tests.edge.scripted_board import ScriptedBoard
 CAPTURE = "C5 D5 E5 A1 D6 B1"
 # B D6, W E6, B C5, W F5, B D4, W E4, B A9, W D5: black E5 takes a ko.
 KO = "D6 E6 C5 F5 D4 E4 A9 D5"
+# Black E5 and E6 surrounded but for F6: white F6 captures both; black may play E5 again.
+ATARI2 = "E5 E4 E6 D5 A1 D6 A2 E7 A3 F5 A4"
 
 SCENARIOS = [
     ("moves in turn", "", [
@@ -166,6 +168,27 @@ SCENARIOS = [
         ("mask D4", []),
         ("X D4; - D5", ["move B D4 x D5"]),
         ("O E4", ["move W E4"]),
+    ]),
+    ("a stone on a dead sensor, then two stones in turn: the turn order tells it", "E5 C3", [
+        ("mask G7", []),
+        ("X G7", []),
+        ("O C7; wait 0.25; X D4", ["move B G7", "move W C7", "move B D4"]),
+    ]),
+    ("two faulty sensors, one recovers: the one place left tells the hidden move", "E5 C3", [
+        ("mask G7 H7; wait 1", []),
+        ("X G7", []),
+        ("O C7", ["problem wrong_color C7"]),
+        ("unmask H7", ["cleared wrong_color", "move B G7", "move W C7"]),
+    ]),
+    ("captured stones taken off and one played again unseen (a reboot): the turn order tells it", ATARI2, [
+        ("O F6", ["move W F6 x E6 E5"]),
+        ("dark 1.5; - E6", []),
+        ("O C3", ["move B E5", "move W C3"]),
+    ]),
+    ("... but seen all along, the stone left lying is named", ATARI2, [
+        ("O F6", ["move W F6 x E6 E5"]),
+        ("- E6", []),
+        ("O C3", ["problem captures_not_removed E5"]),
     ]),
     ("a dead sensor next to a wrong colour: named, never guessed", "E5 C3", [
         ("mask G7 H7; wait 1", []),

@@ -136,3 +136,20 @@ def test_a_game_with_transients_is_recorded_exactly():
     events = rec.run(spoil(inputs, transients))
     assert [p for _, p in rec.game.moves] == moves
     assert not [e for e in events if isinstance(e, ProblemRaised)]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_sensor_stuck_as_a_hand_leaves_keeps_its_point_empty(seed):
+    """A hand's shadow can make an empty point read as a stone for a frame or two; a
+    sensor that sticks at full scale then keeps the class last read surely (empty), not
+    the shadow's phantom stone (room game 40170: it became a recorded move)."""
+    model = SensorModel(seed=seed)
+    cal = calibrate(model)
+    sim = BoardSimulator(model, seed=seed)
+    sim.setup(STONES)
+    b3 = from_gtp("B3", 9)
+    frames = sim.idle(1.0) + sim.place(from_gtp("A5", 9), BLACK) + sim.hover(b3, 0.4, BLACK) + sim.idle(1.0)
+    for start in [f.t for f in frames if 1.0 < f.t < frames[-1].t - 1.0][::2]:
+        reader = Classifier(cal)
+        for s in map(reader.classify, spoil(frames, [Transient("stuck", start - 0.01, start + 0.6, (b3,))])):
+            assert b3 not in s.masked or s.board[b3] == 0, f"B3 held as {s.board[b3]} from {start:.2f}"
