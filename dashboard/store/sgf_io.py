@@ -22,9 +22,14 @@ game of the file is read (leniently: ``gobuddy.go.sgf.read_sgf`` repairs what
 real-world files get wrong, and each repair comes back as a warning naming the game,
 line and column) and replayed with full legality before anything is written, and any
 problem that cannot be repaired raises ``SgfImportError`` naming the game and what is
-wrong. What is kept: the main line (variations are dropped), the setup before the
-first move (setup in nodes after the root, as problem files have it, is folded into
-the start position, with a warning), PL, game info; node comments are dropped. Not
+wrong. What is kept: the main line, the setup before the first move (setup in nodes
+after the root, as problem files have it, is folded into the start position, with a
+warning), PL, game info, and in the game's ``extra``: the comments of the main line
+(``comments``: move count -> text) and its variations (``variations``: move count ->
+lines of ``[colour, vertex, comment]``, each from the position after that many moves;
+a variation with setup stones or an illegal move is left out, with a warning), at most
+``MAX_VARIATION_MOVES`` moves and ``MAX_COMMENT`` characters a comment. Export writes
+them back (a stored comment before the review's). Not
 supported (an error naming the move): setup stones after a move, since a stored game
 is its start position and one list of moves. A game's id is derived from its
 content, so importing the same file twice stores it once.
@@ -48,6 +53,7 @@ from dashboard.store.games import get_game
 from dashboard.store.models import Game, Move, SetupStone
 from dashboard.store.replay import RecordError, play, start_position
 from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp, to_gtp
+from gobuddy.go.position import Position
 from gobuddy.go.record import GameRecord
 from gobuddy.go.sgf import SgfError, dump_sgf, read_sgf
 
@@ -96,6 +102,8 @@ def game_record(session: Session, game_id: str) -> GameRecord:
 
 
 VARIATION = "Variation (not played)"
+MAX_VARIATION_MOVES = 5000
+MAX_COMMENT = 4000
 MARKS = {"blunder": ("BM", "2"), "mistake": ("BM", "1"), "inaccuracy": ("DO", "")}
 Line = Sequence[tuple[str, ...]]
 
@@ -108,6 +116,11 @@ def export_sgf(session: Session, game_id: str, with_analysis: bool = True, model
     variation that starts past the end of the game or names a point off the board."""
     record = game_record(session, game_id)
     nodes = record.main_line()
+    extra = get_game(session, game_id).extra or {}
+    kept = {int(n): text for n, text in (extra.get("comments") or {}).items()}
+    for n, text in kept.items():
+        if 0 <= n < len(nodes):
+            nodes[n].comment = text
     if with_analysis:
         found = analyses_for_game(session, game_id, model)
         answers = {n: a.answer for n, a in found.items()}
@@ -116,23 +129,36 @@ def export_sgf(session: Session, game_id: str, with_analysis: bool = True, model
         review = review_game(moves, answers)
         start = answers.get(0)
         if start is not None:
-            nodes[0].comment = position_comment(start)
+            nodes[0].comment = _joined(nodes[0].comment, position_comment(start))
         for move in review.moves:
             node = nodes[move.number]
-            node.comment = move_comment(move, review.unit) or None
+            node.comment = _joined(node.comment, move_comment(move, review.unit))
             if move.category in MARKS:
                 name, value = MARKS[move.category]
                 node.properties[name] = [value]
-    for n, lines in sorted((variations or {}).items()):
+    every: dict[int, list[Line]] = {}
+    for n, lines in (extra.get("variations") or {}).items():
+        every.setdefault(int(n), []).extend([tuple(m) for m in line] for line in lines)
+    for n, lines in (variations or {}).items():
+        every.setdefault(n, []).extend(lines)
+    for n, lines in sorted(every.items()):
         if not 0 <= n < len(nodes):
             raise ValueError(f"a variation from move {n}: the game has {len(nodes) - 1} moves")
         for line in lines:
             node = nodes[n]
             for index, (color, vertex, *comment) in enumerate(line):
+                known = len(node.children)
                 node = record.add_move(node, color_from_str(color), from_gtp(vertex, record.info.size))
-                text = [VARIATION] if index == 0 and node.comment is None else []
-                node.comment = " · ".join(text + [c for c in comment[:1] if c]) or node.comment
+                if node.parent is not None and len(node.parent.children) == known:
+                    continue  # there already: the main line, or a line given twice
+                said = [c for c in comment[:1] if c]
+                first = [VARIATION] if index == 0 and not (said and said[0].startswith(VARIATION)) else []
+                node.comment = " · ".join(first + said) or None
     return dump_sgf(record)
+
+
+def _joined(first: str | None, second: str) -> str | None:
+    return "\n\n".join(t for t in (first, second) if t) or None
 
 
 def position_comment(answer: Mapping[str, Any]) -> str:
@@ -237,6 +263,11 @@ def _game_rows(record: GameRecord, now: datetime) -> tuple[Game, list[SetupStone
     extra: dict[str, Any] = {k: getattr(info, k) for k in INFO_EXTRA if getattr(info, k)}
     if info.extra:
         extra["sgf"] = {k: list(v) for k, v in info.extra.items()}
+    comments, variations, kept_notes = kept_tree(record, start_position(size, rules, color_to_str(first), setup))
+    if comments:
+        extra["comments"] = comments
+    if variations:
+        extra["variations"] = variations
     content = [size, float(info.komi), rules, info.handicap, color_to_str(first), setup,
                [m[:3] for m in moves], fields["black"], fields["white"], fields["result"]]
     digest = hashlib.sha256(json.dumps(content).encode()).hexdigest()[:24]
@@ -246,7 +277,77 @@ def _game_rows(record: GameRecord, now: datetime) -> tuple[Game, list[SetupStone
                 deleted_at=None, **fields)
     return (game, [SetupStone(game_id=game.id, color=c, vertex=v) for c, v in setup],
             [Move(game_id=game.id, move_number=n, color=c, vertex=v, captures=caps, played_at=None)
-             for n, c, v, caps in moves], line.notes)
+             for n, c, v, caps in moves], line.notes + kept_notes)
+
+
+def kept_tree(record: GameRecord, start: Position) -> tuple[dict[str, str], dict[str, list], list[str]]:
+    """The comments of the main line (move count -> text) and its variations (move
+    count -> lines of ``[colour, vertex, comment]``), for the game's ``extra``, and notes
+    on what was left out. ``start`` is the position before move 1 (played on a copy)."""
+    size = record.info.size
+    comments: dict[str, str] = {}
+    variations: dict[str, list] = {}
+    notes: list[str] = []
+    budget = [MAX_VARIATION_MOVES]
+    pos, n = start.copy(), 0
+    for node in record.main_line():
+        if node.move is not None:
+            n += 1
+            pos.play(node.move[1], node.move[0], check=False)
+        if node.comment:
+            text = _clipped(node.comment, notes, f"the comment after move {n}")
+            comments[str(n)] = "\n\n".join(t for t in (comments.get(str(n)), text) if t)
+        for child in node.children[1:]:
+            lines = _lines(child, pos, size, budget, notes, n)
+            if lines:
+                variations.setdefault(str(n), []).extend(lines)
+    if budget[0] < 0:
+        notes.append(f"variations: only the first {MAX_VARIATION_MOVES} moves are kept")
+    return comments, variations, notes
+
+
+def _clipped(text: str, notes: list[str], what: str) -> str:
+    if len(text) <= MAX_COMMENT:
+        return text
+    notes.append(f"{what} is cut to {MAX_COMMENT} characters")
+    return text[:MAX_COMMENT]
+
+
+def _lines(first: Any, start: Position, size: int, budget: list[int], notes: list[str], n: int) -> list[list]:
+    """Every line from the variation ``first`` (a node after move ``n``) to its leaves,
+    checked move by move from ``start``; a line stops being followed where it sets up
+    stones or plays an illegal move (with a note)."""
+    out: list[list] = []
+
+    def walk(node: Any, pos: Position, prefix: list) -> None:
+        if budget[0] <= 0:
+            budget[0] = -1
+            return
+        if node.has_setup():
+            notes.append(f"a variation after move {n} sets up stones: left out from there")
+            return
+        entry = prefix
+        if node.move is not None:
+            color, point = node.move
+            why = None if point == size * size else pos.illegal_reason(point, color)
+            if why is not None:
+                notes.append(f"a variation after move {n} plays an illegal move ({why}): left out from there")
+                return
+            pos = pos.copy()
+            pos.play(point, color, check=False)
+            budget[0] -= 1
+            comment = _clipped(node.comment, notes, f"a comment in a variation after move {n}") \
+                if node.comment else None
+            entry = prefix + [[color_to_str(color), to_gtp(point, size), comment]]
+        if not node.children:
+            if entry:
+                out.append(entry)
+            return
+        for child in node.children:
+            walk(child, pos, entry)
+
+    walk(first, start, [])
+    return out
 
 
 def _started(date: str, now: datetime) -> datetime:

@@ -360,6 +360,8 @@ def render() -> None:
         st.warning(f"Moves {list(detail.missing_moves)[:10]} have not been received: the replay stops at move {last}.")
     moves = [(m.number, m.color, m.vertex) for m in detail.moves[:last]]
     review = review_game(moves, answers)
+    extra = detail.extra or {}
+    var.tree_for(game_id, extra.get("variations"))  # an imported SGF's variations, once per session
     left, right = st.columns([3, 2], gap="large")
     with left, st.container(key="replay_board_col"):
         n = navigation(last)
@@ -380,6 +382,9 @@ def render() -> None:
         st.markdown(f"{where} · {'black' if shown_pos.to_play == 1 else 'white'} to play · captures: "
                     f"black {shown_pos.captures[1]}, white {shown_pos.captures[-1]}")
         messages()
+        comment = node.comment if node is not None else (extra.get("comments") or {}).get(str(n))
+        if comment:
+            st.caption(f"Comment: {comment}")
         nxt = review.moves[n] if n < len(review.moves) and not tried else None
         if nxt is not None:
             st.markdown(verdict(nxt, review.unit))

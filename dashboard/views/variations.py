@@ -38,6 +38,7 @@ class VarNode:
     color: str = ""
     vertex: str = ""
     answer: Answer | None = None
+    comment: str | None = None  # an imported SGF's
     children: dict[str, "VarNode"] = field(default_factory=dict)
 
 
@@ -83,7 +84,8 @@ class VariationTree:
     def for_sgf(self) -> dict[int, list[list[tuple[str, str, str | None]]]]:
         """``sgf_io.export_sgf``'s ``variations``: per n, each line's moves with a comment
         saying what the engine made of the position after it."""
-        return {n: [[(v.color, v.vertex, answer_comment(v.answer)) for v in line] for line in self.lines(n)]
+        return {n: [[(v.color, v.vertex, "\n\n".join(t for t in (v.comment, answer_comment(v.answer)) if t) or None)
+                     for v in line] for line in self.lines(n)]
                 for n in sorted(self.roots) if self.lines(n)}
 
 
@@ -105,9 +107,25 @@ class Path:
     vertices: tuple[str, ...] = ()
 
 
-def tree_for(game_id: str) -> VariationTree:
+def tree_for(game_id: str, stored: Mapping[str, Any] | None = None) -> VariationTree:
+    """This session's tree for the game; made, the first time, from the variations
+    stored with it (an imported SGF's: move count -> lines of [colour, vertex, comment])."""
     trees = st.session_state.setdefault(TREES, {})
-    return trees.setdefault(game_id, VariationTree())
+    if game_id not in trees:
+        trees[game_id] = from_stored(stored or {})
+    return trees[game_id]
+
+
+def from_stored(stored: Mapping[str, Any]) -> VariationTree:
+    """A tree of the stored lines (their comments kept as the nodes' ``comment``)."""
+    tree = VariationTree()
+    for n, lines in stored.items():
+        for line in lines:
+            node = tree.roots.setdefault(int(n), VarNode())
+            for color, vertex, *comment in line:
+                node = node.children.setdefault(vertex, VarNode(color, vertex))
+                node.comment = comment[0] if comment and comment[0] else node.comment
+    return tree
 
 
 def current_path(game_id: str, n: int) -> Path:

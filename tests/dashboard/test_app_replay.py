@@ -344,3 +344,22 @@ def test_the_live_page_has_its_own_address():
     assert [s["title"] for s in specs if s.get("visibility") != "hidden"] == ["Live", "Games", "Replay", "Play",
                                                                             "System"]
     assert len({s["url_path"] for s in specs}) == len(specs)  # Streamlit refuses two pages at one path
+
+
+def test_an_imported_games_comments_and_variations_are_on_the_page(open_app, app_store):
+    sgf = ("(;GM[1]FF[4]SZ[9]KM[7]RE[B+5]C[A friendly game];B[ee]C[Black takes the centre](;W[cc];B[gc])"
+           "(;W[gg]C[the other corner];B[cc]))")
+    (game_id,) = app_store.import_sgf(sgf)
+    at = open_app("views/replay.py")
+    assert any(c.value == "Comment: A friendly game" for c in at.caption)
+    at.button(key="replay_next").click().run()
+    assert any(c.value == "Comment: Black takes the centre" for c in at.caption)
+    assert [b.label for b in at.button if b.key and b.key.startswith("replay_line_")] == ["W G3 B C7"]
+    at.button(key="replay_line_0").click().run()
+    no_exceptions(at)
+    svg = boards(at)[0]
+    assert 'data-move-count="3"' in svg and 'class="last-move" data-vertex="C7"' in svg
+    assert not any(c.value == "Comment: the other corner" for c in at.caption)  # at the line's end: B C7
+    at.button(key="replay_try_back").click().run()
+    assert any(c.value == "Comment: the other corner" for c in at.caption)
+    assert [m.vertex for m in app_store.get_game(game_id).moves] == ["E5", "C7", "G7"]

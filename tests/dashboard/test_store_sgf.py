@@ -202,3 +202,30 @@ def test_colours_in_the_sgf_need_not_alternate(store):
     (game_id,) = store.import_sgf("(;SZ[9];B[ee];B[dd])")
     assert [m.color for m in store.get_game(game_id).moves] == ["B", "B"]
     assert [c for c, _ in parse_sgf(store.export_sgf(game_id))[0].moves()] == [BLACK, BLACK]
+
+
+KIBITZED = ("(;GM[1]FF[4]SZ[9]KM[7]PB[Sai]PW[Akira]C[A friendly game]"
+            ";B[ee]C[Black takes the centre](;W[cc];B[gc]C[a comment](;W[cg])(;W[gg]C[better?];B[cg]))"
+            "(;W[gg]C[the other corner];B[cc])(;AB[aa];W[bb])(;W[ee]))")
+
+
+def test_imported_comments_and_variations_are_kept_and_written_back(store):
+    done = store.import_sgf_file(KIBITZED)
+    (game_id,) = done.ids
+    extra = store.get_game(game_id).extra
+    assert extra["comments"] == {"0": "A friendly game", "1": "Black takes the centre", "3": "a comment"}
+    assert extra["variations"] == {
+        "1": [[["W", "G3", "the other corner"], ["B", "C7", None]]],
+        "3": [[["W", "G3", "better?"], ["B", "C3", None]]]}
+    assert any("sets up stones" in w for w in done.warnings) and any("illegal" in w for w in done.warnings)
+    assert [m.vertex for m in store.get_game(game_id).moves] == ["E5", "C7", "G7", "C3"]
+    (record,) = parse_sgf(store.export_sgf(game_id))
+    line = record.main_line()
+    assert [n.comment for n in line] == ["A friendly game", "Black takes the centre", None, "a comment", None]
+    assert [to_gtp(c.move[1], 9) for c in line[1].children] == ["C7", "G3"]
+    corner = line[1].children[1]
+    assert corner.comment == "Variation (not played) · the other corner"
+    assert to_gtp(corner.children[0].move[1], 9) == "C7"
+    assert [to_gtp(c.move[1], 9) for c in line[3].children] == ["C3", "G3"]
+    again = store.import_sgf_file(store.export_sgf(game_id, with_analysis=False))
+    assert again.ids == [game_id]  # the same game: stored once
