@@ -317,7 +317,9 @@ class LevelChange(Base):
 class GameReport(Base):
     """The report of one colour of a reviewed game (``dashboard.mistakes.PlayerReport``):
     moves judged, accuracy, mean and weighted loss (in ``unit``: points | win rate),
-    top-move and top-five match rates, and the class histogram (class -> moves)."""
+    top-move and top-five match rates, the class histogram (class -> moves) and
+    ``kinds``: kind -> mistakes (inaccuracy or worse) whose top reason has that kind
+    (the sum of ``reviewed_moves.kind``, kept here for the player's page)."""
 
     __tablename__ = "game_reviews"
 
@@ -332,6 +334,7 @@ class GameReport(Base):
     top5_rate: Mapped[float | None] = mapped_column(Float)
     histogram: Mapped[dict[str, Any]]
     reviewed_at: Mapped[datetime]
+    kinds: Mapped[dict[str, Any] | None]
 
     __table_args__ = (CheckConstraint("color IN ('B', 'W')", name="color"),)
 

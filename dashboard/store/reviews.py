@@ -53,6 +53,7 @@ class PlayerGame:
     mean_loss: float | None
     top_move_rate: float | None
     histogram: dict[str, int] = field(default_factory=dict)
+    kinds: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ class PlayerHistory:
     first_moves: dict[str, int]
     kinds: list[tuple[str, str, int]]  # (game id, kind, mistakes) for mistakes with a kind
     top_mistakes: list[Mistake]
-    level_changes: list[tuple[datetime, str, str, str | None, str]]  # (when, game, outcome, before, after)
+    level_changes: list[tuple[datetime, str, str, str | None, str]]  # the last 20: (when, game, outcome, before, after)
 
 
 # ---------------------------------------------------------------------- writing
@@ -92,11 +93,17 @@ def save_review(session: Session, game_id: str, review: GameReview, *, kinds: Ma
     now = now or datetime.now(timezone.utc)
     for table in (GameReport, ReviewedMove):
         session.execute(delete(table).where(table.game_id == game_id))
+    kinds_of: dict[str, dict[str, int]] = {"B": {}, "W": {}}
+    for m in review.moves:
+        kind = kinds.get(m.number)
+        if kind and m.category in MISTAKE_CLASSES:
+            kinds_of[m.color][kind] = kinds_of[m.color].get(kind, 0) + 1
     for color, report in review.players.items():
         session.add(GameReport(game_id=game_id, color=color, unit=review.unit[:8], moves=report.moves,
                                accuracy=report.accuracy, mean_loss=report.mean_loss,
                                weighted_loss=report.weighted_loss, top_move_rate=report.top_move_rate,
-                               top5_rate=report.top5_rate, histogram=dict(report.histogram), reviewed_at=now))
+                               top5_rate=report.top5_rate, histogram=dict(report.histogram), reviewed_at=now,
+                               kinds=kinds_of.get(color) or None))
     session.add_all(ReviewedMove(game_id=game_id, move_number=m.number, color=m.color, vertex=m.vertex,
                                  loss=float(m.loss), category=m.category, best=m.best, top_move=m.top_move,
                                  kind=kinds.get(m.number)) for m in review.moves if m.loss is not None and m.category)
@@ -141,15 +148,16 @@ def player_games(session: Session, player_id: int) -> list[PlayerGame]:
         rows = session.execute(
             select(Game.id, Game.started_at, Game.result, Game.mode, Game.board_id, Game.name, Game.review_state,
                    opponent.name, opponent.kind, opponent.level, GameReport.unit, GameReport.moves,
-                   GameReport.accuracy, GameReport.mean_loss, GameReport.top_move_rate, GameReport.histogram)
+                   GameReport.accuracy, GameReport.mean_loss, GameReport.top_move_rate, GameReport.histogram,
+                   GameReport.kinds)
             .outerjoin(opponent, opponent.id == theirs)
             .outerjoin(GameReport, and_(GameReport.game_id == Game.id, GameReport.color == color))
             .where(mine == player_id, Game.deleted_at.is_(None)))
         for (gid, started, result, mode, board, name, state, opp, opp_kind, opp_level, unit, judged, accuracy,
-             mean_loss, top, hist) in rows:
+             mean_loss, top, hist, kinds) in rows:
             out.append(PlayerGame(gid, started, color, opp, opp_kind, opp_level if opp_kind == "engine" else None,
                                   result, ladder.outcome(result, color), mode, board, name, state, unit, judged,
-                                  accuracy, mean_loss, top, dict(hist or {})))
+                                  accuracy, mean_loss, top, dict(hist or {}), dict(kinds or {})))
     out.sort(key=lambda g: (g.started_at, g.id))
     return out
 
@@ -198,19 +206,24 @@ def top_mistakes(session: Session, player_id: int, since: datetime, limit: int =
             for m, started, unit in rows]
 
 
-def level_changes(session: Session, player_id: int) -> list[tuple[datetime, str, str, str | None, str]]:
-    rows = session.execute(select(LevelChange).where(LevelChange.player_id == player_id)
-                           .order_by(LevelChange.changed_at))
-    return [(c.changed_at, c.game_id, c.outcome, c.level_before, c.level_after) for (c,) in rows]
+def level_changes(session: Session, player_id: int, limit: int = 20
+                  ) -> list[tuple[datetime, str, str, str | None, str]]:
+    """The player's last ``limit`` ladder steps, oldest first."""
+    rows = session.execute(select(LevelChange.changed_at, LevelChange.game_id, LevelChange.outcome,
+                                  LevelChange.level_before, LevelChange.level_after)
+                           .where(LevelChange.player_id == player_id)
+                           .order_by(LevelChange.changed_at.desc()).limit(limit)).all()
+    return [tuple(r) for r in reversed(rows)]  # type: ignore[misc]
 
 
 def player_history(session: Session, player_id: int, now: datetime, week: timedelta = timedelta(days=7)
                    ) -> PlayerHistory:
     """What the player's page shows (see ``PlayerHistory``); mistakes "this week" are
     those of games started in the ``week`` before ``now``."""
-    return PlayerHistory(player_games(session, player_id), first_moves(session, player_id),
-                         mistake_kinds(session, player_id), top_mistakes(session, player_id, now - week),
-                         level_changes(session, player_id))
+    games = player_games(session, player_id)
+    kinds = [(g.id, kind, n) for g in games for kind, n in g.kinds.items()]  # the reports' sums: no move scan
+    return PlayerHistory(games, first_moves(session, player_id), kinds,
+                         top_mistakes(session, player_id, now - week), level_changes(session, player_id))
 
 
 def class_counts(games: Sequence[PlayerGame]) -> dict[str, int]:

@@ -161,7 +161,9 @@ def mistakes_this_week(items: Sequence[Mistake]) -> None:
 
 def claim_guest_games(store: Store, player: PlayerView) -> None:
     """A player claims games played as "guest": chosen ones, or a board's in a time range."""
-    with st.expander(f"Claim games played as guest for {player.name}", icon=":material/person_add:"):
+    if not st.toggle(f"Claim games played as guest for {player.name}", key="player_claim_open"):
+        return  # read the guest's games only when asked: they may be many
+    with st.container(border=True):
         guest = store.player_named("guest")
         if guest is None or guest.id == player.id:
             st.caption("There are no guest games to claim." if guest is None else "This is the guest player.")

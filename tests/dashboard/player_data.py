@@ -126,15 +126,20 @@ def fill(store: Store, games: int = 200, *, seed: int = 1, now: datetime | None 
         fresh = {-1 - k: a for k, a in answers.items() if k < 0}
         answers = {k: a for k, a in answers.items() if k >= 0}
         review = review_game([(n, c, v) for n, (c, v) in enumerate(record, start=1)], answers)
+        judged = [dict(game_id=game_id, move_number=m.number, color=m.color, vertex=m.vertex, loss=m.loss,
+                       category=m.category, best=m.best, top_move=m.top_move,
+                       kind=rng.choice(KINDS) if m.category in MISTAKE_CLASSES else None)
+                  for m in review.moves if m.loss is not None]
+        batch["reviewed"] += judged
         for c, r in review.players.items():
+            kinds: dict[str, int] = {}
+            for m in judged:
+                if m["color"] == c and m["kind"]:
+                    kinds[m["kind"]] = kinds.get(m["kind"], 0) + 1
             batch["reports"].append(dict(game_id=game_id, color=c, unit=review.unit, moves=r.moves, accuracy=r.accuracy,
                                          mean_loss=r.mean_loss, weighted_loss=r.weighted_loss,
                                          top_move_rate=r.top_move_rate, top5_rate=r.top5_rate,
-                                         histogram=dict(r.histogram), reviewed_at=started))
-        batch["reviewed"] += [dict(game_id=game_id, move_number=m.number, color=m.color, vertex=m.vertex, loss=m.loss,
-                                   category=m.category, best=m.best, top_move=m.top_move,
-                                   kind=rng.choice(KINDS) if m.category in MISTAKE_CLASSES else None)
-                              for m in review.moves if m.loss is not None]
+                                         histogram=dict(r.histogram), reviewed_at=started, kinds=kinds or None))
         if mode == "vs_engine":
             played = ladder.level_in_name(other, LEVELS)
             before = levels[person]

@@ -81,6 +81,7 @@ def test_a_player_claims_guest_games(open_player, app_store: Store):
         send(app_store, *WireGame(f"g-{i}", players=("guest", "Ben"), t0=1767953700000 + 60_000 * i).play("E5").events)
     app_store.player_named("Ana", create=True)
     at = open_player({"player": "Ana"})
+    at.toggle(key="player_claim_open").set_value(True).run()
     at.multiselect(key="player_claim_games").set_value(["g-0", "g-2"]).run()
     at.button(key="player_claim").click().run()
     no_exceptions(at)

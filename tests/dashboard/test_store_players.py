@@ -73,8 +73,7 @@ def _check_upgrade(engine: sa.Engine) -> None:
                 conn.execute(sa.text("INSERT INTO game_events (game_id, seq, type, move_number, payload, ts, "
                                      "received_at) VALUES (:id, 0, 'game_started', 0, :p, :t, :t)")
                              .bindparams(payload), dict(id=gid, p={"players": started}, t=t0))
-    _migrate(engine, "head")
-    assert current_revision(engine) == "0003"
+    _migrate(engine, "0003")
     with engine.connect() as conn:
         players = {k: (n, kind) for k, n, kind in conn.execute(sa.text("SELECT key, name, kind FROM players"))}
         assert players == {"ana": ("Ana", "human"), "guest": ("guest", "human"),
@@ -86,6 +85,18 @@ def _check_upgrade(engine: sa.Engine) -> None:
         assert games == {"g1": (ids["ana"], ids["guest"], "pending"), "g2": (ids["ana"], ids["gobuddy 15 kyu"], "pending"),
                          "g3": (ids["ben"], None, None), "g4": (ids["cleo"], ids["ben"], None)}
         assert conn.execute(sa.text("SELECT count(*) FROM moves")).scalar() == 4
+    with engine.begin() as conn:  # a review stored at 0003: 0004 sums its mistakes' kinds
+        conn.execute(sa.text("INSERT INTO game_reviews (game_id, color, unit, moves, histogram, reviewed_at) "
+                             "VALUES ('g1', 'B', 'points', 2, '{}', :t)"), dict(t=t0))
+        for n, (category, kind) in enumerate([("blunder", "ladder"), ("mistake", "ladder"), ("good", "capture"),
+                                              ("inaccuracy", None)], start=1):
+            conn.execute(sa.text("INSERT INTO reviewed_moves (game_id, move_number, color, vertex, loss, category, "
+                                 "kind) VALUES ('g1', :n, 'B', 'E5', 1.0, :c, :k)"), dict(n=n, c=category, k=kind))
+    _migrate(engine, "head")
+    assert current_revision(engine) == "0004"
+    with engine.connect() as conn:
+        kinds = conn.execute(sa.select(sa.column("kinds", sa.JSON())).select_from(sa.table("game_reviews"))).scalar()
+        assert kinds == {"ladder": 2}
     _migrate(engine, "0002", down=True)  # and back: the games and their moves stay
     with engine.connect() as conn:
         assert conn.execute(sa.text("SELECT count(*) FROM moves")).scalar() == 4
