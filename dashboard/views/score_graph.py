@@ -11,8 +11,8 @@ is coloured by the class of the move that led to its position (``CLASS_COLOURS``
 Clicking: an invisible bar fills each move's column from top to bottom, so a click
 anywhere above or below a move (not only on its marker) selects it;
 ``clickable_graph`` calls ``on_move(n)`` from the chart's selection callback, before
-the page runs again. Its key changes with the move shown, so the next click is a new
-selection. Not checked: that ``answers`` belong to the game (the store matches them
+the page runs again. Its key changes after each click (not with each step, which
+would draw the chart anew), so the next click is a new selection. Not checked: that ``answers`` belong to the game (the store matches them
 by position).
 """
 
@@ -37,45 +37,46 @@ def lead_range(leads: list[float]) -> float:
 
 
 def figure(answers: Mapping[int, Mapping[str, Any]], review: GameReview, n: int, last: int) -> go.Figure:
-    """The graph for positions 0..``last`` with the position after ``n`` moves marked."""
+    """The graph for positions 0..``last`` with the position after ``n`` moves marked.
+    Written as plotly's own dict and not validated again (validation took some 70 ms a
+    step); ``test_app_replay`` reads it back through plotly's objects."""
     xs = sorted(x for x in answers if 0 <= x <= last)
     colours = {m.number: CLASS_COLOURS[m.category] for m in review.moves if m.category}
-    fig = go.Figure()
     columns = list(range(last + 1))
-    invisible = dict(opacity=0, color="rgba(0,0,0,0)")
-    fig.add_trace(go.Bar(x=columns, y=[100] * len(columns), width=1.0, name="click", customdata=columns,
-                         marker=dict(color="rgba(0,0,0,0)", line=dict(width=0)), showlegend=False,
-                         hovertemplate="move %{x}<extra></extra>", selected=dict(marker=invisible),
-                         unselected=dict(marker=invisible)))
-    fig.add_trace(go.Scatter(x=xs, y=[100 * float(answers[x]["root"]["winrate_black"]) for x in xs],
-                             mode="lines+markers", name="black win rate %", line=dict(color="#222"),
-                             customdata=xs, hovertemplate="move %{x}: black %{y:.1f}%<extra></extra>",
-                             marker=dict(color=[colours.get(x, "#222") for x in xs], size=7),
-                             selected=dict(marker=dict(opacity=1)), unselected=dict(marker=dict(opacity=1))))
+    invisible = {"marker": {"opacity": 0, "color": "rgba(0,0,0,0)"}}
+    kept = {"marker": {"opacity": 1}}
+    data: list[dict[str, Any]] = [
+        {"type": "bar", "x": columns, "y": [100] * len(columns), "width": 1.0, "name": "click", "customdata": columns,
+         "marker": {"color": "rgba(0,0,0,0)", "line": {"width": 0}}, "showlegend": False,
+         "hovertemplate": "move %{x}<extra></extra>", "selected": invisible, "unselected": invisible},
+        {"type": "scatter", "x": xs, "y": [100 * float(answers[x]["root"]["winrate_black"]) for x in xs],
+         "mode": "lines+markers", "name": "black win rate %", "line": {"color": "#222"}, "customdata": xs,
+         "hovertemplate": "move %{x}: black %{y:.1f}%<extra></extra>",
+         "marker": {"color": [colours.get(x, "#222") for x in xs], "size": 7}, "selected": kept, "unselected": kept}]
     leads = [(x, black_lead(answers[x])) for x in xs]
     known = [(x, v) for x, v in leads if v is not None]
     half = lead_range([v for _, v in known])
     if known:
-        fig.add_trace(go.Scatter(x=[x for x, _ in known], y=[v for _, v in known], name="black score lead",
-                                 yaxis="y2", mode="lines", line=dict(color="#1565c0", dash="dot"),
-                                 customdata=[x for x, _ in known],
-                                 hovertemplate="move %{x}: black %{y:+.1f}<extra></extra>",
-                                 selected=dict(marker=dict(opacity=1)), unselected=dict(marker=dict(opacity=1))))
-    fig.add_vline(x=n, line=dict(color="#d32f2f", width=2))
+        data.append({"type": "scatter", "x": [x for x, _ in known], "y": [v for _, v in known],
+                     "name": "black score lead", "yaxis": "y2", "mode": "lines",
+                     "line": {"color": "#1565c0", "dash": "dot"}, "customdata": [x for x, _ in known],
+                     "hovertemplate": "move %{x}: black %{y:+.1f}<extra></extra>", "selected": kept,
+                     "unselected": kept})
     lead_ticks = [half * (t - 50) / 50 for t in TICKS]
-    fig.update_layout(
-        height=250, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=1.2, x=0),
-        bargap=0, dragmode=False, hovermode="closest", clickmode="event+select",
-        plot_bgcolor="#fafafa",
-        xaxis=dict(title=dict(text="move", standoff=4), automargin=True, range=[-0.5, last + 0.5], tick0=0, dtick=max(1, round(last / 10)) if last else 1,
-                   fixedrange=True, zeroline=False),
-        yaxis=dict(title=dict(text="black win %", standoff=4), automargin=True, range=[0, 100],
-                   tickvals=list(TICKS), ticksuffix="%", fixedrange=True, zeroline=False),
-        yaxis2=dict(title=dict(text="black lead", standoff=4), automargin=True, overlaying="y", side="right",
-                    range=[-half, half],
-                    tickvals=lead_ticks, ticktext=[f"{v:+g}" if v else "0" for v in lead_ticks],
-                    showgrid=False, zeroline=False, fixedrange=True, visible=bool(known)))
-    return fig
+    layout = {
+        "height": 250, "margin": {"l": 10, "r": 10, "t": 30, "b": 10}, "legend": {"orientation": "h", "y": 1.2, "x": 0},
+        "bargap": 0, "dragmode": False, "hovermode": "closest", "clickmode": "event+select", "plot_bgcolor": "#fafafa",
+        "shapes": [{"type": "line", "xref": "x", "yref": "paper", "x0": n, "x1": n, "y0": 0, "y1": 1,
+                    "line": {"color": "#d32f2f", "width": 2}}],
+        "xaxis": {"title": {"text": "move", "standoff": 4}, "automargin": True, "range": [-0.5, last + 0.5],
+                  "tick0": 0, "dtick": max(1, round(last / 10)) if last else 1, "fixedrange": True, "zeroline": False},
+        "yaxis": {"title": {"text": "black win %", "standoff": 4}, "automargin": True, "range": [0, 100],
+                  "tickvals": list(TICKS), "fixedrange": True, "zeroline": False},
+        "yaxis2": {"title": {"text": "black lead", "standoff": 4}, "automargin": True, "overlaying": "y",
+                   "side": "right", "range": [-half, half], "tickvals": lead_ticks,
+                   "ticktext": [f"{v:+g}" if v else "0" for v in lead_ticks], "showgrid": False, "zeroline": False,
+                   "fixedrange": True, "visible": bool(known)}}
+    return go.Figure({"data": data, "layout": layout}, _validate=False)
 
 
 def clicked_move(event: Any) -> int | None:
@@ -99,7 +100,8 @@ def clickable_graph(answers: Mapping[int, Mapping[str, Any]], review: GameReview
                     key: str, on_move: Callable[[int], None]) -> None:
     """Draw the graph; a click on move ``m``'s column calls ``on_move(m)`` (then the page
     runs again)."""
-    chart_key = f"{key}_{n}"
+    clicks = int(st.session_state.get(f"{key}_clicks", 0))
+    chart_key = f"{key}_{clicks}"
     st.plotly_chart(figure(answers, review, n, last), key=chart_key, selection_mode="points",
                     on_select=functools.partial(selected, chart_key, last, on_move), theme=None,
                     config={"displayModeBar": False}, width="stretch")
@@ -111,3 +113,5 @@ def selected(chart_key: str, last: int, on_move: Callable[[int], None], state: A
     move = clicked_move(state[chart_key] if chart_key in state else None)
     if move is not None and 0 <= move <= last:
         on_move(move)
+        base, _, count = chart_key.rpartition("_")
+        state[f"{base}_clicks"] = int(count) + 1  # the next draw is a new chart: its next click is new

@@ -189,16 +189,16 @@ def test_a_graph_click_moves_the_board(open_app, app_store):
 
     game_id = stored_game(app_store)
     at = open_app("views/replay.py")
-    assert f"replay_graph_{game_id}_0" in at.session_state  # a key per position: each click is a new selection
-    at.session_state["replay_graph_probe"] = {"selection": {"points": [{"x": 4, "customdata": 4}]}}
+    assert f"replay_graph_{game_id}_0" in at.session_state
+    at.session_state["probe_3"] = {"selection": {"points": [{"x": 4, "customdata": 4}]}}
     moved = []
-    selected("replay_graph_probe", 5, moved.append, at.session_state)
-    assert moved == [4]
-    at.session_state["replay_graph_probe"] = {"selection": {"points": [{"x": 9}]}}  # past the end: ignored
-    selected("replay_graph_probe", 5, moved.append, at.session_state)
-    assert moved == [4]
+    selected("probe_3", 5, moved.append, at.session_state)
+    assert moved == [4] and at.session_state["probe_clicks"] == 4  # a new key for the next click
+    at.session_state["probe_4"] = {"selection": {"points": [{"x": 9}]}}  # past the end: ignored
+    selected("probe_4", 5, moved.append, at.session_state)
+    assert moved == [4] and at.session_state["probe_clicks"] == 4
     at.button(key="replay_next").click().run()
-    assert f"replay_graph_{game_id}_1" in at.session_state
+    assert f"replay_graph_{game_id}_0" in at.session_state  # a step keeps the chart (drawn anew is slow)
 
 
 def test_a_candidates_line_is_drawn_as_numbered_stones(open_app, app_store):
