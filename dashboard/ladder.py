@@ -46,13 +46,11 @@ def outcome(result: str | None, color: str) -> str | None:
     names no winner, such as ``Void``)."""
     if not result:
         return None
-    text = result.strip()
-    if text in ("0", "Draw", "draw", "Jigo", "jigo") or text.upper().startswith("DRAW"):
-        return "draw"
-    winner = text[:2].upper()
-    if winner not in ("B+", "W+"):
-        return None
-    return "win" if winner[0] == color else "loss"
+    head = result[:2].upper()
+    if head in ("B+", "W+"):
+        return "win" if head[0] == color else "loss"
+    text = result.strip().casefold()
+    return "draw" if text in ("0", "jigo") or text.startswith("draw") else None
 
 
 def step(levels: Sequence[str], played: str, result: str) -> str:

@@ -77,13 +77,14 @@ def periods(games: Sequence[PlayerGame], by: str) -> list[tuple[str, list[Player
 
 def quality_figure(games: Sequence[PlayerGame]) -> go.Figure:
     done = [g for g in games if g.accuracy is not None]
+    when = [g.started_at.strftime("%Y-%m-%d %H:%M:%S") for g in done]  # text: plotly's datetime encoding is slow
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=[g.started_at for g in done], y=[g.accuracy for g in done], mode="markers+lines",
+    fig.add_trace(go.Scatter(x=when, y=[g.accuracy for g in done], mode="markers+lines",
                              name="accuracy", line=dict(color="#1e9600", width=1)))
-    fig.add_trace(go.Scatter(x=[g.started_at for g in done], y=[g.mean_loss for g in done], mode="markers+lines",
+    fig.add_trace(go.Scatter(x=when, y=[g.mean_loss for g in done], mode="markers+lines",
                              name="mean point loss", yaxis="y2", line=dict(color="#cc0000", width=1, dash="dot")))
     fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h"),
-                      yaxis=dict(title="accuracy", range=[0, 100]),
+                      xaxis=dict(type="date"), yaxis=dict(title="accuracy", range=[0, 100]),
                       yaxis2=dict(title="mean loss a move", overlaying="y", side="right", rangemode="tozero"))
     return fig
 
