@@ -82,6 +82,12 @@ def level_in_name(name: str | None, levels: Sequence[str]) -> str | None:
     return None
 
 
+def engine_player_name(level: str, engine: str = "gobuddy") -> str:
+    """The name an engine player at ``level`` goes by in ``game_started`` ("gobuddy 15
+    kyu"): the name that ``level_in_name`` reads the level back from."""
+    return f"{engine} {level}"
+
+
 def suggested_level(current: str | None, levels: Sequence[str]) -> str | None:
     """The level to offer before a game: the person's level, or the weakest for a
     newcomer (None when there are no levels)."""

@@ -47,6 +47,11 @@ def test_the_level_an_engine_players_name_carries(name, level):
     assert ladder.level_in_name(name, LEVELS) == level
 
 
+def test_an_engine_players_name_gives_its_level_back():
+    for level in LEVELS:
+        assert ladder.level_in_name(ladder.engine_player_name(level), LEVELS) == level
+
+
 def test_a_newcomer_is_offered_the_weakest_level():
     assert ladder.suggested_level(None, LEVELS) == "30 kyu"
     assert ladder.suggested_level("10 kyu", LEVELS) == "10 kyu"
