@@ -10,13 +10,14 @@ where the analysis has an ownership. Right: the win rate and score lead over the
 (``score_graph``: a click on a move's column goes there), the candidates, what the next
 move cost, the buttons that ask the engine (this position; the whole game spread over
 all workers; "think longer": more visits, the answer growing on the page, the deeper
-answer stored), and tabs: every move with its loss (``move_list``: a click jumps
-there), the mistakes worst first, variations (``variations``: try moves on the board
-or by name and see the engine's answer, kept as a tree, never changing the stored
-game) and the report per player with the SGF download (the review as comments, the
-variations as branches). Asking the engine needs the player role
-(``dashboard.access``), checked when the request would go out; a viewer sees what is
-stored. A refused move is a toast, which floats: nothing on the page moves.
+answer stored), tabs: every move with its loss (``move_list``: a click jumps there),
+the mistakes worst first, the report per player with the SGF download (the review as
+comments, the variations as branches); and "Try another move here" (``variations``:
+try moves on the board or by name and see the engine's answer, kept as a tree, never
+changing the stored game; an imported SGF's variations and comments are there too).
+Asking the engine and trying moves need the player role (``dashboard.access``),
+checked when the request would go out; a viewer sees what is stored. A refused move
+is a toast, which floats: nothing on the page moves.
 
 The page opens on the game in the URL (``?game=``), else the latest finished game.
 """
@@ -371,8 +372,11 @@ def render() -> None:
         node = var.tree_for(game_id).node(n, [v for _, v in tried]) if tried else None
         answer = node.answer if node is not None else answers.get(n)
         the_board(services, detail, n, base, path, tried, answer, review)
-        st.toggle("Try moves on the board", key="replay_trying",
-                  help="A click plays a move in a variation from this position; the stored game is unchanged")
+        if can("analyse"):
+            st.toggle("Try moves on the board", key="replay_trying",
+                      help="A click plays a move in a variation from this position; the stored game is unchanged")
+        else:
+            st.session_state["replay_trying"] = False
     with right:
         g = detail.game
         st.markdown(f"**{g.title}** · {g.size}x{g.size}, komi {g.komi:g}, {g.rules}"
@@ -405,17 +409,20 @@ def render() -> None:
                 st.caption(f"The engine suggests passing ({', '.join(passes_recommended(answer))}).")
         ownership_toggle(answer, services.feed.has_bus)
         analysis_buttons(services, detail, keys, answers, n)
-        tabs = st.tabs(["Moves", "Mistakes", "Variations", "Report"])
+        tabs = st.tabs(["Moves", "Mistakes", "Report"])
         with tabs[0]:
             move_list(review, moves, n, _go)
         with tabs[1]:
             mistakes_list(review, _go)
         with tabs[2]:
-            variations_panel(services, detail, n, base, path, tried, answer)
-        with tabs[3]:
             st.dataframe(report_table(review), hide_index=True, width="stretch")
             st.caption(f"Losses in {review.unit}; accuracy as KaTrain's (100 = no loss).")
             sgf_download(services, game_id)
+        with st.expander("Try another move here", icon=":material/science:", expanded=bool(tried)):
+            if can("analyse"):
+                variations_panel(services, detail, n, base, path, tried, answer)
+            else:
+                st.caption("Trying moves needs the player role.")
 
 
 if __name__ == "__main__":
