@@ -197,8 +197,9 @@ def play(page: Any, log: BusLog, moves: int, hints: int, seed: int) -> Figures:
             page.evaluate(OBSERVER)
             continue
         if hint_every and done % hint_every == 0 and len(out.hint) < hints:
+            box = page.get_by_role("button", name="Hint").bounding_box()
             sent = time.time() * 1000
-            page.get_by_role("button", name="Hint").click()
+            page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
             shown = wait_shown(page, f"{count}h", 30)
             if shown is None:
                 out.missed += 1

@@ -58,6 +58,7 @@ SIZES = (9, 13, 19, 7, 5)
 GAME = "play_game"
 PENDING = "play_pending"
 UNPUBLISHED = "play_unpublished"  # events played but not yet on the bus (see ``send``)
+HINT_GRACE_S = 0.05  # how long a run waits for a hint before it draws (a cached one is there by then)
 WAIT_SLICE_S = 0.1  # how often the thinking line updates (and a click can interrupt the wait)
 
 
@@ -375,6 +376,10 @@ def play_area() -> None:
         st.rerun()
     take_answer(services, game)
     pending: Pending | None = st.session_state.get(PENDING)
+    if pending is not None and pending.purpose == "hint" and not pending.future.done():
+        wait([pending.future], timeout=HINT_GRACE_S)  # from the worker's cache it comes in milliseconds:
+        take_answer(services, game)                    # then draw it in this run, not the next
+        pending = st.session_state.get(PENDING)
     if game.engine_to_play and pending is None and not st.session_state.get("play_engine_error"):
         ask_async(services, game, "genmove", game.visits)
     hint = st.session_state.get("play_hint")
@@ -416,7 +421,7 @@ def play_area() -> None:
             show_winrate(last)
         if hint_answer:
             st.caption("Hint: the engine's top five for you")
-            st.dataframe(candidates_table(hint_answer), hide_index=True, width="stretch")
+            st.table(candidates_table(hint_answer), border="horizontal", hide_index=True)
         typed_move(game)
         controls(game)
         error = st.session_state.get("play_engine_error")

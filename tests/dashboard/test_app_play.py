@@ -144,7 +144,8 @@ def test_playing_a_game_on_the_page(open_app, app_store, app_broker, stand_in_wo
     # a hint puts the engine's top five for black on the board
     at.button(key="play_hint_button").click().run(timeout=60)
     no_exceptions(at)
-    assert at.dataframe and len(at.dataframe[0].value) >= 1
+    assert at.table and len(at.table[0].value) >= 1
+    assert 'class="rec"' in play_board(at)  # and on the board
     at.text_input(key="play_typed_point").set_value("E5")
     at.button(key="FormSubmitter:play_typed-Play").click().run(timeout=60)
     assert [w.value for w in at.warning] == ["E5 is not possible: that point is occupied"]
