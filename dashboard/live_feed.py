@@ -12,8 +12,8 @@ touching the database:
   one ``analysis`` request in flight per board, sent again when the position moves on,
   so a stale answer is never shown (answers are matched by game, move count and hash).
   The request asks for partial answers every ``LIVE_REPORT_MS``: the top five shows a
-  moment after the search starts and grows with it, instead of only once the whole
-  budget is spent (with 200 visits on a busy machine that was most of the time between
+  moment after the search starts (then at most every ``PARTIAL_EVERY_S`` a newer one,
+  each a redraw of the pages that show it), instead of only once the whole budget is spent (with 200 visits on a busy machine that was most of the time between
   two moves: "No evaluation of this position yet"). A request that fails is not sent
   again at once (that was a storm of requests and refusals for as long as, say, a board
   size the model does not play stayed on the board): after the worker's
@@ -53,6 +53,7 @@ from gobuddy.bus.requests import EngineRequestFailed
 
 WATCH_S = 30.0  # a board stays watched this long after a page last asked
 LIVE_REPORT_MS = 150  # partial answers of the live analysis, this often
+PARTIAL_EVERY_S = 1.0  # after the first, a partial answer replaces the shown one at most this often
 RETRY_S = 2.0  # a failed live analysis is asked again after this (or the worker's retry_after_ms)
 HISTORY = 500  # latency samples and error reports kept
 
@@ -121,6 +122,7 @@ class LiveFeed:
         self._pending: dict[str, tuple[tuple[Any, ...], float, str]] = {}
         self._trouble: dict[str, tuple[tuple[Any, ...], str, float]] = {}  # board -> (key, why, ask again at)
         self._monotonic = monotonic
+        self._partial_at: dict[str, float] = {}  # board -> when its shown partial answer came
         self._slots: dict[str, tuple[str, float]] = {}
         self._generation = 0
         self.analysis_visits = analysis_visits
@@ -286,13 +288,17 @@ class LiveFeed:
         """A partial answer of the request in flight (paho's network thread: short)."""
         if not _answers(answer, key):
             return
+        now = self._monotonic()
         with self._changed:
             pending = self._pending.get(board_id)
             held = self._answers.get(board_id)
-            if pending is None or pending[2] != token or (held is not None and held[0] == key
-                                                          and not held[1].is_during_search):
+            if pending is None or pending[2] != token:
                 return
+            if held is not None and held[0] == key and (not held[1].is_during_search
+                                                        or now < self._partial_at.get(board_id, 0.0) + PARTIAL_EVERY_S):
+                return  # the final one is here, or a partial one shown a moment ago: no redraw for this
             self._answers[board_id] = (key, answer)
+            self._partial_at[board_id] = now
             self._bump()
 
     def _live_answer(self, board_id: str, key: tuple[Any, ...], token: str, future: Future) -> None:

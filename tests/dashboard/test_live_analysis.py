@@ -14,7 +14,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from dashboard.live_feed import LIVE_REPORT_MS, RETRY_S, LiveFeed
+from dashboard.live_feed import LIVE_REPORT_MS, PARTIAL_EVERY_S, RETRY_S, LiveFeed
 from gobuddy.bus.engine_messages import EngineAnswer, EngineError
 from gobuddy.bus.messages import GameStarted, MovePlayed
 from gobuddy.bus.requests import EngineRequestFailed
@@ -74,7 +74,7 @@ def answer_for_board(feed: LiveFeed, *, during: bool, visits: int) -> EngineAnsw
 
 
 def test_the_top_five_shows_while_the_engine_searches_and_then_its_final_answer():
-    feed, client, _ = feed_with_game(["E5", "C4"])
+    feed, client, clock = feed_with_game(["E5", "C4"])
     feed.watch(B)
     assert len(client.sent) == 1
     request, on_partial, future = client.sent[0]
@@ -84,6 +84,12 @@ def test_the_top_five_shows_while_the_engine_searches_and_then_its_final_answer(
     on_partial(answer_for_board(feed, during=True, visits=40))
     shown = feed.answer_for(board)
     assert shown is not None and shown.is_during_search and shown.root.visits == 40
+    generation = feed.generation
+    on_partial(answer_for_board(feed, during=True, visits=60))  # a moment later: not worth a redraw
+    assert feed.answer_for(board).root.visits == 40 and feed.generation == generation
+    clock.now += PARTIAL_EVERY_S
+    on_partial(answer_for_board(feed, during=True, visits=120))
+    assert feed.answer_for(board).root.visits == 120
     future.set_result(answer_for_board(feed, during=False, visits=200))
     shown = feed.answer_for(board)
     assert not shown.is_during_search and shown.root.visits == 200 and not feed.analysing(B)
