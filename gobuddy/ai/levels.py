@@ -62,6 +62,8 @@ LEVELS: tuple[Level, ...] = (
     Level("7 kyu", Style(breadth=2, temperature=0.3)),
     # A little reading: the search with 16 visits a move.
     Level("5 kyu", visits=16),
+    # Reads a little further: 128 visits, still far below the full search's thousand or so.
+    Level("2 kyu", visits=128),
     Level(FULL),
 )
 

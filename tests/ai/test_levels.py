@@ -86,7 +86,7 @@ def players():
 
 
 def test_levels_are_listed_weakest_first_ending_at_full():
-    assert NAMES == ["30 kyu", "25 kyu", "20 kyu", "15 kyu", "10 kyu", "7 kyu", "5 kyu", "full"]
+    assert NAMES == ["30 kyu", "25 kyu", "20 kyu", "15 kyu", "10 kyu", "7 kyu", "5 kyu", "2 kyu", "full"]
     kyu = [int(name.split()[0]) for name in NAMES[:-1]]
     assert kyu == sorted(kyu, reverse=True)
     assert LEVELS[-1].is_full and not any(level.is_full for level in LEVELS[:-1])
@@ -128,7 +128,7 @@ def test_no_level_fills_its_own_eye(players, name):
         game = game_of(EYES)
         if white_passed:
             game.play(WHITE, game.position.pass_point)
-        seeds = range(1) if name in ("5 kyu", "full") else range(8)
+        seeds = range(1) if LEVELS[NAMES.index(name)].style is None else range(8)
         for seed in seeds:
             player = players[name]
             if isinstance(player, LevelPlayer):
@@ -253,7 +253,7 @@ def test_a_level_plays_over_gtp():
     assert 0 <= from_gtp(vertex, 9) < 81
 
 
-@pytest.mark.parametrize("name", NAMES[:-2])
+@pytest.mark.parametrize("name", [level.name for level in LEVELS if level.style is not None])
 def test_policy_levels_pass_when_the_game_is_over_and_won_not_before(players, name):
     done = game_of(EYES)  # black wins by 2 on the count (45 to 36 + 7)
     done.play(WHITE, done.position.pass_point)
