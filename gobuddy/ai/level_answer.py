@@ -22,14 +22,13 @@ the ordinary analysis.
 
 from __future__ import annotations
 
-import random
 from dataclasses import replace
 
 from gobuddy.ai.analysis import analyse
 from gobuddy.ai.atari import answers_atari
 from gobuddy.ai.evaluator import Query
 from gobuddy.ai.features import History
-from gobuddy.ai.levels import Level
+from gobuddy.ai.levels import Level, level_rng
 from gobuddy.ai.mcts import Search
 from gobuddy.ai.weak_move import choose
 from gobuddy.bus.engine_messages import EngineAnswer, MoveInfo
@@ -37,12 +36,7 @@ from gobuddy.go.coords import from_gtp, to_gtp
 from gobuddy.go.position import Position
 from gobuddy.go.scoring import tromp_taylor_margin
 
-__all__ = ["level_answer", "level_rng"]
-
-
-def level_rng(seed: int, position: Position) -> random.Random:
-    """The generator of a level's move in ``position`` (``LevelPlayer.rng_for`` draws the same)."""
-    return random.Random(f"{seed}:{position.key()}:{position.move_count}")
+__all__ = ["level_answer"]
 
 
 def _search_choice(position: Position, analysis: EngineAnswer, komi: float) -> int | None:

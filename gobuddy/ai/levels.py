@@ -68,6 +68,13 @@ LEVELS: tuple[Level, ...] = (
 )
 
 
+def level_rng(seed: int, position: Position) -> random.Random:
+    """The generator of a level's move in ``position``: seeded by ``seed``, the
+    position's key and its move number (a stateless worker draws the same as the GTP
+    player)."""
+    return random.Random(f"{seed}:{position.key()}:{position.move_count}")
+
+
 def level_names() -> list[str]:
     """The level names, weakest first."""
     return [level.name for level in LEVELS]
@@ -110,8 +117,8 @@ class LevelPlayer:
                                        SearchConfig(komi=komi, seed=self.seed))
 
     def rng_for(self, pos: Position) -> random.Random:
-        """The generator of the move in ``pos``: seed, position key, move number."""
-        return random.Random(f"{self.seed}:{pos.key()}:{pos.move_count}")
+        """The generator of the move in ``pos``: ``level_rng`` of the seed."""
+        return level_rng(self.seed, pos)
 
     def genmove(self, game: Any, color: int) -> int:
         """``Player`` protocol: a flat point, pass, or ``RESIGN``."""
@@ -181,4 +188,4 @@ class LevelPlayer:
         engine.shell.register("boardsize", boardsize)
 
 
-__all__ = ["FULL", "LEVELS", "Level", "LevelPlayer", "level_named", "level_names"]
+__all__ = ["FULL", "LEVELS", "Level", "LevelPlayer", "level_named", "level_names", "level_rng"]
