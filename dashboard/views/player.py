@@ -6,7 +6,7 @@ rank with its interval (``dashboard.rank_estimate``: from results against calibr
 levels, or from move quality until those exist); accuracy and mean point loss per game
 over time; the classes and kinds of their mistakes, by month or by 10-game windows;
 their first moves; results by opponent level and colour; "your three most instructive
-mistakes this week" (each opens Replay at that move); every game (opens Replay); an
+mistakes this week" (each opens Replay at that move); the latest 200 games (open in Replay); an
 SGF archive of all of them; and, for players, claiming games played as "guest".
 
 Nothing here asks the engine or recomputes a review: everything comes from
@@ -33,6 +33,7 @@ from dashboard.views.login import can, require, user_name
 from dashboard.views.page_context import current
 
 PERIODS = ("month", "10 games")
+LISTED = 200  # the games list shows the latest ones (every game is in the plots and the SGF archive)
 
 
 def choose_player(store: Store) -> PlayerView | None:
@@ -94,8 +95,8 @@ def classes_figure(groups: list[tuple[str, list[PlayerGame]]]) -> go.Figure:
     for name in MISTAKE_CLASSES:
         fig.add_trace(go.Bar(x=[label for label, _ in groups], marker_color=CLASS_COLOURS[name], name=name,
                              y=[class_counts(gs)[name] / len(gs) for _, gs in groups]))
-    fig.update_layout(barmode="stack", height=300, margin=dict(l=10, r=10, t=30, b=10),
-                      yaxis=dict(title="per game"), legend=dict(orientation="h"))
+    fig.update_layout(barmode="stack", height=340, margin=dict(l=10, r=10, t=30, b=10),
+                      yaxis=dict(title="per game"), legend=dict(orientation="h", y=-0.25))
     return fig
 
 
@@ -108,8 +109,8 @@ def kinds_figure(groups: list[tuple[str, list[PlayerGame]]], kinds: list[tuple[s
     for kind in names:
         fig.add_trace(go.Bar(x=[label for label, _ in groups], name=kind,
                              y=[sum(by_game[g.id][kind] for g in gs) / len(gs) for _, gs in groups]))
-    fig.update_layout(barmode="stack", height=300, margin=dict(l=10, r=10, t=30, b=10),
-                      yaxis=dict(title="per game"), legend=dict(orientation="h"))
+    fig.update_layout(barmode="stack", height=340, margin=dict(l=10, r=10, t=30, b=10),
+                      yaxis=dict(title="per game"), legend=dict(orientation="h", y=-0.25))
     return fig
 
 
@@ -267,10 +268,13 @@ def render() -> None:
         st.subheader("Results by opponent and colour")
         st.dataframe(results_rows(games), hide_index=True, width="stretch", key="player_results")
     st.subheader("Games")
-    st.dataframe(games_rows(games), hide_index=True, width="stretch", key="player_games",
+    latest = games[-LISTED:]
+    if len(games) > len(latest):
+        st.caption(f"The latest {len(latest)} of {len(games)} games (all of them are in the plots and the SGF archive).")
+    st.dataframe(games_rows(latest), hide_index=True, width="stretch", key="player_games",
                  column_order=("started", "colour", "opponent", "result", "accuracy", "mean loss", "review"))
     if games:
-        by_id = {g.id: g for g in reversed(games)}
+        by_id = {g.id: g for g in reversed(latest)}
         chosen = st.selectbox("Game", list(by_id), key="player_game",
                               format_func=lambda i: f"{by_id[i].started_at:%Y-%m-%d %H:%M} · vs "
                                                     f"{by_id[i].opponent or '?'} · {by_id[i].result or 'unfinished'}")

@@ -31,7 +31,7 @@ def served(tmp_path_factory: pytest.TempPathFactory):
         server = StreamlitServer(dashboard_args(url), log_path=tmp / "streamlit.log").start()
     try:
         with chromium() as browser:
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            context = browser.new_context(viewport={"width": 1400, "height": 3000})  # the whole page in a screenshot
             page = context.new_page()
             page.set_default_timeout(60_000)
             yield store, ids, server, page
