@@ -24,6 +24,7 @@ The page opens on the game in the URL (``?game=``), else the latest finished gam
 
 from __future__ import annotations
 
+import time
 from typing import Any, Mapping
 
 import streamlit as st
@@ -48,10 +49,12 @@ from gobuddy.bus.requests import EngineRequestFailed
 from gobuddy.go.position import Position
 
 MOVE = "replay_move"
+GENERATION = "replay_generation"
+CACHE_S = 5.0
 
 
 def choose_game(store: Store) -> str | None:
-    games = store.list_games(limit=200).games
+    games = cached("replay_games", None, lambda: store.list_games(limit=200).games)
     wanted = st.query_params.get("game") or st.session_state.get("replay_game")
     ids = [g.id for g in games]
     if wanted and wanted not in ids:
@@ -69,6 +72,45 @@ def choose_game(store: Store) -> str | None:
     if st.query_params.get("game") != game_id:
         st.query_params["game"] = game_id
     return game_id
+
+
+def cached(name: str, key: Any, make: Any) -> Any:
+    """``make()``, kept in this session for ``CACHE_S`` seconds under ``key`` (a new key,
+    or ``fresh()``, loads again): stepping through a game reads the database once."""
+    now = time.monotonic()
+    tag = (key, st.session_state.get(GENERATION, 0))
+    held = st.session_state.get(name)
+    if held is not None and held[0] == tag and now - held[1] < CACHE_S:
+        return held[2]
+    value = make()
+    st.session_state[name] = (tag, now, value)
+    return value
+
+
+def fresh() -> None:
+    """What was stored changed (an analysis): the next run reads the database again."""
+    st.session_state[GENERATION] = int(st.session_state.get(GENERATION, 0)) + 1
+
+
+def load(store: Store, game_id: str) -> tuple[GameDetail, dict, dict[int, Any], list]:
+    """The game, its position keys, its stored analyses (move count -> answer) and the
+    problems the board reported (``cached``)."""
+    def read() -> tuple[GameDetail, dict, dict[int, Any], list]:
+        return (store.get_game(game_id), store.position_keys(game_id),
+                {n: a.answer for n, a in store.analyses_for_game(game_id).items()}, store.problems(game_id))
+
+    return cached("replay_data", game_id, read)
+
+
+def markdown_table(rows: list[dict[str, Any]]) -> str:
+    """Rows as a Markdown table (lighter than a dataframe at every step)."""
+    if not rows:
+        return ""
+    head = list(rows[0])
+    cell = lambda v: str(v).replace("|", "\\|")  # noqa: E731
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(cell(r.get(h, "")) for h in head) + " |" for r in rows]
+    return "\n".join(lines)
 
 
 def position_at(detail: GameDetail, n: int) -> Position:
@@ -163,6 +205,7 @@ def analysis_buttons(services: Services, detail: GameDetail, keys: dict, answers
                             timeout_s=batch_timeout(config.analysis_timeout_s, len(numbers), workers),
                             progress=progress)
     st.session_state["replay_run"] = (run.stored, dict(list(run.failed.items())[:5]), len(run.failed), run.seconds)
+    fresh()
     st.rerun()
 
 
@@ -188,6 +231,7 @@ def think(services: Services, detail: GameDetail, keys: dict, n: int, visits: in
     st.session_state["replay_thought"] = (f"Thought longer: {final['root']['visits']} visits · best "
                                           f"{best.get('move', '?')} · " + (
                                               "stored." if stored else "the stored analysis searched more: kept."))
+    fresh()
     st.rerun()
 
 
@@ -267,19 +311,31 @@ def _try_typed(game_id: str, n: int, base: Position, ask: var.Asker | None) -> N
         var.try_point(game_id, n, base, typed, ask)
 
 
-def sgf_download(services: Services, game_id: str) -> None:
-    """The game as SGF with the review and this session's variations."""
+def sgf_download(services: Services, detail: GameDetail) -> None:
+    """The game as SGF with the review and this session's variations, written when the
+    button is pressed (not at every step)."""
     if not can("download"):
         st.caption("Downloading SGF needs the player role.")
         return
-    try:
-        with services.store.session() as session:
-            text = export_sgf(session, game_id, variations=var.tree_for(game_id).for_sgf())
-    except (RecordError, ValueError) as exc:
-        st.caption(f"No SGF yet: {exc}")
+    if detail.missing_moves:
+        st.caption(f"No SGF yet: moves {list(detail.missing_moves)[:10]} have not been received.")
         return
+    game_id, lines = detail.game.id, var.tree_for(detail.game.id).for_sgf()
+
+    def text() -> str:
+        with services.store.session() as session:
+            return sgf_text(session, game_id, lines)
+
     st.download_button("Download SGF (review and variations)", text, file_name=f"{game_id}.sgf",
                        mime="application/x-go-sgf", key="replay_download", icon=":material/download:")
+
+
+def sgf_text(session: Any, game_id: str, lines: Mapping[int, Any]) -> str:
+    """``export_sgf`` with the variations; one that no longer fits the game is left out."""
+    try:
+        return export_sgf(session, game_id, variations=lines)
+    except ValueError:
+        return export_sgf(session, game_id)
 
 
 def the_board(services: Services, detail: GameDetail, n: int, base: Position, path: var.Path,
@@ -296,7 +352,7 @@ def the_board(services: Services, detail: GameDetail, n: int, base: Position, pa
     if answer and chosen:
         cands = [m for m in answer["moves"][:5] if m["move"] == chosen]
         line = line_of(answer, cands[0]) if cands else []
-    problems = [p for p in services.store.problems(g.id) if p.move_number == n] if not moves else []
+    problems = [p for p in load(services.store, g.id)[3] if p.move_number == n] if not moves else []
     svg = board_svg(g.size, pos.board, px=520, last_move=last, recommendations=recommendations(answer),
                     ownership=owner, highlights=[v for p in problems for v in p.points], move_count=shown_at,
                     marks=board_marks(review, n), line=line, hover_lines=hover_lines(answer))
@@ -350,12 +406,10 @@ def render() -> None:
         st.session_state["replay_loaded"] = game_id
         st.session_state[MOVE] = 0
     try:
-        detail = store.get_game(game_id)
-        keys = store.position_keys(game_id)
+        detail, keys, answers, problems = load(store, game_id)
     except (UnknownGame, RecordError) as exc:
         st.error(f"This game cannot be replayed: {exc}")
         return
-    answers = {n: a.answer for n, a in store.analyses_for_game(game_id).items()}
     last = max(keys) if keys else 0
     if detail.missing_moves:
         st.warning(f"Moves {list(detail.missing_moves)[:10]} have not been received: the replay stops at move {last}.")
@@ -392,14 +446,14 @@ def render() -> None:
         nxt = review.moves[n] if n < len(review.moves) and not tried else None
         if nxt is not None:
             st.markdown(verdict(nxt, review.unit))
-        for p in (store.problems(game_id) if not tried else []):
+        for p in (problems if not tried else []):
             if p.move_number == n:
                 st.warning(f"The board reported: {p.message or p.kind}")
         show_winrate(answer)
         if answers:
             clickable_graph(answers, review, n, last, key=f"replay_graph_{game_id}", on_move=_go)
         if answer:
-            st.dataframe(candidates_table(answer), hide_index=True, width="stretch")
+            st.markdown(markdown_table(candidates_table(answer)))
             cands = [m["move"] for m in answer["moves"][:5] if m.get("pv")]
             if cands:
                 st.segmented_control("Show the line of", cands, key="replay_line",
@@ -415,9 +469,9 @@ def render() -> None:
         with tabs[1]:
             mistakes_list(review, _go)
         with tabs[2]:
-            st.dataframe(report_table(review), hide_index=True, width="stretch")
+            st.markdown(markdown_table(report_table(review)))
             st.caption(f"Losses in {review.unit}; accuracy as KaTrain's (100 = no loss).")
-            sgf_download(services, game_id)
+            sgf_download(services, detail)
         with st.expander("Try another move here", icon=":material/science:", expanded=bool(tried)):
             if can("analyse"):
                 variations_panel(services, detail, n, base, path, tried, answer)

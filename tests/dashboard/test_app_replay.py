@@ -75,8 +75,9 @@ def test_mistakes_are_ordered_by_loss_and_a_click_away(open_app, app_store):
     assert shown_move(at) == 2
     assert any("move 3, black A9: lost 30.0 % win rate (blunder), the engine preferred D4" in m.value
                for m in at.markdown)
-    report = at.dataframe[-1].value
-    assert list(report["player"]) == ["Black", "White"] and list(report["moves judged"]) == [3, 2]
+    (report,) = [m.value for m in at.markdown if m.value.startswith("| player |")]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in report.splitlines()]
+    assert rows[0][:2] == ["player", "moves judged"] and [r[:2] for r in rows[2:]] == [["Black", "3"], ["White", "2"]]
     assert at.get("plotly_chart")  # the win-rate graph
 
 
@@ -253,6 +254,15 @@ def test_variations_without_the_engine_are_kept_as_a_tree_and_leave_the_game_alo
     assert [m.vertex for m in app_store.get_game(game_id).moves] == MOVES  # the stored game is unchanged
     tree = at.session_state["replay_trees"][game_id]
     assert tree.for_sgf() == {2: [[("B", "C3", None), ("W", "D4", None)], [("B", "C3", None), ("W", "F4", None)]]}
+    from dashboard.views.replay import sgf_text  # what the page's download button writes
+    from gobuddy.go.coords import to_gtp
+    from gobuddy.go.sgf import parse_sgf
+
+    with app_store.session() as session:
+        (record,) = parse_sgf(sgf_text(session, game_id, tree.for_sgf()))
+    after_c7 = record.main_line()[2]
+    assert [to_gtp(c.move[1], 9) for c in after_c7.children] == ["A9", "C3"]
+    assert [to_gtp(c.move[1], 9) for c in after_c7.children[1].children] == ["D4", "F4"]
 
 
 def test_a_tried_move_gets_the_engines_answer(open_app, app_store, app_broker, stand_in_worker):
