@@ -92,7 +92,8 @@ def mistake_kind(position: Any, color: str, vertex: str, before: Mapping[str, An
     return top.kind if top is not None else None
 
 
-def _kinds(detail: GameDetail, upto: int, answers: Mapping[int, Mapping[str, Any]], review: Any) -> dict[int, str | None]:
+def _kinds(detail: GameDetail, upto: int, answers: Mapping[int, Mapping[str, Any]],
+           review: Any) -> dict[int, str | None]:
     """``mistake_kind`` of each mistake (inaccuracy or worse) of ``review``."""
     wanted = {m.number: m for m in review.moves if m.category in MISTAKE_CLASSES}
     if not wanted:
@@ -165,7 +166,8 @@ def engine_analyser(feed: Any, store: Store, *, visits: int = DEFAULT_VISITS, ti
 
 
 def line(i: int, total: int, r: Reviewed) -> str:
-    """One progress line: ``[3/120] game-id: 41 positions, 12 asked (12 answered), 40 moves judged, done · accuracy B 84.1 W 77.0``."""
+    """One progress line, for example ``[3/120] board-1-20260109-101500: 41 positions, 12
+    asked (12 answered), 40 moves judged, done · accuracy B 84.1 W 77.0``."""
     acc = " ".join(f"{c} {a:.1f}" for c, a in sorted(r.accuracy.items()) if a is not None)
     state = "done" if r.complete else "partial"
     text = (f"[{i}/{total}] {r.game_id}: {r.positions} positions, {r.asked} asked ({r.analysed} answered), "

@@ -234,7 +234,8 @@ def render() -> None:
     c[3].metric("Estimated rank", estimate.rank if estimate else "–",
                 help=f"{estimate.low} to {estimate.high}: {estimate.basis}" if estimate else "Needs reviewed games.")
     if estimate:
-        st.caption(f"Estimated rank {estimate.rank} (95% interval {estimate.low} to {estimate.high}): {estimate.basis}.")
+        st.caption(f"Estimated rank {estimate.rank} (95% interval {estimate.low} to {estimate.high}): "
+                   f"{estimate.basis}.")
     waiting = sum(1 for g in games if g.review_state in ("pending", "partial"))
     if waiting:
         review_waiting(store, waiting)
@@ -270,7 +271,8 @@ def render() -> None:
     st.subheader("Games")
     latest = games[-LISTED:]
     if len(games) > len(latest):
-        st.caption(f"The latest {len(latest)} of {len(games)} games (all of them are in the plots and the SGF archive).")
+        st.caption(f"The latest {len(latest)} of {len(games)} games (all of them are in the plots and the SGF "
+                   "archive).")
     st.dataframe(games_rows(latest), hide_index=True, width="stretch", key="player_games",
                  column_order=("started", "colour", "opponent", "result", "accuracy", "mean loss", "review"))
     if games:

@@ -5,14 +5,12 @@ resumably; partial when the engine cannot answer; per move the class and loss, s
 
 from __future__ import annotations
 
-import random
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from dashboard import review
 from dashboard.live_feed import LiveFeed
-from dashboard.mistakes import review_game
 from dashboard.store import Store
 from dashboard.store.models import GameReport, ReviewedMove
 from tests.dashboard.conftest import T0, WireGame, send

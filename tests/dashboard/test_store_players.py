@@ -11,11 +11,9 @@ import pytest
 import sqlalchemy as sa
 from alembic import command
 
-from dashboard.ingest import ingest
 from dashboard.store import PlayerError, Store
 from dashboard.store.engine import make_engine
 from dashboard.store.migrate import alembic_config, current_revision
-from dashboard.store.models import Base
 from gobuddy.go.sgf import read_sgf
 from tests.dashboard.conftest import T0, WireGame, send
 
