@@ -24,9 +24,9 @@ differs; moves recorded then taken back automatically (a phantom that vanished);
 problems raised (none is needed in these games: each is a false alarm). For the room
 set also, per transient, the time the board is unreadable after it: from the end of the
 transient (the start, for a sensor that dies) until the classifier fed the spoiled
-frames reads as one fed the clean frames does (same classes outside masked points, no
-point uncertain that the clean one reads clearly); a transient followed by another
-before that is counted as cut short.
+frames reads as one fed the clean frames does (no point uncertain that the clean one
+reads clearly, and the same class at every point the clean one reads clearly, masked
+points aside); a transient followed by another before that is counted as cut short.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from typing import Sequence
 
 from edge.classify import STONE, Frame, Sighting
 from edge.problems import CAPTURES_NOT_REMOVED
-from edge.reconcile import LedPattern
+from edge.led_pattern import LedPattern
 from gobuddy.bus.message import now_ms
 from gobuddy.bus.messages import BoardFrame
 from gobuddy.go.coords import BLACK, EMPTY, WHITE
