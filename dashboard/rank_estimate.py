@@ -11,13 +11,13 @@ and more; the thread "Strength as error distribution", lifein19x19.com, 2019, mo
 strength this way), while on 9x9 with our smaller network the figures are noisier. It
 is shown as an estimate and is replaced as soon as levels are calibrated.
 
-**From calibrated levels**: ``models/LEVELS.md`` holds a markdown table with a ``level``
-column and an ``elo`` column (the first number in the cell). The player's rating is the
-maximum-likelihood Elo of their results against those levels (logistic, 400 points a
-factor of ten; draws count half), with a 95 % interval from the likelihood's curvature,
-and a rating becomes a rank by interpolating between the levels whose names are ranks
-("15 kyu", "1 dan"). Fewer than ``MIN_GAMES`` such games, or a file without that
-table: move quality.
+**From calibrated levels**: ``models/LEVELS.md`` (``python -m training.levels``) holds a
+markdown table with a ``level`` column, an Elo column and an "estimated rank" column.
+The player's rating is the maximum-likelihood Elo of their results against those
+levels (logistic, 400 points a factor of ten; draws count half), with a 95 % interval
+from the likelihood's curvature, and a rating becomes a rank by interpolating between
+the rows' estimated ranks (the levels' names where the table gives none). Fewer than
+``MIN_GAMES`` such games, or a file without that table: move quality.
 
 Rank numbers: ``k kyu`` is ``-k``, ``d dan`` is ``d - 1`` (so 1 kyu -> 1 dan is one step).
 """
@@ -88,14 +88,17 @@ def from_move_quality(losses: Sequence[float]) -> RankEstimate | None:
                         "mapped by an assumed table (see dashboard/rank_estimate.py)", len(recent))
 
 
-def read_levels(path: Path = LEVELS_FILE) -> dict[str, float]:
-    """Level name -> Elo from the first markdown table of ``path`` that has ``level``
-    and ``elo`` columns; empty when the file or such a table is missing."""
+def read_levels(path: Path = LEVELS_FILE) -> dict[str, tuple[float, float | None]]:
+    """Level name -> (Elo, rank number) from the first markdown table of ``path`` with a
+    ``level`` and an Elo column (the first number of the cell: ``+120 (+60 to +190)``).
+    The rank is the first rank in an "estimated rank" column when the table has one
+    (``training.levels`` writes it, GNU Go's rows included), else the level's own name
+    when that is a rank, else None. Empty when the file or such a table is missing."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError:
         return {}
-    out: dict[str, float] = {}
+    out: dict[str, tuple[float, float | None]] = {}
     header: list[str] | None = None
     for line in lines:
         if not line.strip().startswith("|"):
@@ -110,20 +113,25 @@ def read_levels(path: Path = LEVELS_FILE) -> dict[str, float]:
         if set("".join(cells)) <= set("-: "):
             continue
         try:
-            level, elo = cells[header.index("level")], cells[next(i for i, h in enumerate(header) if "elo" in h)]
+            level = cells[header.index("level")]
+            elo = cells[next(i for i, h in enumerate(header) if "elo" in h)]
         except (ValueError, StopIteration, IndexError):
             header = None
             continue
-        m = re.search(r"-?\d+(\.\d+)?", elo)
-        if m:
-            out[level] = float(m.group())
+        rank_col = next((i for i, h in enumerate(header) if "rank" in h), None)
+        rank_cell = cells[rank_col] if rank_col is not None and rank_col < len(cells) else ""
+        found = re.search(r"\d+\s*(?:kyu|dan)", rank_cell)
+        number = re.search(r"[-+]?\d+(\.\d+)?", elo)
+        if number:
+            out[level] = (float(number.group()), rank_value(found.group()) if found else rank_value(level))
     return out
 
 
-def from_results(results: Sequence[tuple[str, str]], levels: dict[str, float]) -> RankEstimate | None:
-    """The estimate from (engine level, win|loss|draw) results and the levels' Elo."""
-    games = [(levels[lv], {"win": 1.0, "loss": 0.0, "draw": 0.5}[o]) for lv, o in results if lv in levels]
-    anchors = sorted((elo, rank_value(name)) for name, elo in levels.items() if rank_value(name) is not None)
+def from_results(results: Sequence[tuple[str, str]], levels: dict[str, tuple[float, float | None]]
+                 ) -> RankEstimate | None:
+    """The estimate from (engine level, win|loss|draw) results and the levels' (Elo, rank)."""
+    games = [(levels[lv][0], {"win": 1.0, "loss": 0.0, "draw": 0.5}[o]) for lv, o in results if lv in levels]
+    anchors = sorted((elo, rank) for elo, rank in levels.values() if rank is not None)
     if len(games) < MIN_GAMES or len(anchors) < 2:
         return None
 
@@ -144,7 +152,7 @@ def from_results(results: Sequence[tuple[str, str]], levels: dict[str, float]) -
             return anchors[0][1]  # type: ignore[return-value]
         for (e0, r0), (e1, r1) in zip(anchors, anchors[1:]):
             if elo <= e1:
-                return r0 + (r1 - r0) * (elo - e0) / (e1 - e0)  # type: ignore[operator]
+                return r0 + (r1 - r0) * (elo - e0) / (e1 - e0) if e1 > e0 else r1  # type: ignore[operator]
         return anchors[-1][1]  # type: ignore[return-value]
 
     return RankEstimate(rank_name(to_rank(best)), rank_name(to_rank(best - half)), rank_name(to_rank(best + half)),
@@ -153,7 +161,7 @@ def from_results(results: Sequence[tuple[str, str]], levels: dict[str, float]) -
 
 
 def estimate(losses: Sequence[float], results: Sequence[tuple[str, str]],
-             levels: dict[str, float] | None = None) -> RankEstimate | None:
+             levels: dict[str, tuple[float, float | None]] | None = None) -> RankEstimate | None:
     """From calibrated levels when they allow it, else from move quality."""
     levels = read_levels() if levels is None else levels
     return (from_results(results, levels) if levels else None) or from_move_quality(losses)

@@ -80,13 +80,20 @@ def test_the_move_quality_estimate_has_an_interval_that_narrows_with_games():
 
 def test_results_against_calibrated_levels_give_the_estimate(tmp_path):
     levels_md = tmp_path / "LEVELS.md"
-    levels_md.write_text("# Levels\n\n| level | Elo | 95% |\n|---|---|---|\n| 25 kyu | 0 | ±40 |\n| 15 kyu | 400 | ±40 |\n"
-                         "| 5 kyu | 800 | ±40 |\n| full | 1500 | ±60 |\n\nText after.\n")
+    levels_md.write_text(  # as training.levels_report writes it
+        "# Opponent levels: calibration\n\nWritten by ...\n\n"
+        "| level | games | Elo (95% interval) | results (wins-losses[-jigo]) against | estimated rank (range) |\n"
+        "|---|---|---|---|---|\n"
+        "| 25 kyu | 40 | -800 (-900 to -700) | 20k 3-17 | 25 kyu (27 kyu to 23 kyu) |\n"
+        "| 15 kyu | 40 | -400 (-450 to -350) | 10k 8-12 | 15 kyu (16 kyu to 14 kyu) |\n"
+        "| full | 40 | +700 (+600 to +800) | gnugo-10 30-10 | 1 dan (2 kyu to 3 dan) |\n"
+        "| GNU Go 3.8 level 10 | 80 | +0 | 15k 12-8 | 8 kyu (the anchor) |\n\nText after.\n")
     levels = rank_estimate.read_levels(levels_md)
-    assert levels == {"25 kyu": 0.0, "15 kyu": 400.0, "5 kyu": 800.0, "full": 1500.0}
+    assert levels == {"25 kyu": (-800.0, -25.0), "15 kyu": (-400.0, -15.0), "full": (700.0, 0.0),
+                      "GNU Go 3.8 level 10": (0.0, -8.0)}
     results = [("15 kyu", "win")] * 5 + [("15 kyu", "loss")] * 5
     est = rank_estimate.estimate([3.0] * 10, results, levels)
-    assert est.rank == "15 kyu" and "Elo 400" in est.basis
+    assert est.rank == "15 kyu" and "Elo -400" in est.basis
     assert rank_estimate.rank_value(est.low) < -15 < rank_estimate.rank_value(est.high)
     assert rank_estimate.estimate([3.0] * 10, results[:3], levels).basis.startswith("mean point loss")
     assert rank_estimate.read_levels(tmp_path / "missing.md") == {}
