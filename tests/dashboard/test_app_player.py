@@ -93,3 +93,18 @@ def test_a_player_claims_guest_games(open_player, app_store: Store):
 def test_no_player_yet(open_player):
     at = open_player()
     assert any("No player yet" in i.value for i in at.info)
+
+
+def test_waiting_games_are_reviewed_from_the_page(open_player, app_store: Store):
+    from tests.dashboard.test_reviews import finished, store_answers
+
+    finished(app_store)
+    store_answers(app_store, "g-1")
+    at = open_player({"player": "Ana"})
+    assert at.button(key="player_review").label == "Review 1 waiting game(s) (stored analyses only)"
+    at.button(key="player_review").click().run()
+    no_exceptions(at)
+    assert any("Reviewed 1 game(s)" in s.value for s in at.success)
+    assert app_store.review_counts() == {"done": 1}
+    at.run()
+    assert len(charts(at)) >= 2 and at.dataframe[2].value["review"].tolist() == ["done"]
