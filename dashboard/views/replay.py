@@ -24,7 +24,6 @@ The page opens on the game in the URL (``?game=``), else the latest finished gam
 
 from __future__ import annotations
 
-import time
 from typing import Any, Mapping
 
 import streamlit as st
@@ -37,20 +36,19 @@ from dashboard.store.replay import play, start_position
 from dashboard.store.sgf_io import export_sgf
 from dashboard.views import variations as var
 from dashboard.views.click_board import clickable_board
-from dashboard.views.game_analysis import analyse_positions, batch_timeout, think_longer, try_move
 from dashboard.views.game_board import (candidates_table, hover_lines, last_vertex, line_of, passes_recommended,
                                         recommendations, show_winrate)
 from dashboard.views.games import default_game
-from dashboard.views.login import can, require
+from dashboard.views.login import can
 from dashboard.views.move_list import board_marks, mistakes_list, move_list
 from dashboard.views.page_context import Services, current
+from dashboard.views.replay_data import cached, load
+from dashboard.views.replay_engine import analysis_buttons, engine_asker, ownership_toggle
 from dashboard.views.score_graph import clickable_graph
-from gobuddy.bus.requests import EngineRequestFailed
 from gobuddy.go.position import Position
 
 MOVE = "replay_move"
-GENERATION = "replay_generation"
-CACHE_S = 5.0
+SHORT_NAMES = {"rank": "#", "win rate": "win", "score lead": "lead"}
 
 
 def choose_game(store: Store) -> str | None:
@@ -74,41 +72,14 @@ def choose_game(store: Store) -> str | None:
     return game_id
 
 
-def cached(name: str, key: Any, make: Any) -> Any:
-    """``make()``, kept in this session for ``CACHE_S`` seconds under ``key`` (a new key,
-    or ``fresh()``, loads again): stepping through a game reads the database once."""
-    now = time.monotonic()
-    tag = (key, st.session_state.get(GENERATION, 0))
-    held = st.session_state.get(name)
-    if held is not None and held[0] == tag and now - held[1] < CACHE_S:
-        return held[2]
-    value = make()
-    st.session_state[name] = (tag, now, value)
-    return value
-
-
-def fresh() -> None:
-    """What was stored changed (an analysis): the next run reads the database again."""
-    st.session_state[GENERATION] = int(st.session_state.get(GENERATION, 0)) + 1
-
-
-def load(store: Store, game_id: str) -> tuple[GameDetail, dict, dict[int, Any], list]:
-    """The game, its position keys, its stored analyses (move count -> answer) and the
-    problems the board reported (``cached``)."""
-    def read() -> tuple[GameDetail, dict, dict[int, Any], list]:
-        return (store.get_game(game_id), store.position_keys(game_id),
-                {n: a.answer for n, a in store.analyses_for_game(game_id).items()}, store.problems(game_id))
-
-    return cached("replay_data", game_id, read)
-
-
-def markdown_table(rows: list[dict[str, Any]]) -> str:
-    """Rows as a Markdown table (lighter than a dataframe at every step)."""
+def markdown_table(rows: list[dict[str, Any]], names: Mapping[str, str] | None = None) -> str:
+    """Rows as a Markdown table (lighter than a dataframe at every step); ``names``
+    shortens column titles."""
     if not rows:
         return ""
     head = list(rows[0])
     cell = lambda v: str(v).replace("|", "\\|")  # noqa: E731
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = ["| " + " | ".join((names or {}).get(h, h) for h in head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(cell(r.get(h, "")) for h in head) + " |" for r in rows]
     return "\n".join(lines)
 
@@ -135,12 +106,14 @@ def navigation(last: int) -> int:
     n = min(max(0, int(st.session_state.get(MOVE, 0))), last)
     st.session_state[MOVE] = n
     c = st.columns(4, vertical_alignment="center")
-    c[0].button("Start", key="replay_first", on_click=_go, args=(0,), shortcut="Home", icon=":material/first_page:", width="stretch")
+    c[0].button("Start", key="replay_first", on_click=_go, args=(0,), shortcut="Home", icon=":material/first_page:",
+                width="stretch")
     c[1].button("Back", key="replay_prev", on_click=_step, args=(-1, last), shortcut="Left",
                 icon=":material/chevron_left:", width="stretch")
     c[2].button("Next", key="replay_next", on_click=_step, args=(1, last), shortcut="Right",
                 icon=":material/chevron_right:", width="stretch")
-    c[3].button("End", key="replay_last", on_click=_go, args=(last,), shortcut="End", icon=":material/last_page:", width="stretch")
+    c[3].button("End", key="replay_last", on_click=_go, args=(last,), shortcut="End", icon=":material/last_page:",
+                width="stretch")
     if last > 0:
         st.slider("Move", 0, last, key=MOVE, label_visibility="collapsed")
     return int(st.session_state[MOVE])
@@ -160,81 +133,6 @@ def verdict(move: MoveReview | None, unit: str) -> str:
 
 STICKY = ("<style>[data-testid='stColumn']:has(.st-key-replay_board_col)"
           "{position:sticky;top:3.75rem;align-self:flex-start;z-index:2}</style>")
-THINK_FACTOR = 4
-
-
-def analysis_buttons(services: Services, detail: GameDetail, keys: dict, answers: Mapping[int, Any], n: int) -> None:
-    """Analyse this position (also when its analysis lacks the ownership), the whole
-    game, or think longer about this one; with progress, then the page runs again."""
-    feed, config = services.feed, services.config
-    if not feed.has_bus:
-        st.caption("No broker configured: only stored analyses are shown.")
-        return
-    allowed = can("analyse")  # the buttons stay (disabled) for viewers; a click is checked below all the same
-    if not allowed:
-        st.caption("Asking the engine needs the player role: only stored analyses are shown.")
-    answer = answers.get(n)
-    missing = [k for k in sorted(keys) if k not in answers]
-    stored_visits = int(answer["root"]["visits"]) if answer else 0
-    has_owner = bool(answer and answer.get("ownership") is not None)
-    deeper = min(100_000, THINK_FACTOR * max(stored_visits, config.analysis_visits))
-    c = st.columns(3)
-    one = c[0].button("Analyse this position", key="replay_ask", disabled=(answer is not None and has_owner)
-                      or not allowed, width="stretch",
-                      help="Asks again where the stored analysis has no ownership")
-    whole = c[1].button(f"Analyse the game ({len(missing)} left)", key="replay_all",
-                        disabled=not missing or not allowed, type="primary", width="stretch",
-                        help="Every position not analysed yet, spread over all engine workers")
-    longer = c[2].button(f"Think longer ({deeper} visits)", key="replay_think", disabled=not allowed,
-                         width="stretch", icon=":material/hourglass_top:",
-                         help="A deeper search of this position, shown as it grows; the deeper answer is stored")
-    if longer and require("analyse"):
-        think(services, detail, keys, n, deeper)
-        return
-    numbers = [n] if one else (missing if whole else [])
-    if not numbers or not require("analyse"):
-        return
-    workers = sum(p.online for p in feed.presence("engine"))
-    bar = st.progress(0.0, text=f"Asking {workers} engine worker(s) about {len(numbers)} position(s)…")
-
-    def progress(done: int, total: int) -> None:
-        bar.progress(done / max(1, total), text=f"{done} of {total} positions analysed")
-
-    visits = max(config.analysis_visits, stored_visits) if one else config.analysis_visits
-    run = analyse_positions(feed, services.store, detail, keys, numbers, visits=visits,
-                            timeout_s=batch_timeout(config.analysis_timeout_s, len(numbers), workers),
-                            progress=progress)
-    st.session_state["replay_run"] = (run.stored, dict(list(run.failed.items())[:5]), len(run.failed), run.seconds)
-    fresh()
-    st.rerun()
-
-
-def think(services: Services, detail: GameDetail, keys: dict, n: int, visits: int) -> None:
-    """Think longer about the position after ``n`` moves: each partial answer shown in
-    place (visits, best move, win rate), the final one stored, then the page runs again."""
-    shown = st.empty()
-
-    def grown(answer: Mapping[str, Any]) -> None:
-        best = (answer.get("moves") or [{}])[0]
-        shown.info(f"Thinking… {answer['root']['visits']} visits · best {best.get('move', '?')} · "
-                   f"black {100 * float(answer['root']['winrate_black']):.1f}%", icon=":material/hourglass_top:")
-
-    shown.info(f"Thinking about move {n} with {visits} visits…", icon=":material/hourglass_top:")
-    timeout_s = services.config.analysis_timeout_s * THINK_FACTOR
-    try:
-        final, stored = think_longer(services.feed, services.store, detail, keys, n, visits=visits, timeout_s=timeout_s,
-                             on_partial=grown)
-    except (TimeoutError, EngineRequestFailed, ConnectionError, ValueError) as exc:
-        shown.error(f"Thinking longer failed: {exc}")
-        return
-    best = (final.get("moves") or [{}])[0]
-    st.session_state["replay_thought"] = (f"Thought longer: {final['root']['visits']} visits · best "
-                                          f"{best.get('move', '?')} · " + (
-                                              "stored." if stored else "the stored analysis searched more: kept."))
-    fresh()
-    st.rerun()
-
-
 def report_table(review: GameReview) -> list[dict[str, Any]]:
     rows = []
     for color in "BW":
@@ -246,69 +144,6 @@ def report_table(review: GameReview) -> list[dict[str, Any]]:
         row.update({name: p.histogram.get(name, 0) for name in CLASSES})
         rows.append(row)
     return rows
-
-
-def engine_asker(services: Services, detail: GameDetail, n: int) -> var.Asker | None:
-    """How a tried move gets the engine's answer, or None when the engine cannot be asked."""
-    if not (services.feed.has_bus and can("analyse")):
-        return None
-
-    def ask(before: list[tuple[str, str]], color: str, vertex: str) -> Mapping[str, Any]:
-        if not require("analyse"):
-            raise PermissionError("asking the engine needs the player role")
-        return try_move(services.feed, detail, n, color, vertex, before=before,
-                        visits=services.config.analysis_visits, timeout_s=services.config.analysis_timeout_s)
-
-    return ask
-
-
-def variations_panel(services: Services, detail: GameDetail, n: int, base: Position, path: var.Path,
-                     moves: list[tuple[str, str]], answer: Mapping[str, Any] | None) -> None:
-    """Try a move by name, play the engine's answer, step back, leave, reopen a line."""
-    g = detail.game
-    tree = var.tree_for(g.id)
-    ask = engine_asker(services, detail, n)
-    pos = var.position_after(base, moves)
-    to_play = "Black" if pos.to_play == 1 else "White"
-    if moves:
-        line = " ".join(f"{c}\u00a0{v}" for c, v in moves)
-        st.markdown(f"**Variation from move {n}:** {line} · the stored game is unchanged.")
-    else:
-        st.caption(f"Turn on **Try moves on the board** and click a point, or name one here: {to_play} "
-                   "plays it from this position and the engine answers. The stored game is unchanged.")
-    if ask is None:
-        st.caption("The engine cannot be asked here (no broker, or not a player): the moves are tried "
-                   "without its answers.")
-    error = st.session_state.get(var.ERROR)
-    if error:
-        st.caption(f":red[{error}]")
-    reply = (answer.get("moves") or [None])[0] if (answer and moves) else None
-    if reply is not None:
-        mover = 100 * float(reply["winrate"])
-        st.markdown(f"The engine answers **{reply['move']}** ({to_play} {mover:.1f}%).")
-    c = st.columns([2, 1], vertical_alignment="bottom")
-    c[0].text_input(f"{to_play} plays", key="replay_try_text", placeholder="e.g. D4")
-    c[1].button("Try", key="replay_try_button", width="stretch", on_click=_try_typed, args=(g.id, n, base, ask))
-    c = st.columns(3)
-    c[0].button("Its answer", key="replay_try_reply", disabled=reply is None or reply["move"] == "pass",
-                on_click=var.try_point, args=(g.id, n, base, reply["move"] if reply else "", ask), width="stretch")
-    c[1].button("Back one", key="replay_try_back", disabled=not moves, on_click=var.step_back, args=(g.id, n),
-                width="stretch")
-    c[2].button("To the game", key="replay_try_leave", disabled=not moves, on_click=var.leave,
-                args=(g.id, n), width="stretch")
-    lines = tree.lines(n)
-    if lines:
-        st.caption(f"Lines tried from move {n} (kept until the browser session ends; in the SGF download):")
-        for i, nodes in enumerate(lines):
-            vertices = tuple(v.vertex for v in nodes)
-            st.button(" ".join(f"{v.color} {v.vertex}" for v in nodes), key=f"replay_line_{i}",
-                      on_click=var.open_line, args=(g.id, n, vertices), disabled=vertices == path.vertices)
-
-
-def _try_typed(game_id: str, n: int, base: Position, ask: var.Asker | None) -> None:
-    typed = str(st.session_state.get("replay_try_text") or "").strip()
-    if typed:
-        var.try_point(game_id, n, base, typed, ask)
 
 
 def sgf_download(services: Services, detail: GameDetail) -> None:
@@ -365,19 +200,6 @@ def the_board(services: Services, detail: GameDetail, n: int, base: Position, pa
         st.session_state["replay_try_clicks"] = nonce + 1
         if var.try_point(g.id, n, base, clicked, engine_asker(services, detail, n)):
             st.rerun()  # draw the line's new end (a refused point: the toast of this run stays)
-
-
-def ownership_toggle(answer: Mapping[str, Any] | None, has_bus: bool) -> None:
-    """The territory toggle; says when this position's analysis has no ownership."""
-    has_owner = bool(answer and answer.get("ownership") is not None)
-    help_text = None if has_owner else ("Not analysed yet: Analyse this position" if not answer else
-                                        "Analysed without ownership: Analyse this position to get it")
-    on = st.toggle("Show territory (ownership)", key="replay_ownership", help=help_text)
-    if on and not has_owner:
-        where = " (needs the engine workers)" if not has_bus else ""
-        st.caption(("This position is not analysed yet" if not answer else
-                    "This position was analysed without ownership")
-                   + f": **Analyse this position** gets it{where}.")
 
 
 def messages() -> None:
@@ -453,7 +275,7 @@ def render() -> None:
         if answers:
             clickable_graph(answers, review, n, last, key=f"replay_graph_{game_id}", on_move=_go)
         if answer:
-            st.markdown(markdown_table(candidates_table(answer)))
+            st.markdown(markdown_table(candidates_table(answer), SHORT_NAMES))
             cands = [m["move"] for m in answer["moves"][:5] if m.get("pv")]
             if cands:
                 st.segmented_control("Show the line of", cands, key="replay_line",
@@ -474,7 +296,7 @@ def render() -> None:
             sgf_download(services, detail)
         with st.expander("Try another move here", icon=":material/science:", expanded=bool(tried)):
             if can("analyse"):
-                variations_panel(services, detail, n, base, path, tried, answer)
+                var.panel(detail, n, base, path, tried, answer, engine_asker(services, detail, n))
             else:
                 st.caption("Trying moves needs the player role.")
 

@@ -12,8 +12,8 @@ Clicking: an invisible bar fills each move's column from top to bottom, so a cli
 anywhere above or below a move (not only on its marker) selects it;
 ``clickable_graph`` calls ``on_move(n)`` from the chart's selection callback, before
 the page runs again. Its key changes after each click (not with each step, which
-would draw the chart anew), so the next click is a new selection. Not checked: that ``answers`` belong to the game (the store matches them
-by position).
+would draw the chart anew), so the next click is a new selection. Not checked: that
+``answers`` belong to the game (the store matches them by position).
 """
 
 from __future__ import annotations

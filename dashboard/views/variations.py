@@ -11,6 +11,9 @@ end of that line: an illegal point is refused with a toast (it floats over the p
 so nothing under it moves) and the reason kept for the panel; a legal one is added,
 with the engine's answer when the engine can be asked (``ask``).
 
+``panel`` draws the controls: the line shown, the engine's answer, a point to try by
+name, play the answer, back one, back to the game, and every line tried from here.
+
 Not kept: the tree outlives neither the browser session nor a restart (the store
 keeps games as one line of moves).
 """
@@ -202,3 +205,51 @@ def leave(game_id: str, n: int) -> None:
 def open_line(game_id: str, n: int, vertices: tuple[str, ...]) -> None:
     st.session_state[PATH] = Path(game_id, n, vertices)
     st.session_state.pop(ERROR, None)
+
+
+def panel(detail: Any, n: int, base: Position, path: Path, moves: list[tuple[str, str]],
+          answer: Mapping[str, Any] | None, ask: Asker | None) -> None:
+    """Try a move by name, play the engine's answer, step back, leave, reopen a line."""
+    g = detail.game
+    tree = tree_for(g.id)
+    pos = position_after(base, moves)
+    to_play = "Black" if pos.to_play == 1 else "White"
+    if moves:
+        line = " ".join(f"{c}\u00a0{v}" for c, v in moves)
+        st.markdown(f"**Variation from move {n}:** {line} · the stored game is unchanged.")
+    else:
+        st.caption(f"Turn on **Try moves on the board** and click a point, or name one here: {to_play} "
+                   "plays it from this position and the engine answers. The stored game is unchanged.")
+    if ask is None:
+        st.caption("The engine cannot be asked here (no broker, or not a player): the moves are tried "
+                   "without its answers.")
+    error = st.session_state.get(ERROR)
+    if error:
+        st.caption(f":red[{error}]")
+    reply = (answer.get("moves") or [None])[0] if (answer and moves) else None
+    if reply is not None:
+        mover = 100 * float(reply["winrate"])
+        st.markdown(f"The engine answers **{reply['move']}** ({to_play} {mover:.1f}%).")
+    c = st.columns([2, 1], vertical_alignment="bottom")
+    c[0].text_input(f"{to_play} plays", key="replay_try_text", placeholder="e.g. D4")
+    c[1].button("Try", key="replay_try_button", width="stretch", on_click=_try_typed, args=(g.id, n, base, ask))
+    c = st.columns(3)
+    c[0].button("Its answer", key="replay_try_reply", disabled=reply is None or reply["move"] == "pass",
+                on_click=try_point, args=(g.id, n, base, reply["move"] if reply else "", ask), width="stretch")
+    c[1].button("Back one", key="replay_try_back", disabled=not moves, on_click=step_back, args=(g.id, n),
+                width="stretch")
+    c[2].button("To the game", key="replay_try_leave", disabled=not moves, on_click=leave,
+                args=(g.id, n), width="stretch")
+    lines = tree.lines(n)
+    if lines:
+        st.caption(f"Lines tried from move {n} (kept until the browser session ends; in the SGF download):")
+        for i, nodes in enumerate(lines):
+            vertices = tuple(v.vertex for v in nodes)
+            st.button(" ".join(f"{v.color} {v.vertex}" for v in nodes), key=f"replay_line_{i}",
+                      on_click=open_line, args=(g.id, n, vertices), disabled=vertices == path.vertices)
+
+
+def _try_typed(game_id: str, n: int, base: Position, ask: Asker | None) -> None:
+    typed = str(st.session_state.get("replay_try_text") or "").strip()
+    if typed:
+        try_point(game_id, n, base, typed, ask)
