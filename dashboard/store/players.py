@@ -11,9 +11,8 @@ adaptive level stored on a player.
 
 A game keeps its record names (``games.black``/``white``) for ever; only the links
 (``black_player_id``/``white_player_id``) change. Functions take an open ``Session``
-and do not commit. ``player_for`` may create a player: two writers creating the same
-name at once make one fail with ``IntegrityError`` (``dashboard.ingest`` retries once;
-other callers hold the write lock, see ``Store.session(write=True)``).
+and do not commit. ``player_for`` may create a player, in a savepoint: when another
+writer created the same name first, it takes that one.
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ from datetime import datetime, timezone
 from typing import Iterable, Sequence
 
 from sqlalchemy import func, or_, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from dashboard import ladder
@@ -101,8 +101,12 @@ def player_for(session: Session, name: str, kind: str = "human", *, create: bool
         levels = ladder.default_levels() if levels is None else levels
         level = ladder.level_in_name(name, levels or []) if kind == "engine" else None
         player = Player(key=key, name=" ".join(name.split())[:MAX_NAME], kind=kind, level=level, created_at=_now())
-        session.add(player)
-        session.flush()
+        try:
+            with session.begin_nested():  # another writer may create the same name first (PostgreSQL)
+                session.add(player)
+        except IntegrityError:
+            player = session.scalars(select(Player).where(Player.key == key)).one()
+            return resolve(session, player)
         return player
     return resolve(session, player)
 
