@@ -202,6 +202,15 @@ class Store:
         with self.session() as s:
             return players.level_of(s, name)
 
+    def suggested_level(self, name: str, levels: Sequence[str] | None = None) -> str | None:
+        """The opponent level to offer ``name`` before a game (the Play page): their
+        adaptive level, or the weakest for a newcomer (``ladder.suggested_level``);
+        ``levels`` default to ``gobuddy.ai.levels``'s names."""
+        from dashboard import ladder
+
+        levels = ladder.default_levels() if levels is None else levels
+        return ladder.suggested_level(self.player_level(name), levels or [])
+
     def set_player_level(self, player_id: int, level: str | None) -> None:
         with self.session(write=True) as s:
             players.set_level(s, player_id, level)

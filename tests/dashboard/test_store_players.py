@@ -144,6 +144,7 @@ def test_the_ladder_steps_at_the_end_of_each_game_against_a_level(store, monkeyp
         assert store.player_level("ana") == after, (engine, result)
     ana = store.player_named("Ana")
     assert len(store.player_history(ana.id).level_changes) == 6
+    assert store.suggested_level("ana", LEVELS) == "20 kyu" and store.suggested_level("nobody", LEVELS) == "30 kyu"
     send(store, WireGame("e-0", players=("Ana", "gobuddy 15 kyu"), mode="vs_engine").play("E5").end("B+R", "resign"))
     assert store.player_level("ana") == "20 kyu"  # a redelivered end changes nothing
 
