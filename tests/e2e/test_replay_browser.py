@@ -122,8 +122,10 @@ def test_a_mistake_click_keeps_the_board_in_view_and_the_graph_jumps(served, pag
     screenshot(page, "replay-move-list")
     assert in_view(page, board)
 
+    wait_idle(page)
     graph = page.locator(".js-plotly-plot").filter(has=page.locator(".barlayer")).first
     graph.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)  # plotly redraws after the run and attaches its click handlers
     column = graph.locator(".barlayer .point").nth(7)
     box = column.bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.3)  # well above the line
