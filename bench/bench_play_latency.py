@@ -171,6 +171,8 @@ class Figures:
     search: list[float] = field(default_factory=list)  # the worker's own search time (ms)
     hint: list[float] = field(default_factory=list)
     hint_engine: list[float] = field(default_factory=list)
+    share: list[float] = field(default_factory=list)  # click -> stone less the engine's round trip
+    hint_share: list[float] = field(default_factory=list)
     missed: int = 0
 
 
@@ -208,6 +210,7 @@ def play(page: Any, log: BusLog, moves: int, hints: int, seed: int) -> Figures:
                 trip = log.round_trip_after("hint", sent - 5)
                 if trip:
                     out.hint_engine.append(trip[0])
+                    out.hint_share.append(shown - sent - trip[0])
             page.wait_for_timeout(300)
         vertex = choose_move(list(log.moves), rng)
         if vertex is None:
@@ -217,17 +220,19 @@ def play(page: Any, log: BusLog, moves: int, hints: int, seed: int) -> Figures:
         sent = time.time() * 1000
         click_vertex(page, vertex)
         shown = wait_shown(page, str(count + 2), 30)
-        if shown is None:
+        if shown is None:  # (a click lost while the board was being drawn again, say)
             out.missed += 1
-            page.reload()
-            page.get_by_text("Your move").wait_for(timeout=60_000)
+            page.reload()  # a new browser session: the game is gone, start another
+            page.get_by_role("button", name="Start the game").wait_for(timeout=60_000)
             page.evaluate(OBSERVER)
+            start_game(page)
             continue
         out.stone.append(shown - sent)
         trip = log.round_trip_after("genmove", sent - 5)
         if trip:
             out.engine.append(trip[0])
             out.search.append(trip[1])
+            out.share.append(shown - sent - trip[0])
         done += 1
         page.wait_for_timeout(400)  # plotly attaches its click handlers after drawing
     return out
@@ -268,18 +273,16 @@ def row(label: str, values: list[float]) -> str:
 
 
 def report(name: str, load: int, f: Figures) -> list[str]:
-    overhead = [s - e for s, e in zip(f.stone, f.engine)] if len(f.stone) == len(f.engine) else []
-    hint_overhead = [s - e for s, e in zip(f.hint, f.hint_engine)] if len(f.hint) == len(f.hint_engine) else []
     lines = [f"**{name}** ({'no load' if not load else f'{load} busy loops (`while True: pass`, not niced)'}; "
              f"{f.missed} not shown within 30 s):\n",
              "| what | n | p50 ms | p95 ms | p99 ms | mean ms |", "|---|---|---|---|---|---|",
              row("click -> engine stone shown", f.stone),
              row("  of which the engine (request -> answer on the broker)", f.engine),
-             row("  the page's share (the rest)", overhead),
+             row("  the page's share (the rest)", f.share),
              row("  the worker's own search", f.search),
              row("Hint click -> top five shown", f.hint),
              row("  of which the engine", f.hint_engine),
-             row("  the page's share", hint_overhead), ""]
+             row("  the page's share", f.hint_share), ""]
     return lines
 
 
