@@ -155,6 +155,9 @@ def test_pointing_at_a_candidate_shows_its_line(served, page):
 
 def test_live_has_its_own_address(served, page):
     server, _, _ = served
+    page.goto(server.url("no-such-page"))  # what the check below would see, were /live unknown
+    wait_for_app(page)
+    page.get_by_text("Page not found").first.wait_for(timeout=10_000)
     page.goto(server.url("live"))
     wait_for_app(page)
     page.wait_for_timeout(1500)
