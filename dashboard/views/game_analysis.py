@@ -116,14 +116,14 @@ def think_longer(feed: LiveFeed, store: Store, detail: GameDetail, keys: dict[in
     was stored. Raises ``TimeoutError``,
     ``EngineRequestFailed``, ``ConnectionError``, or ``ValueError`` when the answer is for
     another position (not stored)."""
+    if feed.client is None:
+        raise ConnectionError("the dashboard runs without a broker (--no-bus)")
     g, key = detail.game, keys[n]
     request = position_request("analysis", size=g.size, komi=g.komi, rules=g.rules, setup=detail.setup,
                                moves=moves_upto(detail, n), to_play=key.to_play, visits=visits,
                                timeout_s=timeout_s, include_ownership=True)
     request = dataclasses.replace(request, report_every_ms=report_every_ms)
     partials: queue.Queue = queue.Queue()
-    if feed.client is None:
-        raise ConnectionError("the dashboard runs without a broker (--no-bus)")
     future = feed.client.request_async(request, on_partial=partials.put)
     deadline = time.monotonic() + timeout_s + 1.0
     while not future.done():
@@ -135,6 +135,8 @@ def think_longer(feed: LiveFeed, store: Store, detail: GameDetail, keys: dict[in
             continue
         if on_partial is not None:
             on_partial(partial.to_dict())
+    while on_partial is not None and not partials.empty():  # those that came just before the final one
+        on_partial(partials.get_nowait().to_dict())
     answer = future.result()
     pk = answer.position_key
     if pk.hash != key.hash or pk.move_count != n:
