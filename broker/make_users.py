@@ -12,6 +12,7 @@ Accounts, one per running client (the broker binds each client id to its account
 | ``engine-<n>`` (``--engines N``) | ``engine`` | its username |
 | ``recorder`` | ``recorder`` | ``recorder`` |
 | ``dashboard`` | ``dashboard`` | ``dashboard`` |
+| ``reviewer`` | ``reviewer`` | ``reviewer``: ``python -m dashboard.review`` asks the engine as a dashboard client |
 | ``observer`` and ``observer-<name>`` (``--observers``) | ``observer`` | its username |
 | ``health`` | (none) | ``health``: reads ``$SYS/broker/uptime`` only (container health checks) |
 
@@ -94,29 +95,36 @@ POLICY: dict[str, tuple[tuple[str, str], ...]] = {
         *((("publishClientSend", f"{ROOT}/board/{board}/{family}") for board in _WEB_BOARDS
            for family in ("event", "state"))),
     ),
+    # The game reviewer (``python -m dashboard.review``) reads the bus as the dashboard
+    # does and asks the engine as itself; it writes nothing else.
+    "reviewer": (*_READ_ALL, ("publishClientSend", f"{ROOT}/engine/request/dashboard/%u")),
     "observer": (*_READ_ALL, ("subscribePattern", "$SYS/#"), ("publishClientReceive", "$SYS/#")),
     HEALTH: (("subscribeLiteral", "$SYS/broker/uptime"), ("publishClientReceive", "$SYS/broker/uptime")),
 }
-PUBLISHES_PRESENCE = ("board", "engine", "recorder", "dashboard")
+PUBLISHES_PRESENCE = ("board", "engine", "recorder", "dashboard", "reviewer")
+# The bus role (``gobuddy.bus.topics.ROLES``) an account's presence and requests go under,
+# where it is not the account's own role.
+BUS_ROLE = {"reviewer": "dashboard"}
+REVIEWER = "reviewer"
 
 
 def role_of(username: str) -> str:
     """The role an account plays: ``board-x`` → board, ``engine-2`` → engine,
     ``observer-ann`` → observer, ``recorder`` → recorder; raise ``ValueError`` otherwise."""
-    if username == HEALTH:
-        return HEALTH
+    if username in (HEALTH, REVIEWER):
+        return username
     if is_physical_board_id(username):
         return "board"
     role, dash, instance = username.partition("-")
-    if role in PUBLISHES_PRESENCE[1:] + ("observer",) and (not dash or _NAME.match(instance)):
+    if role in ("engine", "recorder", "dashboard", "observer") and (not dash or _NAME.match(instance)):
         return role
     raise ValueError(f"{username!r} is not an account name (board-<name>, engine-<n>, recorder, dashboard, "
-                     f"observer[-<name>], {HEALTH})")
+                     f"{REVIEWER}, observer[-<name>], {HEALTH})")
 
 
 def accounts(boards: list[str], engines: int = 2, observers: list[str] | None = None) -> list[str]:
     """Every username: the boards (validated as ``board-<name>``), ``engine-1`` ..
-    ``engine-<engines>``, the recorder, the dashboard, the observers, ``health``."""
+    ``engine-<engines>``, the recorder, the dashboard, the reviewer, the observers, ``health``."""
     for board in boards:
         if not is_physical_board_id(board):
             raise ValueError(f"{board!r} is not a physical board id (board-<name>: a-z, 0-9, inner '-')")
@@ -126,7 +134,7 @@ def accounts(boards: list[str], engines: int = 2, observers: list[str] | None = 
     for name in names:
         if name != "observer" and not (name.startswith("observer-") and _NAME.match(name)):
             raise ValueError(f"{name!r} is not an observer account (observer or observer-<name>)")
-    result = [*boards, *(f"engine-{n}" for n in range(1, engines + 1)), "recorder", "dashboard", *names, HEALTH]
+    result = [*boards, *(f"engine-{n}" for n in range(1, engines + 1)), "recorder", "dashboard", REVIEWER, *names, HEALTH]
     if len(set(result)) != len(result):
         raise ValueError("an account is listed twice")
     return result
@@ -135,7 +143,8 @@ def accounts(boards: list[str], engines: int = 2, observers: list[str] | None = 
 def acls_for(username: str) -> list[dict[str, object]]:
     """The dynamic-security ACL entries of one account (``%u`` made literal)."""
     role = role_of(username)
-    rules = list(POLICY[role]) + ([(kind, topic.format(role=role)) for kind, topic in _OWN]
+    bus_role = BUS_ROLE.get(role, role)
+    rules = list(POLICY[role]) + ([(kind, topic.format(role=bus_role)) for kind, topic in _OWN]
                                   if role in PUBLISHES_PRESENCE else [])
     return [{"acltype": kind, "topic": topic.replace("%u", username), "priority": 0, "allow": True}
             for kind, topic in rules]

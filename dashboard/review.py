@@ -1,7 +1,7 @@
 """Reviewing finished games: every position analysed, the report stored, once per game.
 
     python -m dashboard.review --db sqlite:///var/gobuddy.db \\
-        --username dashboard --password-file var/broker/secrets/dashboard.password
+        --username reviewer --password-file var/broker/secrets/reviewer.password [--watch 30]
     python -m dashboard.review --db sqlite:///var/gobuddy.db --no-engine   # stored analyses only
 
 A game gets its result -> ``dashboard.ingest`` marks it ``pending``. This command (or the
@@ -16,10 +16,10 @@ positions could not all be analysed is stored ``partial`` (``--retry-partial`` t
 those again). Each game is its own transaction: stopping and starting again goes on
 where it stopped (resumable); progress is one line per game on standard output.
 
-The bus account: the command connects as ``--username`` with that account's client id,
-so while the dashboard runs under ``dashboard`` the command needs an account of its own
-with the dashboard's rights (``dashboard-review``; ``broker/make_users.py`` makes the
-accounts), or ``--no-engine``.
+The bus account: ``reviewer`` (``broker/make_users.py`` makes it: it reads the bus and asks
+the engine as itself, nothing else), or ``--no-engine``. With ``--watch SECONDS`` the
+command is a service (``make run`` starts it): it looks for finished games every SECONDS,
+and tries the partially reviewed ones again every tenth look.
 """
 
 from __future__ import annotations
@@ -184,13 +184,16 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m dashboard.review",
                                 description="Review every finished game not reviewed yet: analyse its positions "
                                             "with the engine workers and store each player's report.")
-    add_broker_arguments(p, default_username="dashboard")
+    add_broker_arguments(p, default_username="reviewer")
     p.add_argument("--db", default=DEFAULT_DB_URL, help=f"SQLAlchemy URL of the history (default {DEFAULT_DB_URL})")
     p.add_argument("--visits", type=int, default=DEFAULT_VISITS, help=f"visits per position (default {DEFAULT_VISITS})")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds for one position's answer (default 30)")
     p.add_argument("--limit", type=int, default=None, help="review at most this many games")
     p.add_argument("--retry-partial", action="store_true", help="also games reviewed before without every position")
     p.add_argument("--no-engine", action="store_true", help="judge only what is stored; ask no engine")
+    p.add_argument("--watch", type=float, default=None, metavar="SECONDS",
+                   help="keep running: look for finished games every SECONDS (a service; games reviewed "
+                        "partially are tried again every tenth look)")
     p.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     return p
 
@@ -198,6 +201,10 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     p = parser()
     args = p.parse_args(argv)
+    if args.watch is not None and args.watch <= 0:
+        p.error(f"--watch must be a positive number of seconds, got {args.watch:g}")
+    if args.username == "dashboard" and args.watch is not None:
+        log.warning("reviewing as 'dashboard' knocks a running dashboard off the broker; use the reviewer account")
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)
     store = Store.open(args.db)
@@ -214,13 +221,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 1
             feed.wait_for(lambda f: any(x.online for x in f.presence("engine")), 5.0)
             analyse = engine_analyser(feed, store, visits=args.visits, timeout_s=args.timeout)
-        waiting = store.review_counts()
-        print(f"waiting: {waiting.get('pending', 0)} pending, {waiting.get('partial', 0)} partial, "
-              f"{waiting.get('done', 0)} reviewed", flush=True)
-        run = review_pending(store, analyse, partial=args.retry_partial, limit=args.limit,
-                             progress=lambda i, n, r: print(line(i, n, r), flush=True))
-        print(f"reviewed {len(run.games)} game(s) in {run.seconds:.1f} s: {run.done} done, "
-              f"{len(run.games) - run.done} partial", flush=True)
+        looks = 0
+        while True:
+            waiting = store.review_counts()
+            if args.watch is None or waiting.get("pending", 0) or (looks % 10 == 9 and waiting.get("partial", 0)):
+                print(f"waiting: {waiting.get('pending', 0)} pending, {waiting.get('partial', 0)} partial, "
+                      f"{waiting.get('done', 0)} reviewed", flush=True)
+                run = review_pending(store, analyse, partial=args.retry_partial or looks % 10 == 9,
+                                     limit=args.limit, progress=lambda i, n, r: print(line(i, n, r), flush=True))
+                print(f"reviewed {len(run.games)} game(s) in {run.seconds:.1f} s: {run.done} done, "
+                      f"{len(run.games) - run.done} partial", flush=True)
+            if args.watch is None:
+                break
+            looks += 1
+            time.sleep(args.watch)
         return 0
     finally:
         if feed is not None:

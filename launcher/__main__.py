@@ -1,8 +1,8 @@
 """``python -m launcher`` (``make run``): the whole system on one machine.
 
 Starts, in order: Mosquitto with the project's configuration (accounts and ACL made by
-``broker/``), two engine workers, the recorder, the dashboard and the edge agent on the
-simulated board; prints where to look (the dashboard's address, and the broker with the
+``broker/``), two engine workers, the recorder, the game reviewer (``dashboard.review
+--watch``), the dashboard and the edge agent on the simulated board; prints where to look (the dashboard's address, and the broker with the
 read-only ``observer`` account so any MQTT client can watch); and on Ctrl-C (or when one
 service dies) stops everything, newest first. Everything it writes lives under
 ``--var`` (default ``var/``, ignored by git): broker data and log, the accounts (one
@@ -216,6 +216,9 @@ def run(config: LaunchConfig) -> None:
                                                "--model", str(config.model), "--visits", str(config.visits),
                                                "--threads", "1"])
         launcher.start("recorder", [py, "-m", "dashboard.recorder", *account("recorder"), "--db", db_url])
+        # every finished game reviewed (its positions analysed, each player's report stored)
+        launcher.start("reviewer", [py, "-m", "dashboard.review", *account("reviewer"), "--db", db_url,
+                                    "--watch", "30", "--log-level", "INFO"])
         dashboard = launcher.start("dashboard", [
             py, "-m", "streamlit", "run", str(REPO / "dashboard" / "app.py"), "--server.headless", "true",
             "--server.address", config.dashboard_address, "--server.port", str(config.dashboard_port),

@@ -61,6 +61,12 @@ PUBLISH_TABLE = [
     ("dashboard", "gobuddy/v1/board/dashboard/event", DENIED),
     ("dashboard", "gobuddy/v1/engine/request/board/board-1", DENIED),
     ("dashboard", "gobuddy/v1/engine/response/board/board-1", DENIED),
+    ("reviewer", "gobuddy/v1/engine/request/dashboard/reviewer", OK),   # asks the engine as itself
+    ("reviewer", "gobuddy/v1/status/dashboard/reviewer", OK),
+    ("reviewer", "gobuddy/v1/engine/request/dashboard/dashboard", DENIED),
+    ("reviewer", "gobuddy/v1/board/web-1/event", DENIED),                # plays no games
+    ("reviewer", "gobuddy/v1/board/board-1/command", DENIED),
+    ("reviewer", BOARD1_EVENT, DENIED),
     ("recorder", "gobuddy/v1/status/recorder/recorder", OK),
     ("recorder", "gobuddy/v1/board/board-1/stored", OK),
     ("board-1", "gobuddy/v1/board/board-1/stored", DENIED),              # only the recorder says what it stored

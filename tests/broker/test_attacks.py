@@ -60,8 +60,8 @@ def close(*clients: mqtt.Client) -> None:
 
 
 def test_the_enumeration_covers_every_role(broker: MosquittoBroker) -> None:
-    assert {role_of(name) for name in broker.accounts} == {"board", "engine", "recorder", "dashboard", "observer",
-                                                           "health"}
+    assert {role_of(name) for name in broker.accounts} == {"board", "engine", "recorder", "dashboard", "reviewer",
+                                                           "observer", "health"}
 
 
 def test_only_engine_accounts_can_join_the_engine_group(broker: MosquittoBroker) -> None:

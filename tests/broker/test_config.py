@@ -79,7 +79,7 @@ def test_make_users_writes_one_private_secret_per_account_and_keeps_them(tmp_pat
     args = ["--dynsec", str(tmp_path / "broker" / "dynsec.json"), "--secrets-dir", str(tmp_path / "secrets")]
     make_users.main(["--boards", "board-1", *args])
     first = make_users.read_secrets(tmp_path / "secrets")
-    assert sorted(first) == ["board-1", "dashboard", "engine-1", "engine-2", "health", "observer", "recorder"]
+    assert sorted(first) == ["board-1", "dashboard", "engine-1", "engine-2", "health", "observer", "recorder", "reviewer"]
     make_users.main(["--boards", "board-1", "board-2", "--engines", "3", *args])
     second = make_users.read_secrets(tmp_path / "secrets")
     assert {k: second[k] for k in first} == first and {"board-2", "engine-3"} <= set(second)

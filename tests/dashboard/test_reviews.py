@@ -149,3 +149,38 @@ def test_the_command_reviews_what_is_stored(tmp_path, capsys):
     assert out[-1].startswith("reviewed 1 game(s)")
     assert review.main(["--db", url, "--no-engine"]) == 0
     assert "reviewed 0 game(s)" in capsys.readouterr().out
+
+
+def test_watching_reviews_a_game_that_finishes_later(tmp_path):
+    """``--watch``: the service keeps looking, and a game finished while it runs is reviewed."""
+    import subprocess
+    import sys
+    import time
+
+    url = f"sqlite:///{tmp_path / 'watch.db'}"
+    Store.open(url).close()
+    proc = subprocess.Popen([sys.executable, "-m", "dashboard.review", "--db", url, "--no-engine", "--watch", "0.3"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        time.sleep(1.0)
+        assert proc.poll() is None, proc.stdout.read()
+        store = Store.open(url)
+        g = WireGame("g-1", players=("Ana", "Ben"), t0=T0).play(MOVES)
+        send(store, *g.events)
+        store_answers(store, "g-1")
+        send(store, g.end("W+R", "resign"))  # finished only now, every position analysed
+        deadline = time.monotonic() + 30
+        while store.games_to_review() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert store.games_to_review() == []
+        store.close()
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=10)
+    assert "[1/1] g-1: 7 positions, 0 asked (0 answered), 6 moves judged, done" in out, out
+
+
+def test_watch_needs_a_positive_interval(capsys):
+    with pytest.raises(SystemExit):
+        review.main(["--no-engine", "--watch", "0"])
+    assert "--watch must be a positive number of seconds" in capsys.readouterr().err

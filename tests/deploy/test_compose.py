@@ -47,7 +47,7 @@ def test_compose_file_is_valid(rendered):
 
 # service -> the secrets it may hold (its own account's password, and the CA to check the broker)
 OWN_SECRETS = {"broker": {"health"}, "engine-1": {"ca.crt", "engine-1"}, "engine-2": {"ca.crt", "engine-2"},
-               "recorder": {"ca.crt", "recorder"}, "dashboard": {"ca.crt", "dashboard", "dashboard.crt", "dashboard.key"}, "edge": {"ca.crt", "board"},
+               "recorder": {"ca.crt", "recorder"}, "reviewer": {"ca.crt", "reviewer"}, "dashboard": {"ca.crt", "dashboard", "dashboard.crt", "dashboard.key"}, "edge": {"ca.crt", "board"},
                "db": set()}
 
 

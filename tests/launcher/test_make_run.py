@@ -1,5 +1,5 @@
 """`make run` end to end: `python -m launcher` brings up the broker, two engine workers,
-the recorder, the dashboard and the simulated board; the board calibrates for colour
+the recorder, the game reviewer, the dashboard and the simulated board; the board calibrates for colour
 sensing (its auto-player lays the reference stones) and says so in its retained status;
 its auto-played moves reach the database; SIGTERM stops every service it started."""
 
@@ -39,14 +39,15 @@ def alive(pid: int) -> bool:
     return True
 
 
-def board_status(var: Path, port: int, board_id: str, timeout_s: float = 15.0) -> dict:
-    """The board's retained status as the broker holds it, read with the ``observer``
-    account and its password file, as the launcher made them (waits for one that is online)."""
+def board_status(var: Path, port: int, board_id: str, timeout_s: float = 15.0, role: str = "board") -> dict:
+    """A client's (by default the board's) retained status as the broker holds it, read
+    with the ``observer`` account and its password file, as the launcher made them
+    (waits for one that is online)."""
     password = (var / "broker" / "secrets" / "observer.password").read_text().strip()
     seen: list[dict] = []
     client = BusClient(BusConfig(client_id="observer", role="observer", port=port, username="observer",
                                  password=password))
-    client.subscribe(topics.status("board", board_id), lambda r: seen.append(r.message.to_dict()))
+    client.subscribe(topics.status(role, board_id), lambda r: seen.append(r.message.to_dict()))
     client.start()
     try:
         deadline = time.time() + timeout_s
@@ -96,11 +97,12 @@ def test_launcher_runs_the_whole_system_and_stops_it(tmp_path):
         assert "calibration" not in details, details  # calibrated before the first game, and over
         with urllib.request.urlopen(f"http://127.0.0.1:{dashboard_port}/_stcore/health", timeout=10) as r:
             assert r.read().decode() == "ok"
+        board_status(var, broker_port, "reviewer", role="dashboard")  # the game reviewer is on the bus
     finally:
         proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=60)
     pids = [int(line.split("pid")[1].split()[0]) for line in out.splitlines() if " started " in line]
-    assert len(pids) == 6, out  # broker, 2 workers, recorder, dashboard, edge
+    assert len(pids) == 7, out  # broker, 2 workers, recorder, reviewer, dashboard, edge
     assert "Dashboard:  http://127.0.0.1:" in out and "observer" in out
     assert all(not alive(pid) for pid in pids), out
 
