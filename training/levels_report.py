@@ -35,8 +35,15 @@ SOURCES = """\
   board sizes": 4.5 to 7 grades), and nobody has published how even-game win rates per
   grade change on 9x9. So the ranks below say where a level stands *if* 9x9 results
   follow the 19x19 scale around an 8 kyu GNU Go. Treat every estimate as plus or
-  minus 3 grades or more near GNU Go, and as a rough order of size far from it
-  (30 kyu and 25 kyu are many hundreds of Elo below anything with a published rank).
+  minus 3 grades or more near GNU Go, and as a rough order of size far from it.
+- **Two readings of the weak end.** If the 19x19 scale holds on 9x9, the weak levels
+  are closer together than their names say (the table's estimates), and a true
+  beginner will find even "30 kyu" hard. If a grade is worth fewer Elo on 9x9 than on
+  19x19, as the small-board handicap ratios above suggest (fewer moves give the
+  stronger player fewer chances to pull ahead), the same Elo gaps span more grades and
+  the names are closer to the truth. The weakest level cannot be made much weaker
+  within the rules it keeps (it already plays a uniformly random sensible move near
+  the last ones); only games against rated human beginners can settle the names.
 - **Intervals.** The Elo intervals are 95% bootstrap percentiles over the games
   (matches resampled within themselves), relative to GNU Go level 10. One virtual draw
   on each step between adjacent levels keeps the fit finite when a pair of adjacent
