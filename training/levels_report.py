@@ -29,8 +29,8 @@ SOURCES = """\
   20 kyu down to 70 at 7 dan (`a = 200 - (GoR - 100) / 20`). In Elo that is about 87
   points a grade at 20 kyu, 124 at 8 kyu and 174 at 1 dan; below 20 kyu the EGF gives
   no figures and `a` is held at 200 (about 87 Elo a grade, an extrapolation).
-- **9x9 is not 19x19.** The EGF figures come from 19x19 games. On small boards a
-  grade is worth much less of a handicap stone (Wikipedia, "Go handicaps", small board
+- **9x9 is not 19x19.** The EGF figures come from 19x19 games. On small boards one
+  handicap stone covers several grades (Wikipedia, "Go handicaps", small board
   handicaps: one 9x9 stone is about 6 grades; Sensei's Library, "Handicap for smaller
   board sizes": 4.5 to 7 grades), and nobody has published how even-game win rates per
   grade change on 9x9. So the ranks below say where a level stands *if* 9x9 results
@@ -119,9 +119,10 @@ def write_report(path: Path, ladder: Ladder, scores: dict[tuple[str, str], list[
     rows: list[tuple[str, str]] = [(name, level_id(name)) for name in level_names if level_id(name) in ladder.elo]
     engines = sorted((p for p in ladder.elo if p.startswith("gnugo-")), key=lambda p: int(p.split("-")[1]))
     rows += [(f"GNU Go 3.8 level {p.split('-')[1]}", p) for p in engines]
+    total = sum(len(s) for (a, b), s in scores.items() if a < b)
     lines = ["# Opponent levels: calibration", "",
              f"Written by `python -m training.levels` on {dt.date.today().isoformat()} from the games in "
-             f"`{Path(settings['out']).name}/` (9x9, komi 7, area scoring, colours alternating, 2 random "
+             f"`{Path(settings['out']).parent.name}/{Path(settings['out']).name}/` ({total} games; 9x9, komi 7, area scoring, colours alternating, 2 random "
              "opening moves per pair of games). Elo: Bradley-Terry maximum likelihood over all decided "
              f"games, {anchor} = 0; 95% bootstrap interval ({settings['samples']} refits).", "",
              "| level | games | Elo (95% interval) | results (wins-losses[-jigo]) against | estimated rank (range) |",
@@ -173,6 +174,9 @@ def write_report(path: Path, ladder: Ladder, scores: dict[tuple[str, str], list[
     lines += ["",
               "## Run", "", "```sh", "nice python -m training.levels            # resumable: plays only what is missing",
               "python -m training.levels --report-only    # refit and rewrite this file", "```", "",
+              "The games of 2026-11-25/26 (2-core project machine, shared with other work, run niced) took about "
+              "55 minutes of wall time (43 for the first run, 10 more when the 2 kyu level joined; most of it "
+              "in GNU Go's moves and the full level's 0.9 s moves).", "",
               "Settings: " + ", ".join(f"{k}={v}" for k, v in sorted(settings.items())
                                        if k not in ("report", "out", "report_only", "no_progress")) + "."]
     path.write_text("\n".join(lines) + "\n")
