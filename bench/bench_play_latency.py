@@ -296,7 +296,8 @@ def main(argv: list[str] | None = None) -> None:
     print("## Play page latency (click -> the engine's stone in the browser)\n")
     print("The real stack (Mosquitto, `python -m engine_worker` with a small random-weight model, the recorder, "
           "`streamlit run`), headless Chromium clicking the Play page's board as a person does; times from the "
-          "click to the first board image that shows the move (a MutationObserver in the page).\n")
+          "click to the first board that shows the move (a MutationObserver in the page: the SVG board, or the image "
+          "under the plotly layer the page drew before).\n")
     for variant in args.variants.split(","):
         load = 0 if variant == "idle" else args.busy
         figures = measure(args.moves, args.hints, load)
