@@ -8,8 +8,9 @@ with neither, ``DEFAULT_PLAY_VISITS`` or ``DEFAULT_PLAY_SECONDS``, whichever com
 (``full`` is the default player; ``--list-levels`` prints the names, weakest first, and
 exits), and for varied play ``--temperature T`` over the first
 ``--temperature-moves M`` moves of a game (a move drawn with probability proportional
-to visits ** (1 / T), seeded by ``--seed``); it also registers ``kgs-genmove_cleanup``
-and ``lz-analyze``. ``final_score`` and ``final_status_list`` come from
+to visits ** (1 / T), seeded by ``--seed``); it also registers ``kgs-genmove_cleanup``,
+``lz-analyze`` and ``gobuddy-explain COLOR VERTEX`` (``engine_worker.gtp_explain``: the
+reasons for a move in plain words, one a line, the kind first). ``final_score`` and ``final_status_list`` come from
 ``gobuddy.ai.final_status.judge`` (the Play page counts with the same). ``--random`` gives the random legal-move player of
 ``gobuddy.go.playout`` instead (for protocol and rules tests). Heavy imports belong
 inside ``make_player`` so the front end starts fast.
@@ -162,6 +163,7 @@ def make_player(config: GtpConfig):
 def main(argv: list[str] | None = None) -> int:
     config = parse_args(argv)
     from gobuddy.ai.final_status import judge
+    from engine_worker.gtp_explain import register as register_explain
     from gobuddy.go.gtp_engine import Game, GtpEngine
 
     game = Game(config.boardsize, config.komi, superko=config.superko)
@@ -169,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     engine = GtpEngine(player, game, final_status=judge)
     if hasattr(player, "register"):  # the search player adds kgs-genmove_cleanup, lz-analyze
         player.register(engine)
+    register_explain(engine, player)  # gobuddy-explain COLOR VERTEX
     engine.run(sys.stdin, sys.stdout)
     return 0
 
