@@ -196,3 +196,23 @@ def test_a_counted_game_on_the_page(open_app, app_store, app_broker, stand_in_wo
     assert any(s.value == "Game over: B+38 (score)" for s in at.success)
     assert any("Counted dead: White C9" in c.value for c in at.caption)
     assert wait_until(lambda: (g := app_store.list_games().games) and g[0].result == "B+38")
+
+
+def test_a_move_is_refused_once_the_player_lost_the_role(open_app, app_store, app_broker, stand_in_worker):
+    """Moves act in widget callbacks, before any check of the page's run: each one
+    reads the account again (``allowed``) before it touches the game."""
+    from tests.dashboard.test_app_auth import set_role, sign_in, with_users
+
+    with_users(app_store)
+    at = sign_in(open_app("views/live.py", app_broker, "--auth", "on"), "pia")
+    at.switch_page("views/play.py").run()
+    assert services(at).feed.wait_for(lambda f: f.connected(), 10)
+    at.button(key="FormSubmitter:play_new-Start the game").click().run(timeout=60)
+    no_exceptions(at)
+    assert at.session_state["play_game"].moves == []
+    set_role(app_store, "pia", "viewer")
+    at.text_input(key="play_typed_point").set_value("E5")
+    at.button(key="FormSubmitter:play_typed-Play").click().run(timeout=60)
+    no_exceptions(at)
+    assert at.session_state["play_game"].moves == []  # not played, and the engine not asked
+    assert "play_pending" not in at.session_state
