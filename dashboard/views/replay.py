@@ -5,7 +5,8 @@ Left, and sticky (it stays in view while the right side scrolls): the step butto
 (Left/Right: one move, Home/End: the start and the end), the slider, and the board with
 the engine's top five, the mistakes marked on the stones in their class colour
 (``move_list.board_marks``), a candidate's line as numbered stones while the pointer is
-over it (or always, for the one chosen under "Show the line of"), and the territory
+over it (or always, for the one chosen under "Show the line of", stepped through move by
+move with its slider), and the territory
 where the analysis has an ownership. Right: the win rate and score lead over the game
 (``score_graph``: a click on a move's column goes there), the candidates, what the next
 move cost, the buttons that ask the engine (this position; the whole game spread over
@@ -187,6 +188,7 @@ def the_board(services: Services, detail: GameDetail, n: int, base: Position, pa
     if answer and chosen:
         cands = [m for m in answer["moves"][:5] if m["move"] == chosen]
         line = line_of(answer, cands[0]) if cands else []
+        line = line[:int(st.session_state.get(f"replay_line_moves_{shown_at}_{chosen}", len(line)))]
     problems = [p for p in load(services.store, g.id)[3] if p.move_number == n] if not moves else []
     svg = board_svg(g.size, pos.board, px=520, last_move=last, recommendations=recommendations(answer),
                     ownership=owner, highlights=[v for p in problems for v in p.points], move_count=shown_at,
@@ -278,9 +280,14 @@ def render() -> None:
             st.markdown(markdown_table(candidates_table(answer), SHORT_NAMES))
             cands = [m["move"] for m in answer["moves"][:5] if m.get("pv")]
             if cands:
-                st.segmented_control("Show the line of", cands, key="replay_line",
-                                     help="The engine's expected continuation as numbered stones "
-                                          "(or point at a candidate on the board)")
+                chosen = st.segmented_control("Show the line of", cands, key="replay_line",
+                                              help="The engine's expected continuation as numbered stones "
+                                                   "(or point at a candidate on the board)")
+                pv = next((m.get("pv") or [] for m in answer["moves"][:5] if m["move"] == chosen), [])
+                if len(pv) > 1:
+                    st.slider("Moves of the line shown", 1, len(pv), len(pv),
+                              key=f"replay_line_moves_{n + len(tried)}_{chosen}",
+                              help="Step through the line one move at a time")
             if passes_recommended(answer):
                 st.caption(f"The engine suggests passing ({', '.join(passes_recommended(answer))}).")
         ownership_toggle(answer, services.feed.has_bus)

@@ -215,6 +215,9 @@ def test_a_candidates_line_is_drawn_as_numbered_stones(open_app, app_store):
     line = svg.split('<g class="pv">')[1].split("</g></g>")[0]
     assert [s.split('"')[0] for s in line.split('data-vertex="')[1:]] == ["E5", "J9", "H9"]
     assert 'data-number="3"' in line and '>3</text>' in line
+    at.slider(key="replay_line_moves_0_E5").set_value(2).run()  # step back through the line
+    line = boards(at)[0].split('<g class="pv">')[1].split("</g></g>")[0]
+    assert [s.split('"')[0] for s in line.split('data-vertex="')[1:]] == ["E5", "J9"]
 
 
 def test_an_illegal_try_is_a_toast_and_the_board_does_not_move(open_app, app_store):
