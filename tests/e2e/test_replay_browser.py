@@ -7,7 +7,6 @@ under ``artifacts/screenshots/replay-*.png``."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
