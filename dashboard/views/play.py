@@ -3,7 +3,7 @@
 Choose colour, board size, komi, handicap and the engine's strength (visits per move);
 then click a point to play, or pass, undo (your move and the engine's answer), resign,
 or ask for a hint (the engine's top five on the board). The engine's moves come from
-the workers over the bus (``genmove`` requests); after two passes the game is counted
+the workers over the bus (``genmove`` requests, ``views/play_engine``); after two passes the game is counted
 (``views/play_count``): the judge of ``gobuddy.ai.final_status`` proposes the dead
 stones (crossed out on the board, territory shaded, the groups listed, unsure ones
 ringed), the players toggle groups by clicking a stone or its box, and "Accept the
@@ -29,22 +29,21 @@ Playing needs the player role (``dashboard.access``): the page checks it on the 
 
 from __future__ import annotations
 
-import time
-from concurrent.futures import Future, wait
-from dataclasses import dataclass
+from concurrent.futures import wait
 from typing import Any, Sequence
 
 import streamlit as st
-from streamlit.errors import StreamlitAPIException
 
 from dashboard.board_svg import board_svg
 from dashboard.long_lived import freeze_long_lived
-from dashboard.live_feed import LiveFeed, position_request
+from dashboard.live_feed import LiveFeed
 from dashboard.views.click_board import svg_board
 from dashboard.views.game_board import candidates_table, last_vertex, recommendations, show_winrate
 from dashboard.views.login import refusal, require
 from dashboard.views.page_context import Services, current, session_id
 from dashboard.views.play_count import COUNT, Count, count_panel, current_count, describe
+from dashboard.views.play_engine import (PENDING, Pending, ask_async, ask_engine, engine_trouble, take_pending,
+                                         wait_for_engine)
 from dashboard.views.play_game import IllegalMove, PlayGame
 from gobuddy.bus import topics
 from gobuddy.bus.delivery import PublishRejected
@@ -56,10 +55,8 @@ from gobuddy.go.handicap import HandicapError
 STRENGTHS = (10, 25, 50, 100, 200, 400, 800, 1600)
 SIZES = (9, 13, 19, 7, 5)
 GAME = "play_game"
-PENDING = "play_pending"
 UNPUBLISHED = "play_unpublished"  # events played but not yet on the bus (see ``send``)
 HINT_GRACE_S = 0.05  # how long a run waits for a hint before it draws (a cached one is there by then)
-WAIT_SLICE_S = 0.1  # how often the thinking line updates (and a click can interrupt the wait)
 
 
 def publish(feed: LiveFeed, game: PlayGame, events: list[GameEvent]) -> bool:
@@ -86,84 +83,22 @@ def send(game: PlayGame, events: Sequence[GameEvent] = (), *, later: bool = Fals
         publish(current().feed, game, queued + list(events))
 
 
-def ask_engine(services: Services, game: PlayGame, purpose: str, visits: int, ownership: bool = False) -> Any:
-    """The engine's answer for the game's current position (blocking: the count only)."""
-    return services.feed.request(_request(services, game, purpose, visits, ownership))
-
-
-def _request(services: Services, game: PlayGame, purpose: str, visits: int, ownership: bool = False) -> Any:
-    return position_request(purpose, size=game.size, komi=game.komi, rules=game.rules, setup=game.setup,
-                            moves=game.moves, to_play=game.to_play, visits=visits,
-                            timeout_s=services.config.analysis_timeout_s, board_id=game.board_id,
-                            include_ownership=ownership)
-
-
-@dataclass
-class Pending:
-    """The engine request in flight for the game (one at a time): its purpose
-    (``genmove`` or ``hint``), the game and move count it asks about, the answer's
-    future and when it was sent (``time.monotonic``)."""
-
-    purpose: str
-    game_id: str
-    moves: int
-    future: Future
-    sent: float
-
-    def fits(self, game: PlayGame) -> bool:
-        return self.game_id == game.game_id and self.moves == len(game.moves)
-
-
-def ask_async(services: Services, game: PlayGame, purpose: str, visits: int) -> None:
-    """Send a request without waiting: the fragment shows the position meanwhile and
-    takes the answer when it comes (``take_answer``)."""
-    try:
-        future = services.feed.request_async(_request(services, game, purpose, visits))
-    except (ConnectionError, RuntimeError, ValueError) as exc:
-        if purpose == "genmove":
-            st.session_state["play_engine_error"] = str(exc)
-        else:
-            st.session_state["play_message"] = ("error", f"No hint: {exc}")
-        return
-    st.session_state[PENDING] = Pending(purpose, game.game_id, len(game.moves), future, time.monotonic())
-
-
 def take_answer(services: Services, game: PlayGame) -> None:
-    """Apply the pending request's answer if it came (the engine's move, or the hint);
-    drop it when the game moved on (undo, a new game); give up after its deadline."""
-    pending: Pending | None = st.session_state.get(PENDING)
-    if pending is None:
+    """Apply the answer of the request in flight if it came: the engine's move, or the
+    hint; a failure is told in words (``play_engine`` keeps the request)."""
+    taken = take_pending(services, game)
+    if taken is None:
         return
-    if not pending.fits(game):
-        st.session_state.pop(PENDING, None)
-        return
-    exc: BaseException | None = None
-    if not pending.future.done():
-        if time.monotonic() - pending.sent < services.config.analysis_timeout_s + 1:
-            return
-        exc = TimeoutError(f"no engine answered within {services.config.analysis_timeout_s:.0f} s "
-                           "(are engine workers online?)")
-    st.session_state.pop(PENDING, None)
-    exc = exc or pending.future.exception()
-    if pending.purpose == "hint":
+    purpose, answer, exc = taken
+    if purpose == "hint":
         if exc is not None:
             st.session_state["play_message"] = ("error", f"No hint: {engine_trouble(exc)}")
         else:
-            st.session_state["play_hint"] = (len(game.moves), pending.future.result().to_dict())
-        return
-    if exc is not None:
+            st.session_state["play_hint"] = (len(game.moves), answer.to_dict())
+    elif exc is not None:
         st.session_state["play_engine_error"] = engine_trouble(exc)
-        return
-    engine_move(services, game, pending.future.result())
-
-
-def engine_trouble(exc: BaseException) -> str:
-    """What to tell the player when the engine did not answer: busy workers say so."""
-    if isinstance(exc, EngineRequestFailed) and exc.busy:
-        after = exc.error.retry_after_ms
-        return ("the engines are busy with other boards right now; ask again"
-                + (f" in {max(1, round(after / 1000))} s" if after else ""))
-    return str(exc)
+    else:
+        engine_move(services, game, answer)
 
 
 def start_count(services: Services, game: PlayGame) -> Count:
@@ -429,30 +364,6 @@ def play_area() -> None:
             st.error(f"The engine did not move: {error}")
             st.button("Ask the engine again", key="play_retry", on_click=on_retry)
     wait_for_engine(services, status)
-
-
-def wait_for_engine(services: Services, status: Any) -> None:
-    """While a request is in flight: show how long the engine has been thinking, and
-    rerun the fragment the moment its answer (or its deadline) comes. Each update of
-    the line is a point where a click on the page stops this run at once."""
-    pending: Pending | None = st.session_state.get(PENDING)
-    if pending is None:
-        return
-    what = "The engine is thinking" if pending.purpose == "genmove" else "Asking the engine for a hint"
-    give_up = pending.sent + services.config.analysis_timeout_s + 1
-    while not pending.future.done() and time.monotonic() < give_up:
-        status.caption(f"{what}… {time.monotonic() - pending.sent:.1f} s")
-        wait([pending.future], timeout=WAIT_SLICE_S)
-    rerun_area()
-
-
-def rerun_area() -> None:
-    """Rerun the play fragment only; in a full run of the page (where a fragment-scoped
-    rerun is not allowed) the page."""
-    try:
-        st.rerun(scope="fragment")
-    except StreamlitAPIException:
-        st.rerun()
 
 
 if __name__ == "__main__":

@@ -162,7 +162,7 @@ def test_playing_a_game_on_the_page(open_app, app_store, app_broker, stand_in_wo
 
 
 def test_busy_engines_are_told_as_such() -> None:
-    from dashboard.views.play import engine_trouble
+    from dashboard.views.play_engine import engine_trouble
     from gobuddy.bus.engine_messages import EngineError
     from gobuddy.bus.requests import EngineRequestFailed
 
