@@ -32,7 +32,7 @@ from gobuddy.explain.analysis_view import AnalysisView, view
 from gobuddy.explain.explainer import explain_played
 from gobuddy.explain.played import Played
 from gobuddy.explain.reason import as_lines
-from gobuddy.go.coords import CoordinateError, color_from_str, color_to_str, from_gtp, to_gtp
+from gobuddy.go.coords import CoordinateError, color_from_str, color_to_str, from_gtp
 from gobuddy.go.gtp import GtpError
 from gobuddy.go.position import IllegalMove
 
@@ -85,7 +85,7 @@ class Explainer:
         previous = push_history(history, board_array(played.before))
         after = analyse(self._search, played.after, previous, visits=self.visits)
         baseline = None
-        if before.moves and before.moves[0].move == to_gtp(played.move, game.size) and not played.is_pass:
+        if before.moves and before.moves[0].point == played.move and not played.is_pass:
             passed = Played.of(played.before, played.before.pass_point)
             baseline = view(analyse(self._search, passed.after, previous, visits=self.visits), game.size)
         return view(before, game.size), view(after, game.size), baseline

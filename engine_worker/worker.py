@@ -54,7 +54,8 @@ import threading
 import time
 from typing import Any, Sequence
 
-from gobuddy.ai.analysis import analyse
+from engine_worker.answer import wire_answer
+from gobuddy.ai.analysis import Analysis, analyse
 from gobuddy.ai.level_answer import level_answer
 from gobuddy.ai.levels import Level, level_named
 from gobuddy.ai.evaluator import Evaluation, Query
@@ -303,21 +304,20 @@ class EngineWorker:
 
         if level is not None:
             search = self._search_for(request.position.komi, job.prepared.position.superko)
-            answer = level_answer(search, level, job.prepared.position, job.prepared.history, request.seed or 0,
-                                  _recent(request), top_k=request.top_k, seconds=seconds, id=request.id,
-                                  board_id=request.board_id, worker=self.worker_id,
+            chosen = level_answer(search, level, job.prepared.position, job.prepared.history, request.seed or 0,
+                                  _recent(request), top_k=request.top_k, seconds=seconds,
                                   ownership=request.include_ownership)
-            self._deliver(job, answer.to_dict())
+            self._deliver(job, self._wire(chosen, request).to_dict())
             return
 
-        def partial(analysis: EngineAnswer) -> None:
-            self._respond(received, analysis.to_dict())
+        def partial(analysis: Analysis) -> None:
+            self._respond(received, self._wire(analysis, request).to_dict())
 
         wants_partial = request.report_every_ms is not None and received.response_topic is not None
         analysis = analyse(
             self._search_for(request.position.komi, job.prepared.position.superko), job.prepared.position,
-            job.prepared.history, visits=job.visits, seconds=seconds, top_k=request.top_k, id=request.id,
-            board_id=request.board_id, worker=self.worker_id, ownership=request.include_ownership, stop=job.stop,
+            job.prepared.history, visits=job.visits, seconds=seconds, top_k=request.top_k,
+            ownership=request.include_ownership, stop=job.stop,
             on_partial=partial if wants_partial else None, partial_every=(request.report_every_ms or 1000) / 1000)
         if self._stopping.is_set():
             self._refuse(received, None, f"worker {self.worker_id} is shutting down; ask again", "shutdown")
@@ -325,10 +325,14 @@ class EngineWorker:
         if job.stop.is_set() or self.jobs.superseded(job):
             self._drop_superseded(job)
             return
-        answer = analysis.to_dict()
+        answer = self._wire(analysis, request).to_dict()
         if analysis.root.visits >= job.visits:
             self.cache.put(job.prepared.key, answer)
         self._deliver(job, answer)
+
+    def _wire(self, analysis: Analysis, request: EngineRequest) -> EngineAnswer:
+        """``analysis`` as the answer to ``request``, from this worker."""
+        return wire_answer(analysis, id=request.id, board_id=request.board_id, worker=self.worker_id)
 
     def _search_for(self, komi: float, superko: bool) -> Search:
         """The search tree, kept between requests of the same komi and ko rule (a

@@ -1,4 +1,4 @@
-"""An engine answer whose first move is the move a named level plays (an
+"""An analysis whose first move is the move a named level plays (an
 ``engine_request`` of purpose ``genmove`` with a ``level``; ``gobuddy.ai.levels``).
 
 ``level_answer`` analyses the position as the worker always does, with the level's
@@ -24,29 +24,27 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gobuddy.ai.analysis import analyse
+from gobuddy.ai.analysis import Analysis, Candidate, analyse
 from gobuddy.ai.atari import answers_atari
 from gobuddy.ai.evaluator import Query
 from gobuddy.ai.features import History
 from gobuddy.ai.levels import Level, level_rng
 from gobuddy.ai.mcts import Search
 from gobuddy.ai.weak_move import choose
-from gobuddy.bus.engine_messages import EngineAnswer, MoveInfo
-from gobuddy.go.coords import from_gtp, to_gtp
 from gobuddy.go.position import Position
 from gobuddy.go.scoring import tromp_taylor_margin
 
 __all__ = ["level_answer"]
 
 
-def _search_choice(position: Position, analysis: EngineAnswer, komi: float) -> int | None:
+def _search_choice(position: Position, analysis: Analysis, komi: float) -> int | None:
     """The search level's move among the listed ones (module doc); None: keep the order."""
     color = position.to_play
     pass_point = position.pass_point
     margin = tromp_taylor_margin(position, komi) * color
     if position.last_move == pass_point and position.passes >= 1 and margin > 0:
         return pass_point
-    listed = [from_gtp(info.move, position.size) for info in analysis.moves]
+    listed = [info.point for info in analysis.moves]
     fine = [p for p in listed if p == pass_point or not position.is_eye_like(p, color)]
     if margin < 0 and len(fine) > 1:
         fine = [p for p in fine if p != pass_point]
@@ -54,15 +52,14 @@ def _search_choice(position: Position, analysis: EngineAnswer, komi: float) -> i
 
 
 def level_answer(search: Search, level: Level, position: Position, history: History, seed: int,
-                 recent: list[int], top_k: int = 5, seconds: float | None = None, id: str = "",
-                 board_id: str | None = None, worker: str = "", ownership: bool = False) -> EngineAnswer:
+                 recent: list[int], top_k: int = 5, seconds: float | None = None,
+                 ownership: bool = False) -> Analysis:
     """The answer of ``level`` in ``position`` (see the module doc); ``recent``: the last
     moves played (flat points, most recent last)."""
     if level.is_full:
         raise ValueError("the full level is the ordinary analysis")
     visits = level.visits if level.visits is not None else 1
-    analysis = analyse(search, position, history, visits=visits, seconds=seconds, top_k=top_k, id=id,
-                       board_id=board_id, worker=worker, ownership=ownership)
+    analysis = analyse(search, position, history, visits=visits, seconds=seconds, top_k=top_k, ownership=ownership)
     if level.style is not None:
         evaluation = search.evaluator.evaluate([Query.of(position, history)])[0]
         policy = evaluation.policy
@@ -73,13 +70,12 @@ def level_answer(search: Search, level: Level, position: Position, history: Hist
         move = saves[0].move if saves else _search_choice(position, analysis, search.config.komi)
     if move is None:
         return analysis
-    vertex = to_gtp(move, position.size)
-    listed = [info for info in analysis.moves if info.move != vertex]
-    first = next((info for info in analysis.moves if info.move == vertex), None)
+    listed = [info for info in analysis.moves if info.point != move]
+    first = next((info for info in analysis.moves if info.point == move), None)
     if first is None:
         root = analysis.root
         prior = float(policy[move]) if policy is not None else 0.0
-        first = MoveInfo(move=vertex, order=0, visits=0, winrate=root.winrate, winrate_black=root.winrate_black,
-                         score_lead=root.score_lead, prior=min(1.0, max(0.0, prior)), pv=(vertex,))
+        first = Candidate(point=move, order=0, visits=0, winrate=root.winrate, winrate_black=root.winrate_black,
+                          score_lead=root.score_lead, prior=min(1.0, max(0.0, prior)), pv=(move,))
     ordered = [first] + listed[:max(0, top_k - 1)]
     return replace(analysis, moves=tuple(replace(info, order=i) for i, info in enumerate(ordered)))

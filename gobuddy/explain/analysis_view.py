@@ -1,8 +1,9 @@
 """The engine's analysis of one position, read from whatever form it comes in.
 
-An analysis is duck-typed: a ``gobuddy.bus.engine_messages.EngineAnswer`` (attributes)
-or its JSON dict form as the dashboard stores it (keys), or any object or mapping with
-the same names: ``to_play`` ("B"/"W"), ``root`` (``score_lead``, ``winrate``),
+An analysis is duck-typed: the engine library's ``gobuddy.ai.analysis.Analysis`` (flat
+points: each move's ``point``, ``to_play`` a colour), a ``gobuddy.bus.engine_messages.
+EngineAnswer`` (attributes) or its JSON dict form as the dashboard stores it (keys), or
+any object or mapping with the same names: ``to_play`` ("B"/"W"), ``root`` (``score_lead``, ``winrate``),
 ``moves`` (each ``move`` as a GTP vertex, ``score_lead``, ``winrate``, ``visits``,
 ``pv`` of GTP vertices; best first) and ``ownership`` (row-major from the top left,
 + = black, or None). Meanings are those of ``gobuddy.ai.analysis``: score leads and
@@ -68,20 +69,33 @@ def _number(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
+def _flat(point: Any, size: int) -> int:
+    """A flat point as given, or a GTP vertex read; ``ValueError`` off the board."""
+    if isinstance(point, int):
+        if not 0 <= point <= size * size:
+            raise ValueError(f"point {point} is not on a {size}x{size} board")
+        return point
+    return from_gtp(point, size)
+
+
 def view(analysis: Any, size: int) -> AnalysisView:
     """Read ``analysis`` (see the module docstring) for a ``size`` board. Raises
     ``ValueError`` for a vertex or ownership that does not fit the board."""
     root = _get(analysis, "root")
     moves = []
     for info in _get(analysis, "moves", ()) or ():
-        pv = tuple(from_gtp(v, size) for v in (_get(info, "pv", ()) or ()))
-        moves.append(Candidate(from_gtp(_get(info, "move"), size), _number(_get(info, "score_lead")),
-                               _number(_get(info, "winrate")), int(_get(info, "visits", 0) or 0), pv))
+        pv = tuple(_flat(v, size) for v in (_get(info, "pv", ()) or ()))
+        point = _get(info, "point")
+        moves.append(Candidate(_flat(_get(info, "move") if point is None else point, size),
+                               _number(_get(info, "score_lead")), _number(_get(info, "winrate")),
+                               int(_get(info, "visits", 0) or 0), pv))
     own = _get(analysis, "ownership")
     ownership = None
     if own is not None:
         ownership = np.asarray(own, dtype=np.float64).reshape(-1)
         if ownership.size != size * size:
             raise ValueError(f"ownership has {ownership.size} values, the board {size * size} points")
-    return AnalysisView(color_from_str(_get(analysis, "to_play")), _number(_get(root, "score_lead")),
+    to_play = _get(analysis, "to_play")
+    return AnalysisView(to_play if isinstance(to_play, int) else color_from_str(to_play),
+                        _number(_get(root, "score_lead")),
                         _number(_get(root, "winrate")), tuple(moves), ownership)

@@ -1,6 +1,6 @@
-"""The engine answer of a level (gobuddy.ai.level_answer), with the shipped model: its
-first move is the move the GTP player of that level plays in the same game with the
-same seed; a search level answers a plain atari; the answer stays a valid
+"""The analysis of a level (gobuddy.ai.level_answer), with the shipped model: its first
+move is the move the GTP player of that level plays in the same game with the same
+seed; a search level answers a plain atari; as the worker sends it, it is a valid
 engine_answer."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from engine_worker.answer import wire_answer
 from gobuddy.ai.features import position_with_history
 from gobuddy.ai.level_answer import level_answer
 from gobuddy.ai.levels import LevelPlayer, level_named
@@ -33,7 +34,7 @@ def _answer(evaluator, level: str, game: Game, seed: int):
     pos, history = position_with_history(game.size, game.moves)
     recent = [point for _, point in game.moves[-2:]]
     return level_answer(Search(evaluator, SearchConfig(komi=7.0)), level_named(level), pos, history, seed, recent,
-                        top_k=5, id="t1", worker="test")
+                        top_k=5)
 
 
 @pytest.mark.parametrize("level", ["30 kyu", "15 kyu", "7 kyu", "5 kyu"])
@@ -45,16 +46,16 @@ def test_the_first_move_is_the_level_players_move(evaluator, level):
         to_play = BLACK if len(opening) % 2 == 0 else WHITE
         for seed in (1, 2):
             answer = _answer(evaluator, level, game, seed)
-            validate("engine_answer", answer.to_dict())
+            validate("engine_answer", wire_answer(answer, id="t1", worker="test").to_dict())
             played = LevelPlayer(evaluator, level_named(level), seed=seed).genmove(game, to_play)
-            assert from_gtp(answer.moves[0].move, 9) == played, (level, opening, seed)
+            assert answer.moves[0].point == played, (level, opening, seed)
             assert [m.order for m in answer.moves] == list(range(len(answer.moves)))
-            assert len({m.move for m in answer.moves}) == len(answer.moves) <= 5
+            assert len({m.point for m in answer.moves}) == len(answer.moves) <= 5
 
 
 def test_a_search_level_answers_the_atari(evaluator):
     answer = _answer(evaluator, "5 kyu", game_of(ATARI_CENTRE, "C5"), 0)
-    assert answer.moves[0].move == "G5" and answer.root.visits >= 1
+    assert answer.moves[0].point == from_gtp("G5", 9) and answer.root.visits >= 1
 
 
 def test_the_full_level_is_the_ordinary_analysis(evaluator):
@@ -68,5 +69,6 @@ def test_a_search_level_never_fills_its_own_eye(evaluator):
     game = game_of(EYES)
     for _ in range(2):
         answer = _answer(evaluator, "5 kyu", game, 0)
-        assert answer.moves[0].move not in OWN_EYES and answer.moves[0].move in ("E5", "pass")
+        vertex = wire_answer(answer).moves[0].move
+        assert vertex not in OWN_EYES and vertex in ("E5", "pass")
         game.play(WHITE, game.position.pass_point)

@@ -26,6 +26,7 @@ import numpy as np
 
 from dashboard.ingest import ingest
 from dashboard.store import Store
+from engine_worker.answer import wire_answer
 from gobuddy.ai.analysis import analyse
 from gobuddy.ai.evaluator import Evaluation, Query, TrompTaylorEvaluator
 from gobuddy.ai.features import position_with_history
@@ -87,9 +88,8 @@ class StandInWorker:
             color_from_str(p.moves[0][0]) if p.moves else color_from_str(p.side_to_play()))
         search = Search(ShapeEvaluator(p.komi), SearchConfig(komi=p.komi, pipeline=False, seed=1))
         result = analyse(search, pos, history, visits=min(request.max_visits, self.max_visits), top_k=request.top_k,
-                         id=request.id, board_id=request.board_id, worker=self.client.client_id,
                          ownership=request.include_ownership, to_play=p.side_to_play())
-        return EngineAnswer.from_dict({**result.to_dict(), "ts": now_ms()})
+        return wire_answer(result, id=request.id, board_id=request.board_id, worker=self.client.client_id)
 
     def _on_request(self, received: Received) -> None:
         request: EngineRequest = received.message  # type: ignore[assignment]

@@ -54,7 +54,7 @@ def analyse_pair():
 
 def test_the_hint_captures(analyse_pair) -> None:
     pos, before, _ = analyse_pair(THREE_IN_ATARI, None)
-    assert before.moves[0].move == "E6"
+    assert before.moves[0].point == from_gtp("E6", 9)
     check(explain_hint(pos, before), ["first capture 3 good ~3 stones at D4 E4 E5"])
 
 
@@ -67,7 +67,7 @@ def test_a_move_elsewhere_loses_the_capture(analyse_pair) -> None:
 
 def test_the_hint_saves_the_group(analyse_pair) -> None:
     pos, before, _ = analyse_pair(GROUP_IN_ATARI, None)
-    assert before.moves[0].move == "E3"
+    assert before.moves[0].point == from_gtp("E3", 9)
     check(explain_hint(pos, before), ["first save 4 good ~the group at E4 from atari (4 stones)"])
 
 

@@ -1,0 +1,28 @@
+"""The engine library's ``Analysis`` as the wire's ``engine_answer``: the one place where
+a search result meets the bus (points become GTP vertices, colours ``"B"``/``"W"``).
+
+Not checked here: that the analysis answers the request (the worker pairs them).
+"""
+
+from __future__ import annotations
+
+from gobuddy.ai.analysis import Analysis
+from gobuddy.bus.engine_messages import EngineAnswer, MoveInfo, PositionKey, RootInfo
+from gobuddy.go.coords import color_to_str, to_gtp
+
+
+def wire_answer(analysis: Analysis, *, id: str = "", board_id: str | None = None, worker: str = "") -> EngineAnswer:
+    """The ``engine_answer`` message of ``analysis`` for request ``id`` (of ``board_id``),
+    answered by ``worker``."""
+    size = analysis.size
+    root = analysis.root
+    moves = tuple(MoveInfo(move=to_gtp(c.point, size), order=c.order, visits=c.visits, winrate=c.winrate,
+                           winrate_black=c.winrate_black, score_lead=c.score_lead, prior=c.prior,
+                           pv=tuple(to_gtp(p, size) for p in c.pv)) for c in analysis.moves)
+    return EngineAnswer(
+        id=id, board_id=board_id, position_key=PositionKey(analysis.move_count, analysis.position_hash),
+        to_play=color_to_str(analysis.to_play),
+        root=RootInfo(visits=root.visits, winrate=root.winrate, winrate_black=root.winrate_black,
+                      score_lead=root.score_lead, value=root.value),
+        moves=moves, ownership=analysis.ownership, is_during_search=analysis.is_during_search, model=analysis.model,
+        elapsed_ms=analysis.elapsed_ms, worker=worker)
