@@ -2,7 +2,7 @@
 
     streamlit run dashboard/app.py --server.headless true -- \\
         --db sqlite:///var/gobuddy.db --broker-host 127.0.0.1 --broker-port 1883 \\
-        --username dashboard --credentials var/broker/credentials.json
+        --username dashboard --password-file var/broker/secrets/dashboard.password
 
 Arguments after ``--`` build the ``DashboardConfig`` (``dashboard.config``; ``--help``
 lists them). Each run: read the config, decide whether pages ask for a sign-in
@@ -18,6 +18,7 @@ Users only for admins):
 | Live   | ``views/live.py``    | the live feed (memory), engine via bus  |
 | Games  | ``views/games.py``   | the database                            |
 | Replay | ``views/replay.py``  | the database, engine via bus            |
+| Player | ``views/player.py``  | the database (games, reviews, players)  |
 | Play   | ``views/play.py``    | the live feed; writes game events to the bus |
 | System | ``views/system.py``  | the live feed, the database             |
 | Users  | ``views/users.py``   | the database's accounts (admins only)   |
@@ -44,6 +45,7 @@ PAGES = (  # file, title, icon, the action a user needs to see it
     ("views/live.py", "Live", ":material/sensors:", "view"),
     ("views/games.py", "Games", ":material/list:", "view"),
     ("views/replay.py", "Replay", ":material/replay:", "view"),
+    ("views/player.py", "Player", ":material/person:", "view"),
     ("views/play.py", "Play", ":material/sports_esports:", "play"),
     ("views/system.py", "System", ":material/monitor_heart:", "view"),
     ("views/users.py", "Users", ":material/group:", "manage_users"),

@@ -15,9 +15,8 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.store import Store
 from tests.dashboard.conftest import WireGame, send
-from tests.dashboard.player_app import entry_file
 from tests.dashboard.player_data import fill
-from tests.e2e.fixtures import _migrated_sqlite, app_db_url, app_store, dashboard_args, no_exceptions  # noqa: F401
+from tests.e2e.fixtures import APP, _migrated_sqlite, app_db_url, app_store, dashboard_args, no_exceptions  # noqa: F401
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
 
@@ -26,7 +25,7 @@ NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
 def open_player(monkeypatch: pytest.MonkeyPatch, app_db_url: str, tmp_path) -> Iterator[Callable[..., AppTest]]:
     address = streamlit_config.get_option("server.address")
     streamlit_config.set_option("server.address", "127.0.0.1")
-    entry = entry_file(tmp_path / "app")
+    entry = APP
 
     def open_page(query: dict[str, str] | None = None) -> AppTest:
         monkeypatch.setattr(sys, "argv", [str(entry), *dashboard_args(app_db_url)])

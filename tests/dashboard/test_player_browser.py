@@ -6,14 +6,11 @@ mistakes into Replay at its move. Screenshots go to ``artifacts/screenshots/``."
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from unittest import mock
 
 import pytest
 
 from dashboard.store import Store
-from tests.dashboard.player_app import entry_file
 from tests.dashboard.player_data import fill
-from tests.e2e import harness
 from tests.e2e.fixtures import dashboard_args
 from tests.e2e.harness import StreamlitServer, browser_missing, chromium, screenshot, wait_for_app, wait_idle
 
@@ -27,8 +24,7 @@ def served(tmp_path_factory: pytest.TempPathFactory):
     url = f"sqlite:///{tmp / 'gobuddy.db'}"
     store = Store.open(url)
     ids = fill(store, 200, now=datetime.now(timezone.utc), days=60)
-    with mock.patch.object(harness, "APP", entry_file(tmp / "app")):
-        server = StreamlitServer(dashboard_args(url), log_path=tmp / "streamlit.log").start()
+    server = StreamlitServer(dashboard_args(url), log_path=tmp / "streamlit.log").start()
     try:
         with chromium() as browser:
             context = browser.new_context(viewport={"width": 1400, "height": 3000})  # the whole page in a screenshot
