@@ -31,7 +31,7 @@ Game events, decided:
 A message the database refuses (out of a column's range, a broken constraint) is
 ``rejected`` like any other, so it can be acknowledged and reported instead of blocking
 every later message; only transient failures (``is_transient``) propagate for a retry.
-Not checked: whose turn it is (see ``dashboard.store.replay``).
+Not checked: whose turn it is (the edge agent reports a wrong colour as a problem before it becomes a move).
 """
 
 from __future__ import annotations
@@ -46,12 +46,14 @@ from sqlalchemy.exc import (DisconnectionError, IntegrityError, InterfaceError, 
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
 
-from dashboard.store.analyses import game_positions, save_analysis
+from dashboard.store.analyses import PositionKey, game_positions, save_analysis
 from dashboard.store.engine import start_transaction
 from dashboard.store.models import Board, Game, GameEvent, Move, SetupStone
 from dashboard.store.players import link_game, record_game_end
-from dashboard.store.replay import PositionKey, RecordError, play, start_position
-from gobuddy.go.coords import CoordinateError, from_gtp
+from gobuddy.go.coords import CoordinateError, from_gtp, to_gtp
+from gobuddy.go.game import Game as GoGame
+from gobuddy.go.game import Ruleset
+from gobuddy.go.record import GameError
 
 log = logging.getLogger(__name__)
 
@@ -199,8 +201,8 @@ def apply_game_event(session: Session, event: dict[str, Any]) -> Outcome:
 def _start(session: Session, event: dict[str, Any]) -> Outcome:
     setup = [(c, v) for c, v in event["setup"]]
     try:
-        start_position(event["size"], event["rules"], event["to_play"], setup)
-    except RecordError as exc:
+        GoGame.from_gtp(event["size"], Ruleset(event["rules"], event["komi"]), event["to_play"], setup)
+    except GameError as exc:
         raise Rejected(f"game {event['game_id']!r}: {exc}") from None
     when = to_datetime(event["ts"])
     board = _touch_board(session, event["board_id"], when)
@@ -299,14 +301,18 @@ def _fold(events: list[tuple[int, dict[str, Any]]],
 def _check(game: Game, setup: list[tuple[str, str]], moves: dict[int, _Played]) -> None:
     """Replay the moves 1..k present without a gap with full legality, replacing their
     captures by the rules'; moves after a gap get their vertices checked only."""
-    pos = start_position(game.size, game.rules, game.to_play, setup)
+    record = GoGame.from_gtp(game.size, Ruleset(game.rules, game.komi), game.to_play, setup)
     n = 1
     while n in moves:
         m = moves[n]
         try:
-            m.captures = play(pos, n, m.color, m.vertex, m.captures)
-        except RecordError as exc:
+            taken = sorted(to_gtp(p, game.size) for p in record.play_gtp(m.color, m.vertex))
+        except GameError as exc:
             raise _Conflict(m.seq, str(exc)) from None
+        if m.captures is not None and sorted(str(v).upper() for v in m.captures) != taken:
+            raise _Conflict(m.seq, f"move {n} ({m.color} {m.vertex}) says it captured {sorted(m.captures)}, "
+                                   f"the rules capture {taken}")
+        m.captures = taken
         n += 1
     for k, m in moves.items():
         if k > n:
@@ -395,7 +401,7 @@ def apply_engine_answer(session: Session, answer: dict[str, Any]) -> Outcome:
                     return Outcome("applied" if stored else "duplicate",
                                    f"{game.id} after {count} moves" + ("" if stored else ": a deeper one is stored"))
                 break
-        except RecordError:
+        except GameError:
             continue
     return Outcome("ignored", f"no recent game on {board_id} has position {answer['position_key']['hash']} "
                               f"after {count} moves")

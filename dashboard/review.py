@@ -32,11 +32,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from dashboard.mistakes import review_game
-from dashboard.store import PositionKey, RecordError, Store, UnknownGame
+from dashboard.store import PositionKey, Store, UnknownGame
 from dashboard.store.games import GameDetail
-from dashboard.store.replay import positions
 from dashboard.store.reviews import MISTAKE_CLASSES
 from gobuddy.go.coords import color_from_str, from_gtp
+from gobuddy.go.game import Game as GoGame
+from gobuddy.go.game import Ruleset
+from gobuddy.go.record import GameError
 
 log = logging.getLogger("dashboard.review")
 
@@ -99,9 +101,10 @@ def _kinds(detail: GameDetail, upto: int, answers: Mapping[int, Mapping[str, Any
     if not wanted:
         return {}
     g = detail.game
-    moves = [(m.number, m.color, m.vertex) for m in detail.moves[:upto]]
+    game = GoGame.from_gtp(g.size, Ruleset(g.rules, g.komi), g.to_play, detail.setup,
+                           [(m.color, m.vertex) for m in detail.moves[:upto]])
     kinds: dict[int, str | None] = {}
-    for n, pos in positions(g.size, g.rules, g.to_play, detail.setup, moves):
+    for n, pos in game.positions():
         m = wanted.get(n + 1)
         if m is not None and m.vertex != "pass":
             kinds[m.number] = mistake_kind(pos, m.color, m.vertex, answers.get(n), answers.get(n + 1))
@@ -114,7 +117,7 @@ def review_one(store: Store, game_id: str, analyse: Analyse | None = None) -> Re
     detail = store.get_game(game_id)
     try:
         keys = store.position_keys(game_id)
-    except RecordError as exc:  # an unplayable record: nothing to judge, not worth retrying
+    except GameError as exc:  # an unplayable record: nothing to judge, not worth retrying
         store.save_review(game_id, review_game([], {}), complete=False)
         return Reviewed(game_id, 0, 0, 0, 0, False, error=str(exc))
     answers = {n: a.answer for n, a in store.analyses_for_game(game_id).items()}

@@ -6,8 +6,8 @@ applied by ``dashboard.ingest``.
 
 from dashboard.store.games import GameFilter, UnknownGame
 from dashboard.store.players import PlayerError
-from dashboard.store.replay import PositionKey, RecordError
+from dashboard.store.analyses import PositionKey
 from dashboard.store.repository import Store
 from dashboard.store.sgf_io import SgfImportError
 
-__all__ = ["GameFilter", "PlayerError", "PositionKey", "RecordError", "SgfImportError", "Store", "UnknownGame"]
+__all__ = ["GameFilter", "PlayerError", "PositionKey", "SgfImportError", "Store", "UnknownGame"]

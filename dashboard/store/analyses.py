@@ -19,10 +19,31 @@ from sqlalchemy.orm import Session
 
 from dashboard.store.games import live_game
 from dashboard.store.models import Analysis, Move, SetupStone
-from dashboard.store.replay import PositionKey, positions
+from gobuddy.go.coords import color_to_str
+from gobuddy.go.game import Game as GoGame
+from gobuddy.go.game import Ruleset, position_hash
 from gobuddy.go.position import Position
 
 KEY_COLUMNS = ("position_hash", "size", "komi", "rules", "to_play", "model")
+
+
+@dataclass(frozen=True)
+class PositionKey:
+    """What makes two positions the same for an analysis: the stones, side to move and
+    simple-ko point (``hash``: ``gobuddy.go.game.position_hash``, the engine answers'
+    ``position_key.hash``), board size, komi, rules. Not part of the key: the move
+    history (so superko-forbidden moves and prisoner counts may differ between games
+    that share a key)."""
+
+    hash: str
+    size: int
+    komi: float
+    rules: str
+    to_play: str
+
+    @classmethod
+    def of(cls, pos: Position, komi: float, rules: str) -> "PositionKey":
+        return cls(position_hash(pos), pos.size, float(komi), rules, color_to_str(pos.to_play))
 
 
 @dataclass(frozen=True)
@@ -110,16 +131,27 @@ def _key_filter(key: PositionKey) -> tuple[Any, ...]:
             Analysis.rules == key.rules, Analysis.to_play == key.to_play)
 
 
-def game_positions(session: Session, game_id: str) -> Iterator[tuple[int, Position]]:
-    """``replay.positions`` of a stored game: the position after each move count 0..n,
-    up to its first missing move (one ``Position`` played on in place). Raises
-    ``UnknownGame``; iterating raises ``RecordError`` for an unplayable record."""
+def stored_game(session: Session, game_id: str) -> GoGame:
+    """A stored game as a ``gobuddy.go.game.Game``: its setup and its moves up to the
+    first missing one. Raises ``UnknownGame``, or ``GameError`` naming the move for an
+    unplayable record."""
     game = live_game(session, game_id)
     setup = session.execute(select(SetupStone.color, SetupStone.vertex).where(SetupStone.game_id == game_id)).all()
-    moves = session.execute(select(Move.move_number, Move.color, Move.vertex).where(Move.game_id == game_id)
-                            .order_by(Move.move_number)).all()
-    return positions(game.size, game.rules, game.to_play, [(c, v) for c, v in setup],
-                     [(n, c, v) for n, c, v in moves])
+    numbered = session.execute(select(Move.move_number, Move.color, Move.vertex).where(Move.game_id == game_id)
+                               .order_by(Move.move_number)).all()
+    moves = []
+    for expected, (number, color, vertex) in enumerate(numbered, start=1):
+        if number != expected:
+            break
+        moves.append((color, vertex))
+    return GoGame.from_gtp(game.size, Ruleset(game.rules, game.komi), game.to_play, [(c, v) for c, v in setup], moves)
+
+
+def game_positions(session: Session, game_id: str) -> Iterator[tuple[int, Position]]:
+    """The position after each move count 0..n of a stored game, up to its first missing
+    move (one ``Position`` played on in place: ``Game.positions``). Raises
+    ``UnknownGame`` or ``GameError`` (see ``stored_game``)."""
+    return stored_game(session, game_id).positions()
 
 
 def game_position_keys(session: Session, game_id: str) -> dict[int, PositionKey]:

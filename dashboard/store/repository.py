@@ -20,13 +20,12 @@ from sqlalchemy.orm import Session
 
 from dashboard.mistakes import GameReview
 from dashboard.store import analyses, games, players, reviews, sgf_io
-from dashboard.store.analyses import AnalysisView
+from dashboard.store.analyses import AnalysisView, PositionKey
 from dashboard.store.engine import make_engine, make_sessions, start_transaction
 from dashboard.store.games import BoardView, GameDetail, GameFilter, GamePage, ProblemView
 from dashboard.store.migrate import upgrade_to_head
 from dashboard.store.players import GUEST, MergeView, PlayerView
-from dashboard.store.replay import PositionKey
-from gobuddy.go.record import GameRecord
+from gobuddy.go.record import GameError, GameRecord
 
 
 class Store:
@@ -68,7 +67,7 @@ class Store:
             return games.get_game(s, game_id)
 
     def game_record(self, game_id: str) -> GameRecord:
-        """The game as a ``GameRecord``; raises ``UnknownGame`` or ``RecordError``."""
+        """The game as a ``GameRecord``; raises ``UnknownGame`` or ``GameError``."""
         with self.session() as s:
             return sgf_io.game_record(s, game_id)
 
@@ -118,7 +117,7 @@ class Store:
             for game_id in ids:
                 try:
                     trees.append(sgf_io.export_sgf(s, game_id, with_analysis, None).strip())
-                except (sgf_io.RecordError, games.UnknownGame):
+                except (GameError, games.UnknownGame):
                     continue
         return "\n".join(trees) + ("\n" if trees else "")
 

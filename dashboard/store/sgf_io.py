@@ -51,10 +51,11 @@ from dashboard.mistakes import MoveReview, black_lead, review_game
 from dashboard.store.analyses import analyses_for_game
 from dashboard.store.games import get_game
 from dashboard.store.models import Game, Move, SetupStone
-from dashboard.store.replay import RecordError, play, start_position
 from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp, to_gtp
+from gobuddy.go.game import Game as GoGame
+from gobuddy.go.game import Ruleset
 from gobuddy.go.position import Position
-from gobuddy.go.record import GameRecord
+from gobuddy.go.record import GameError, GameRecord
 from gobuddy.go.sgf import SgfError, dump_sgf, read_sgf
 
 INFO_EXTRA = ("black_rank", "white_rank", "date", "place", "event")
@@ -79,11 +80,11 @@ class SgfImport:
 
 def game_record(session: Session, game_id: str) -> GameRecord:
     """The stored game as a ``GameRecord`` (one main line). Raises ``UnknownGame``, or
-    ``RecordError`` if moves are still missing (a record cannot have holes)."""
+    ``GameError`` if moves are still missing (a record cannot have holes)."""
     detail = get_game(session, game_id)
     g = detail.game
     if detail.missing_moves:
-        raise RecordError(f"game {game_id!r} is missing moves {list(detail.missing_moves)}; "
+        raise GameError(f"game {game_id!r} is missing moves {list(detail.missing_moves)}; "
                           "it has no complete record yet", detail.missing_moves[0])
     extra = detail.extra
     info: dict[str, Any] = {k: extra.get(k, "") for k in INFO_EXTRA}
@@ -212,7 +213,7 @@ def import_sgf_file(session: Session, data: bytes | str, now: datetime | None = 
         where = f"game {index} of {len(records)}" if len(records) > 1 else "the game"
         try:
             game, setup, moves, notes = _game_rows(record, now)
-        except (RecordError, ValueError) as exc:
+        except (GameError, ValueError) as exc:
             raise SgfImportError(f"{where}: {exc}") from None
         games.append((game, setup, moves))
         warnings += [f"{where}: {note}" if len(records) > 1 else note for note in notes]
@@ -242,19 +243,20 @@ def _game_rows(record: GameRecord, now: datetime) -> tuple[Game, list[SetupStone
     """The rows of one game and notes on what was folded into its start position."""
     info, size, root = record.info, record.info.size, record.root
     if root.move is not None:
-        raise RecordError("a move in the root node is not supported", 1)
+        raise GameError("a move in the root node is not supported", 1)
     line = record.linear_line()
     if line.dropped:
-        raise RecordError(f"setup stones after move {line.dropped} are not supported (a stored game is a start "
+        raise GameError(f"setup stones after move {line.dropped} are not supported (a stored game is a start "
                           "position and its moves)", line.dropped)
     first = line.to_play
     setup = [("B", to_gtp(p, size)) for p in line.setup_black] + [("W", to_gtp(p, size)) for p in line.setup_white]
     rules = STORE_RULES.get(info.rules, info.rules)
-    pos = start_position(size, rules, color_to_str(first), setup)
+    game = GoGame.from_gtp(size, Ruleset(rules, info.komi), color_to_str(first), setup)
+    start = game.position_at(0)
     moves = []
     for number, (color, point) in enumerate(line.moves, start=1):
         c, v = color_to_str(color), to_gtp(point, size)
-        moves.append((number, c, v, play(pos, number, c, v)))
+        moves.append((number, c, v, sorted(to_gtp(p, size) for p in game.play_gtp(c, v))))
     fields = dict(black=info.black or None, white=info.white or None, result=info.result, rules=rules,
                   name=info.game_name or None)
     for field, limit in LIMITS.items():
@@ -263,7 +265,7 @@ def _game_rows(record: GameRecord, now: datetime) -> tuple[Game, list[SetupStone
     extra: dict[str, Any] = {k: getattr(info, k) for k in INFO_EXTRA if getattr(info, k)}
     if info.extra:
         extra["sgf"] = {k: list(v) for k, v in info.extra.items()}
-    comments, variations, kept_notes = kept_tree(record, start_position(size, rules, color_to_str(first), setup))
+    comments, variations, kept_notes = kept_tree(record, start)
     if comments:
         extra["comments"] = comments
     if variations:

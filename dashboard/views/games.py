@@ -18,10 +18,11 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.store import GameFilter, RecordError, SgfImportError, Store, UnknownGame
+from dashboard.store import GameFilter, SgfImportError, Store, UnknownGame
 from dashboard.store.games import GameSummary
 from dashboard.views.login import can, refusal, require
 from dashboard.views.page_context import current
+from gobuddy.go.record import GameError
 
 RESULTS = {"any": None, "black won": "B", "white won": "W", "draw": "draw", "unfinished": "unfinished"}
 MODES = {"any": None, "two players": "two_players", "against the engine": "vs_engine", "imported": "imported"}
@@ -95,7 +96,7 @@ def selected_game(store: Store, game: GameSummary) -> None:
     else:
         try:
             sgf = store.export_sgf(game.id)
-        except RecordError as exc:
+        except GameError as exc:
             c2.warning(f"No SGF yet: {exc}")
         else:
             c2.download_button("Download SGF", sgf, file_name=f"{game.id}.sgf", mime="application/x-go-sgf",

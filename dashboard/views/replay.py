@@ -31,9 +31,8 @@ import streamlit as st
 
 from dashboard.board_svg import board_svg
 from dashboard.mistakes import CLASSES, GameReview, MoveReview, review_game
-from dashboard.store import RecordError, Store, UnknownGame
+from dashboard.store import Store, UnknownGame
 from dashboard.store.games import GameDetail
-from dashboard.store.replay import play, start_position
 from dashboard.store.sgf_io import export_sgf
 from dashboard.views import variations as var
 from dashboard.views.click_board import clickable_board
@@ -46,7 +45,10 @@ from dashboard.views.page_context import Services, current
 from dashboard.views.replay_data import cached, load
 from dashboard.views.replay_engine import analysis_buttons, engine_asker, ownership_toggle
 from dashboard.views.score_graph import clickable_graph
+from gobuddy.go.game import Game as GoGame
+from gobuddy.go.game import Ruleset
 from gobuddy.go.position import Position
+from gobuddy.go.record import GameError
 
 MOVE = "replay_move"
 SHORT_NAMES = {"rank": "#", "win rate": "win", "score lead": "lead"}
@@ -87,10 +89,8 @@ def markdown_table(rows: list[dict[str, Any]], names: Mapping[str, str] | None =
 
 def position_at(detail: GameDetail, n: int) -> Position:
     g = detail.game
-    pos = start_position(g.size, g.rules, g.to_play, detail.setup)
-    for m in detail.moves[:n]:
-        play(pos, m.number, m.color, m.vertex)
-    return pos
+    return GoGame.from_gtp(g.size, Ruleset(g.rules, g.komi), g.to_play, detail.setup,
+                           [(m.color, m.vertex) for m in detail.moves[:n]]).position
 
 
 def _go(n: int) -> None:
@@ -231,7 +231,7 @@ def render() -> None:
         st.session_state[MOVE] = 0
     try:
         detail, keys, answers, problems = load(store, game_id)
-    except (UnknownGame, RecordError) as exc:
+    except (UnknownGame, GameError) as exc:
         st.error(f"This game cannot be replayed: {exc}")
         return
     last = max(keys) if keys else 0
