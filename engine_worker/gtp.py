@@ -164,9 +164,10 @@ def main(argv: list[str] | None = None) -> int:
     config = parse_args(argv)
     from gobuddy.ai.final_status import judge
     from engine_worker.gtp_explain import register as register_explain
-    from gobuddy.go.gtp_engine import Game, GtpEngine
+    from engine_worker.gtp_engine import GtpEngine
+    from gobuddy.go.game import Game, Ruleset
 
-    game = Game(config.boardsize, config.komi, superko=config.superko)
+    game = Game(config.boardsize, Ruleset("chinese", config.komi, simple_ko=not config.superko))
     player = make_player(config)
     engine = GtpEngine(player, game, final_status=judge)
     if hasattr(player, "register"):  # the search player adds kgs-genmove_cleanup, lz-analyze

@@ -20,7 +20,7 @@ Errors, in the specification's words: ``? syntax error`` for a wrong number of
 arguments, a colour or a vertex that is not one of this board; ``? illegal move`` for
 an occupied point, suicide, ko or superko.
 
-``register(engine, player)`` adds the command to a ``gobuddy.go.gtp_engine.GtpEngine``;
+``register(engine, player)`` adds the command to a ``engine_worker.gtp_engine.GtpEngine``;
 ``engine_worker.gtp.main`` calls it.
 """
 
@@ -72,14 +72,13 @@ class Explainer:
         if evaluator is None or game.size not in getattr(evaluator, "board_sizes", ()):
             return None, None, None
         from gobuddy.ai.analysis import analyse
-        from gobuddy.ai.features import board_array, position_with_history, push_history
+        from gobuddy.ai.features import board_array, game_history, push_history
         from gobuddy.ai.mcts import Search, SearchConfig
 
         if self._search is None or self._komi != game.komi:
             self._search = Search(evaluator, SearchConfig(komi=game.komi))
             self._komi = game.komi
-        _, history = position_with_history(game.size, game.moves, game.setup_black, game.setup_white,
-                                           game.first_to_play, game.superko)
+        history = game_history(game)
         before = analyse(self._search, played.before, history, visits=self.visits,
                          to_play=color_to_str(played.color))
         previous = push_history(history, board_array(played.before))

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import struct
 from itertools import chain
-from typing import Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -170,6 +170,13 @@ def _liberty_classes(rows: list[list[int]], n: int) -> np.ndarray:
 
 
 _CLAMP_TO_3 = bytes(min(b, 3) for b in range(256))
+
+
+def game_history(game: Any) -> History:
+    """The history of a ``gobuddy.go.game.Game``'s current position: the boards before
+    its last ``HISTORY_DEPTH`` moves, most recent first (no replay: the game keeps them)."""
+    n = game.move_number
+    return tuple(np.array(game.board_after(k), dtype=np.int8) for k in range(n - 1, max(-1, n - 1 - HISTORY_DEPTH), -1))
 
 
 def position_with_history(size: int, moves: Iterable[tuple[int, int]], setup_black: Iterable[int] = (),

@@ -30,7 +30,7 @@ from gobuddy.ai.player import PlayerConfig, SearchPlayer, cleanup_candidates, ga
 from gobuddy.ai.weak_move import Style, choose
 from gobuddy.ai.atari import answers_atari
 from gobuddy.go.coords import BLACK, WHITE
-from gobuddy.go.gtp_engine import RESIGN
+from gobuddy.go.game import RESIGN
 from gobuddy.go.position import Position
 
 FULL = "full"
@@ -174,7 +174,7 @@ class LevelPlayer:
             except (ValueError, CoordinateError):
                 raise GtpError("syntax error") from None
             move = self.cleanup_genmove(engine.game, color)
-            engine.game.play(color, move)
+            engine.game.play(move, color)
             return to_gtp(move, engine.game.size)
 
         def boardsize(args: list[str]) -> None:

@@ -1,5 +1,5 @@
 """The search player behind GTP: ``genmove``/``reg_genmove`` through the ``Player``
-protocol of ``gobuddy.go.gtp_engine``, plus ``kgs-genmove_cleanup`` and Leela Zero's
+protocol of ``engine_worker.gtp_engine``, plus ``kgs-genmove_cleanup`` and Leela Zero's
 streaming ``lz-analyze``, registered on the engine's shell by ``SearchPlayer.register``.
 
 Move choice after the search (tree reused from move to move):
@@ -36,10 +36,10 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gobuddy.ai.features import History, position_with_history
+from gobuddy.ai.features import History, game_history
 from gobuddy.ai.mcts import Search, SearchConfig
 from gobuddy.go.coords import BLACK, WHITE, CoordinateError, color_from_str, to_gtp
-from gobuddy.go.gtp_engine import RESIGN
+from gobuddy.go.game import RESIGN
 from gobuddy.go.position import Position
 from gobuddy.go.scoring import tromp_taylor_margin
 
@@ -63,10 +63,9 @@ class PlayerConfig:
 
 
 def game_position(game: Any) -> tuple[Position, History]:
-    """The current position of a ``gtp_engine.Game`` and its history, by replaying its
-    setup and moves (the game is not changed)."""
-    return position_with_history(game.size, game.moves, game.setup_black, game.setup_white,
-                                 game.first_to_play, game.superko)
+    """A copy of the current position of a ``gobuddy.go.game.Game`` and its history (the
+    game is not changed)."""
+    return game.position.copy(), game_history(game)
 
 
 def _with_to_play(pos: Position, color: int) -> Position:
@@ -234,7 +233,7 @@ class SearchPlayer:
             except (ValueError, CoordinateError):
                 raise GtpError("syntax error") from None
             move = self.cleanup_genmove(engine.game, color)
-            engine.game.play(color, move)
+            engine.game.play(move, color)
             return to_gtp(move, engine.game.size)
 
         def boardsize(args: list[str]) -> None:

@@ -37,6 +37,7 @@ from gobuddy.go.position import Position
 from gobuddy.go.record import GameError, GameRecord
 
 Move = tuple[int, int]  # (colour, flat point or pass)
+RESIGN = -1  # what a player choosing a move returns to resign (never a point of the board)
 
 # Rulesets whose ko rule is the simple one (no immediate recapture) and that count
 # territory; every other ruleset name plays positional superko and counts area.
@@ -232,14 +233,14 @@ class Game:
 
     @classmethod
     def from_record(cls, record: GameRecord, until: int | None = None,
-                    superko: bool | None = None) -> tuple["Game", list[str]]:
+                    ruleset: Ruleset | None = None) -> tuple["Game", list[str]]:
         """The game of ``record``'s main line, stopped before move number ``until``
         (1-based; ``None``: all), and notes on what was repaired.
 
         Setup after the root becomes the start (``GameRecord.linear_line``: the moves
         before it are dropped). A move that only repeats an earlier position is played
-        all the same, with a note (the record's own rules may allow it). ``superko``
-        overrides the ko rule the record's ruleset implies. Raises ``GameError`` naming
+        all the same, with a note (the record's own rules may allow it). ``ruleset``
+        replaces the one the record names (a GTP engine keeps its own ko rule). Raises ``GameError`` naming
         any other illegal move or an impossible setup."""
         info = record.info
         target, count = record.root, 0
@@ -249,9 +250,7 @@ class Game:
                 break
             target = node
         line = record.linear_line(target)
-        ruleset = Ruleset(info.rules or "chinese", info.komi)
-        if superko is not None:
-            ruleset = Ruleset(ruleset.name, ruleset.komi, simple_ko=not superko)
+        ruleset = ruleset or Ruleset(info.rules or "chinese", info.komi)
         game = cls(info.size, ruleset, tuple(line.setup_black), tuple(line.setup_white), line.to_play,
                    info.handicap)
         game.result = info.result if until is None else None

@@ -20,7 +20,7 @@ writes lines as it goes and stops when ``stream.interrupted()`` says the next co
 (or the end of input) has arrived. For that, ``run`` reads input on a thread into a
 queue. Its response is ``=[id]``, then its lines, then the empty line.
 
-Not handled here: ``quit`` and everything about Go (see ``gtp_engine``).
+Not handled here: ``quit`` and everything about Go (see ``engine_worker.gtp_engine``).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from gobuddy.ai.mcts import Search, SearchConfig
 from gobuddy.ai.onnx_evaluator import OnnxEvaluator
 from gobuddy.bus.validation import validate
 from gobuddy.go.coords import BLACK, WHITE, from_gtp
-from gobuddy.go.gtp_engine import Game
+from gobuddy.go.game import Game, Ruleset
 
 from .test_levels import ATARI_CENTRE, game_of
 
@@ -40,9 +40,9 @@ def _answer(evaluator, level: str, game: Game, seed: int):
 @pytest.mark.parametrize("level", ["30 kyu", "15 kyu", "7 kyu", "5 kyu"])
 def test_the_first_move_is_the_level_players_move(evaluator, level):
     for opening in GAMES:
-        game = Game(9, 7.0)
+        game = Game(9, Ruleset("chinese", 7.0))
         for i, vertex in enumerate(opening):
-            game.play(BLACK if i % 2 == 0 else WHITE, from_gtp(vertex, 9))
+            game.play(from_gtp(vertex, 9), BLACK if i % 2 == 0 else WHITE)
         to_play = BLACK if len(opening) % 2 == 0 else WHITE
         for seed in (1, 2):
             answer = _answer(evaluator, level, game, seed)
@@ -60,7 +60,7 @@ def test_a_search_level_answers_the_atari(evaluator):
 
 def test_the_full_level_is_the_ordinary_analysis(evaluator):
     with pytest.raises(ValueError, match="full"):
-        _answer(evaluator, "full", Game(9, 7.0), 0)
+        _answer(evaluator, "full", Game(9, Ruleset("chinese", 7.0)), 0)
 
 
 def test_a_search_level_never_fills_its_own_eye(evaluator):
@@ -71,4 +71,4 @@ def test_a_search_level_never_fills_its_own_eye(evaluator):
         answer = _answer(evaluator, "5 kyu", game, 0)
         vertex = wire_answer(answer).moves[0].move
         assert vertex not in OWN_EYES and vertex in ("E5", "pass")
-        game.play(WHITE, game.position.pass_point)
+        game.play(game.position.pass_point, WHITE)

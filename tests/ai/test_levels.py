@@ -16,7 +16,7 @@ from engine_worker.gtp import make_player, parse_args
 from gobuddy.ai.atari import answers_atari, ladder_captures, rescues
 from gobuddy.ai.levels import LEVELS, LevelPlayer, level_named, level_names
 from gobuddy.go.coords import BLACK, WHITE, from_gtp, to_gtp
-from gobuddy.go.gtp_engine import Game
+from gobuddy.go.game import Game, Ruleset
 from gobuddy.go.position import Position
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,13 +68,13 @@ def game_of(board: str, last: str | None = None) -> Game:
     played last by white); no stone is captured on the way."""
     pos = Position.from_ascii(board)
     size = pos.size
-    game = Game(size, 7.0)
+    game = Game(size, Ruleset("chinese", 7.0))
     stones = [(c, p) for c in (BLACK, WHITE) for p in range(size * size) if pos.board[p] == c]
     if last is not None:
         stones.remove((WHITE, from_gtp(last, size)))
         stones.append((WHITE, from_gtp(last, size)))
     for colour, point in stones:
-        assert game.play(colour, point) == []
+        assert game.play(point, colour) == ()
     assert game.position.board == pos.board
     return game
 
@@ -127,7 +127,7 @@ def test_no_level_fills_its_own_eye(players, name):
     for white_passed in (False, True):
         game = game_of(EYES)
         if white_passed:
-            game.play(WHITE, game.position.pass_point)
+            game.play(game.position.pass_point, WHITE)
         seeds = range(1) if LEVELS[NAMES.index(name)].style is None else range(8)
         for seed in seeds:
             player = players[name]
@@ -140,9 +140,9 @@ def test_no_level_fills_its_own_eye(players, name):
 
 def test_weakest_level_keeps_off_the_first_line_early(players):
     weakest = players["30 kyu"]
-    game = Game(9, 7.0)
+    game = Game(9, Ruleset("chinese", 7.0))
     for vertex in ("E5", "D4", "F3"):  # a few moves, white's last near the edge
-        game.play(BLACK if len(game.moves) % 2 == 0 else WHITE, from_gtp(vertex, 9))
+        game.play(from_gtp(vertex, 9), BLACK if len(game.moves) % 2 == 0 else WHITE)
     for seed in range(40):
         player = LevelPlayer(weakest.evaluator, weakest.level, seed=seed)
         r, c = divmod(player.genmove(game, WHITE), 9)
@@ -152,9 +152,9 @@ def test_weakest_level_keeps_off_the_first_line_early(players):
 def _moves_of(player: LevelPlayer, openings: list[list[str]]) -> list[int]:
     out = []
     for opening in openings:
-        game = Game(9, 7.0)
+        game = Game(9, Ruleset("chinese", 7.0))
         for i, vertex in enumerate(opening):
-            game.play(BLACK if i % 2 == 0 else WHITE, from_gtp(vertex, 9))
+            game.play(from_gtp(vertex, 9), BLACK if i % 2 == 0 else WHITE)
         out.append(player.genmove(game, BLACK if len(opening) % 2 == 0 else WHITE))
     return out
 
@@ -214,8 +214,8 @@ def test_a_laddered_stone_is_not_saved_a_capture_is():
 def test_only_chains_the_last_move_put_in_atari_are_answered():
     game = game_of(ATARI_CENTRE, "C5")
     assert [to_gtp(r.move, 9) for r in answers_atari(game.position, BLACK, game.position.last_move)] == ["G5"]
-    game.play(BLACK, from_gtp("A9", 9))
-    game.play(WHITE, from_gtp("J1", 9))  # far away: the old atari is not a fresh one
+    game.play(from_gtp("A9", 9), BLACK)
+    game.play(from_gtp("J1", 9), WHITE)  # far away: the old atari is not a fresh one
     assert answers_atari(game.position, BLACK, game.position.last_move) == []
 
 
@@ -256,14 +256,14 @@ def test_a_level_plays_over_gtp():
 @pytest.mark.parametrize("name", [level.name for level in LEVELS if level.style is not None])
 def test_policy_levels_pass_when_the_game_is_over_and_won_not_before(players, name):
     done = game_of(EYES)  # black wins by 2 on the count (45 to 36 + 7)
-    done.play(WHITE, done.position.pass_point)
+    done.play(done.position.pass_point, WHITE)
     base = players[name]
     for seed in range(4):
         player = LevelPlayer(base.evaluator, base.level, seed=seed)
         assert player.genmove(done, BLACK) == done.position.pass_point, (name, seed)
-    early = Game(9, 7.0)
-    early.play(BLACK, from_gtp("E5", 9))
-    early.play(WHITE, early.position.pass_point)  # an opponent passing early does not end it
+    early = Game(9, Ruleset("chinese", 7.0))
+    early.play(from_gtp("E5", 9), BLACK)
+    early.play(early.position.pass_point, WHITE)  # an opponent passing early does not end it
     for seed in range(4):
         player = LevelPlayer(base.evaluator, base.level, seed=seed)
         assert player.genmove(early, BLACK) != early.position.pass_point, (name, seed)

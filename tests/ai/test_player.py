@@ -11,7 +11,8 @@ from gobuddy.ai.evaluator import TrompTaylorEvaluator
 from gobuddy.ai.onnx_evaluator import OnnxEvaluator
 from gobuddy.ai.player import PlayerConfig, SearchPlayer, cleanup_candidates
 from gobuddy.go.coords import BLACK, from_gtp, to_gtp
-from gobuddy.go.gtp_engine import Game, GtpEngine
+from engine_worker.gtp_engine import GtpEngine
+from gobuddy.go.game import Game, Ruleset
 from gobuddy.go.position import Position
 
 from .boards import EYES, ONE_DAME
@@ -25,7 +26,7 @@ def engine_on(board: str, komi: float, evaluator=None, **config) -> GtpEngine:
     rows = [r.split() for r in board.strip().splitlines()]
     size = len(rows)
     player = SearchPlayer(evaluator or TrompTaylorEvaluator(komi), PlayerConfig(**{"visits": 300, **config}))
-    engine = GtpEngine(player, Game(size, komi))
+    engine = GtpEngine(player, Game(size, Ruleset("chinese", komi)))
     player.register(engine)
     for r, row in enumerate(rows):
         for c, ch in enumerate(row):
@@ -120,7 +121,7 @@ def test_lz_analyze_streams_info_lines(tiny5):
 def test_with_the_onnx_model_and_board_size_guard(tiny5):
     _, path = tiny5
     player = SearchPlayer(OnnxEvaluator(path), PlayerConfig(visits=32))
-    engine = GtpEngine(player, Game(5, 7.0))
+    engine = GtpEngine(player, Game(5, Ruleset("chinese", 7.0)))
     player.register(engine)
     for _ in range(4):
         for color in "BW":

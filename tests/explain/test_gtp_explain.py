@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from engine_worker.gtp_explain import register
-from gobuddy.go.gtp_engine import Game, GtpEngine
+from engine_worker.gtp_engine import GtpEngine
+from gobuddy.go.game import Game
 from gobuddy.go.playout import RandomPlayer
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gobuddy.go.coords import BLACK, WHITE, color_from_str, from_gtp, to_gtp
-from gobuddy.go.gtp_engine import Game
+from gobuddy.go.game import Game, GameError, Ruleset
 from gobuddy.go.handicap import (HandicapError, fixed_handicap_points, free_handicap_points,
                                  max_fixed_handicap)
 from gobuddy.go.position import IllegalMove, Position
@@ -224,9 +224,9 @@ def test_max_fixed_handicap():
 
 
 def test_undo_replays_captures_and_counts():
-    game = Game(5, 0.5)
+    game = Game(5, Ruleset("chinese", 0.5))
     for color, vertex in [(BLACK, "B1"), (WHITE, "A1"), (BLACK, "A2")]:
-        game.play(color, from_gtp(vertex, 5))
+        game.play(from_gtp(vertex, 5), color)
     assert game.position.board[from_gtp("A1", 5)] == 0 and game.position.captures[BLACK] == 1
     game.undo()
     assert game.position.board[from_gtp("A1", 5)] == WHITE and game.position.captures[BLACK] == 0
@@ -234,19 +234,19 @@ def test_undo_replays_captures_and_counts():
     game.undo()
     game.undo()
     assert game.position.hash == Position(5).hash and game.moves == []
-    with pytest.raises(IndexError):
+    with pytest.raises(GameError, match="no move to undo"):
         game.undo()
 
 
 def test_undo_restores_the_ko_ban_and_keeps_handicap():
-    game = Game(5, 0.5, superko=False)
-    game.set_handicap([from_gtp("E5", 5), from_gtp("E1", 5)])
+    game = Game(5, Ruleset("chinese", 0.5, simple_ko=True), setup_black=(from_gtp("E5", 5), from_gtp("E1", 5)),
+                first_to_play=WHITE, handicap=2)
     start = Position.from_ascii(KO)
     for p, v in enumerate(start.board):
         if v:
-            game.play(v, p)
-    game.play(BLACK, from_gtp("C3", 5))
-    game.play(WHITE, from_gtp("D5", 5))
+            game.play(p, v)
+    game.play(from_gtp("C3", 5), BLACK)
+    game.play(from_gtp("D5", 5), WHITE)
     game.undo()
     assert game.position.illegal_reason(from_gtp("B3", 5), WHITE) == "ko"
     while game.moves:

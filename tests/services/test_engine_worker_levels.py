@@ -13,7 +13,7 @@ from gobuddy.ai.onnx_evaluator import OnnxEvaluator
 from gobuddy.bus.requests import EngineRequestFailed
 from gobuddy.bus.validation import validate
 from gobuddy.go.coords import BLACK, WHITE, from_gtp
-from gobuddy.go.gtp_engine import Game
+from gobuddy.go.game import Game, Ruleset
 from tests.services.processes import Service, make_request, spawn_worker, start_service
 
 WORKER = "engine-levels"
@@ -30,9 +30,9 @@ def worker(broker, presence, tiny_model) -> Iterator[Service]:
 
 
 def _local_move(model, level: str, seed: int) -> int:
-    game = Game(9, 7.0)
+    game = Game(9, Ruleset("chinese", 7.0))
     for colour, vertex in MOVES:
-        game.play(BLACK if colour == "B" else WHITE, from_gtp(vertex, 9))
+        game.play(from_gtp(vertex, 9), BLACK if colour == "B" else WHITE)
     return LevelPlayer(OnnxEvaluator(model), level_named(level), seed=seed).genmove(game, WHITE)
 
 

@@ -10,7 +10,7 @@ import pytest
 from engine_worker.gtp import make_player, parse_args
 from gobuddy.ai.tiny_model import build_tiny_model
 from gobuddy.go.coords import BLACK, WHITE, from_gtp
-from gobuddy.go.gtp_engine import Game
+from gobuddy.go.game import Game, Ruleset
 from gobuddy.go.position import Position
 from gobuddy.go.sgf import parse_sgf
 from training.match import main, pair_opening, parse_opening

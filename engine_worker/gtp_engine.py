@@ -1,7 +1,8 @@
-"""The engine side of GTP: the game being played and the standard commands on it.
+"""The engine side of GTP: the standard commands on the game being played.
 
-``Game`` holds the truth as lists (board size, komi, setup stones, then the moves) and
-derives its ``position`` from them; ``undo`` replays. ``GtpEngine`` registers the
+The game is a ``gobuddy.go.game.Game`` (the one definition of a game: setup, moves, the
+derived position, undo by replay); ``boardsize``, ``clear_board``, the handicap
+commands and ``loadsgf`` replace it with a new one. ``GtpEngine`` registers the
 standard GTP 2 commands and the GNU Go extensions the project relies on
 (``list_stones``, ``captures``, ``printsgf``, ``loadsgf``) on a ``GtpShell``; a
 ``Player`` answers ``genmove``/``reg_genmove``. To add a command, register it on
@@ -24,20 +25,19 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from gobuddy.go.coords import (
     BLACK, EMPTY, GTP_COLUMNS, MAX_SIZE, MIN_SIZE, WHITE, CoordinateError, color_from_str,
     from_gtp, to_gtp)
+from gobuddy.go.game import RESIGN, Game
 from gobuddy.go.gtp import GtpError, GtpShell
 from gobuddy.go.handicap import HandicapError, fixed_handicap_points, free_handicap_points
 from gobuddy.go.position import IllegalMove, Position
-from gobuddy.go.record import GameRecord
 from gobuddy.go.scoring import area_score
 from gobuddy.go.sgf import dump_sgf, read_sgf
 
-RESIGN = -1  # what a Player returns to resign
 _KEPT_INFO = ("rules", "black", "white", "black_rank", "white_rank", "result", "date", "place",
               "event", "game_name")
 
@@ -51,10 +51,10 @@ class FinalStatus(Protocol):
 
 
 class Player(Protocol):
-    """Chooses moves for ``genmove``: a flat point, ``game.position.pass_point`` to pass,
-    or ``RESIGN``. It must not change ``game``; the engine plays the move."""
+    """Chooses moves for ``genmove``: a flat point, ``game.pass_point`` to pass, or
+    ``RESIGN``. It must not change ``game``; the engine plays the move."""
 
-    def genmove(self, game: "Game", color: int) -> int: ...
+    def genmove(self, game: Game, color: int) -> int: ...
 
 
 @dataclass
@@ -66,134 +66,6 @@ class Clock:
     byo_yomi_time: int = 0
     byo_yomi_stones: int = 0
     left: dict[int, tuple[int, int]] = field(default_factory=dict)  # colour -> (time, stones)
-
-
-class Game:
-    """The game on the engine's board: setup stones plus a move list, the position
-    derived from them. Consecutive moves of one colour are allowed (GTP does)."""
-
-    def __init__(self, size: int = 9, komi: float = 7.0, superko: bool = True) -> None:
-        self.size = size
-        self.komi = float(komi)
-        self.superko = superko
-        self.clock = Clock()
-        self.clear()
-
-    def clear(self) -> None:
-        """Empty board, no setup, no moves (size, komi, rule and clock stay)."""
-        self.setup_black: list[int] = []
-        self.setup_white: list[int] = []
-        self.first_to_play = BLACK
-        self.handicap = 0
-        self.moves: list[tuple[int, int]] = []
-        self.info: dict[str, object] = {}  # further GameInfo fields kept from loadsgf
-        self.position = self._start()
-
-    def resize(self, size: int) -> None:
-        """Change the board size (2..25) and clear the board."""
-        if not MIN_SIZE <= size <= MAX_SIZE:
-            raise ValueError(f"board size {size} is not from {MIN_SIZE} to {MAX_SIZE}")
-        self.size = size
-        self.clear()
-
-    def is_empty(self) -> bool:
-        """No stones and no moves yet."""
-        return not (self.moves or self.setup_black or self.setup_white)
-
-    def set_handicap(self, points: list[int]) -> None:
-        """Put black handicap stones on an empty board; white plays next."""
-        if not self.is_empty():
-            raise ValueError("the board is not empty")
-        self.setup_black = list(points)
-        self.handicap = len(points)
-        self.first_to_play = WHITE
-        self.position = self._start()
-
-    def play(self, color: int, point: int) -> list[int]:
-        """Play (or pass) for ``color``; return the captured points. Raises
-        ``IllegalMove`` (occupied, suicide, ko, superko) and leaves the game as it was."""
-        captured = self.position.play(point, color)
-        self.moves.append((color, point))
-        self.info.pop("result", None)  # a loaded result no longer describes the game
-        return captured
-
-    def undo(self) -> None:
-        """Take back the last move (not setup). Raises ``IndexError`` with no moves."""
-        if not self.moves:
-            raise IndexError("no move to undo")
-        self.moves.pop()
-        self._replay()
-
-    def _start(self) -> Position:
-        pos = Position(self.size, superko=self.superko, to_play=self.first_to_play)
-        for p in self.setup_black:
-            pos.place(p, BLACK)
-        for p in self.setup_white:
-            pos.place(p, WHITE)
-        pos.check_no_dead_chains()
-        pos.seen = {pos.hash}  # superko history starts from the finished setup
-        return pos
-
-    def _replay(self) -> None:
-        pos = self._start()
-        for color, point in self.moves:
-            pos.play(point, color, check=False)
-        self.position = pos
-
-    # ------------------------------------------------------------ records
-    def to_record(self, **info: object) -> GameRecord:
-        """This game as a ``GameRecord`` (setup in the root, the moves as its main line)."""
-        fields = {**self.info, "handicap": self.handicap, **info}
-        return GameRecord.from_moves(self.size, self.komi, self.moves, self.setup_black,
-                                     self.setup_white, **fields)
-
-    def load(self, record: GameRecord, until: int | None = None) -> list[str]:
-        """Replace the game by ``record``'s main line, stopping before move number
-        ``until`` (1-based; ``None``: all moves); return notes on what was repaired.
-
-        Setup after the root becomes the start position (``GameRecord.linear_line``:
-        after a move, the moves before it cannot be undone). A move that only repeats
-        an earlier position (positional superko) is played all the same, with a note:
-        the record's rules may allow it. Raises ``ValueError`` naming any other illegal
-        move or impossible setup. The game is unchanged on failure."""
-        info = record.info
-        target, count = record.root, 0
-        for node in record.main_line():
-            count += node.move is not None
-            if until is not None and count >= until:
-                break
-            target = node
-        line = record.linear_line(target)
-        trial = Game(info.size, info.komi, self.superko)
-        trial.clock = self.clock
-        trial.setup_black, trial.setup_white = line.setup_black, line.setup_white
-        trial.handicap = info.handicap
-        trial.info = {k: getattr(info, k) for k in _KEPT_INFO}
-        trial.first_to_play = line.to_play
-        try:
-            trial.position = trial._start()
-        except ValueError as exc:
-            raise ValueError(f"setup: {exc}") from None
-        repeats: list[str] = []
-        for number, (color, point) in enumerate(line.moves, start=line.dropped + 1):
-            if trial.position.illegal_reason(point, color) == "superko":
-                repeats.append(str(number))
-                trial.position.play(point, color, check=False)
-                trial.moves.append((color, point))
-                continue
-            try:
-                trial.play(color, point)
-            except IllegalMove as exc:
-                raise ValueError(f"move {number}: {exc}") from None
-        self.__dict__.update(trial.__dict__)
-        if len(repeats) == 1:
-            return line.notes + [f"move {repeats[0]} repeats an earlier position (positional superko): "
-                                 "played all the same"]
-        if repeats:
-            more = f" and {len(repeats) - 5} more" if len(repeats) > 5 else ""
-            return line.notes + [f"moves {', '.join(repeats[:5])}{more} repeat an earlier position "
-                                 "(positional superko): played all the same"]
-        return line.notes
 
 
 class GtpEngine:
@@ -210,6 +82,8 @@ class GtpEngine:
                  final_status: Callable[[Position], FinalStatus] | None = None) -> None:
         self.player = player
         self.game = game if game is not None else Game()
+        self.clock = Clock()
+        self.info: dict[str, object] = {}  # game information kept from loadsgf, for printsgf
         self.name = name
         self.version_text = version
         self.final_status = final_status
@@ -222,7 +96,7 @@ class GtpEngine:
             "list_commands": lambda a: "\n".join(self.shell.commands()),
             "quit": self.cmd_quit,
             "boardsize": self.cmd_boardsize,
-            "clear_board": lambda a: self.game.clear(),
+            "clear_board": lambda a: self._new_game(self.game.size),
             "komi": self.cmd_komi,
             "play": self.cmd_play,
             "genmove": lambda a: self.cmd_genmove(a, play=True),
@@ -269,16 +143,28 @@ class GtpEngine:
         size = _int(_args(args, 1)[0])
         if not MIN_SIZE <= size <= MAX_SIZE:
             raise GtpError("unacceptable size")
-        self.game.resize(size)
+        self._new_game(size)
+
+    def _new_game(self, size: int, **start: object) -> None:
+        """An empty board of ``size`` (komi and ko rule kept; ``start``: setup fields)."""
+        self.game = Game(size, self.game.ruleset, **start)  # type: ignore[arg-type]
+        self.info = {}
 
     def cmd_komi(self, args: list[str]) -> None:
-        self.game.komi = _float(_args(args, 1)[0])
+        self.game.ruleset = replace(self.game.ruleset, komi=_float(_args(args, 1)[0]))
+
+    def play(self, color: int, point: int) -> None:
+        """Play a move on the game (``IllegalMove`` if the rules forbid it); a result
+        loaded from a file no longer describes the game."""
+        self.game.play(point, color)
+        self.game.result = None
+        self.info.pop("result", None)
 
     def cmd_play(self, args: list[str]) -> None:
         color_text, vertex = _args(args, 2)
         color, point = _color(color_text), self._vertex(vertex)
         try:
-            self.game.play(color, point)
+            self.play(color, point)
         except IllegalMove:
             raise GtpError("illegal move") from None
 
@@ -288,7 +174,7 @@ class GtpEngine:
         if move == RESIGN:
             return "resign"
         if play:
-            self.game.play(color, move)  # an illegal choice is the player's bug: internal error
+            self.play(color, move)  # an illegal choice is the player's bug: internal error
         return to_gtp(move, self.game.size)
 
     def cmd_undo(self, args: list[str]) -> None:
@@ -304,8 +190,12 @@ class GtpEngine:
             points = placement(self.game.size, stones)
         except HandicapError:
             raise GtpError("invalid number of stones") from None
-        self.game.set_handicap(points)
+        self._handicap(points)
         return " ".join(to_gtp(p, self.game.size) for p in points)
+
+    def _handicap(self, points: list[int]) -> None:
+        """Black stones on the empty board; white moves next."""
+        self._new_game(self.game.size, setup_black=tuple(points), first_to_play=WHITE, handicap=len(points))
 
     def cmd_set_free_handicap(self, args: list[str]) -> None:
         points = [self._vertex(v) for v in args]
@@ -315,15 +205,15 @@ class GtpEngine:
         if (len(points) < 2 or len(points) > size * size - 1 or len(set(points)) != len(points)
                 or size * size in points):
             raise GtpError("bad vertex list")
-        self.game.set_handicap(points)
+        self._handicap(points)
 
     def cmd_time_settings(self, args: list[str]) -> None:
         main, byo, stones = (_int(a) for a in _args(args, 3))
-        self.game.clock = Clock(main, byo, stones)
+        self.clock = Clock(main, byo, stones)
 
     def cmd_time_left(self, args: list[str]) -> None:
         color_text, seconds, stones = _args(args, 3)
-        self.game.clock.left[_color(color_text)] = (_int(seconds), _int(stones))
+        self.clock.left[_color(color_text)] = (_int(seconds), _int(stones))
 
     def cmd_final_score(self, args: list[str]) -> str:
         pos = self.game.position
@@ -346,7 +236,7 @@ class GtpEngine:
         try:
             with open(args[0], "rb") as f:
                 record, warnings = read_sgf(f.read()).first()
-            notes = [str(w) for w in warnings] + self.game.load(record, until)
+            notes = [str(w) for w in warnings] + self.load(record, until)
         except (OSError, ValueError) as exc:
             print(f"loadsgf {args[0]}: {exc}", file=sys.stderr)
             raise GtpError("cannot load file") from None
@@ -356,7 +246,8 @@ class GtpEngine:
     def cmd_printsgf(self, args: list[str]) -> str:
         if len(args) > 1:
             raise GtpError("syntax error")
-        text = dump_sgf(self.game.to_record())
+        text = dump_sgf(self.game.record(**{**self.info, "rules": self.info.get("rules") or "chinese",
+                                            "result": self.game.result}))
         if not args:
             return text
         try:
@@ -371,6 +262,17 @@ class GtpEngine:
         color = _color(_args(args, 1)[0])
         size = self.game.size
         return " ".join(to_gtp(p, size) for p, v in enumerate(self.game.position.board) if v == color)
+
+    def load(self, record: object, until: int | None = None) -> list[str]:
+        """Replace the game by ``record``'s main line before move ``until`` (``Game.
+        from_record``: the engine's komi from the file, its own ko rule); return the notes
+        on what was repaired. Raises ``GameError``; the game is unchanged on failure."""
+        info = record.info  # type: ignore[attr-defined]
+        ruleset = replace(self.game.ruleset, komi=info.komi)
+        game, notes = Game.from_record(record, until, ruleset=ruleset)  # type: ignore[arg-type]
+        self.game = game
+        self.info = {k: getattr(info, k) for k in _KEPT_INFO if k != "result"}
+        return notes
 
     # ------------------------------------------------------------ helpers
     def _vertex(self, text: str) -> int:
