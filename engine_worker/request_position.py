@@ -1,8 +1,8 @@
 """From an engine request's position (GTP on the wire) to a ``Position`` with its history,
 checked move by move, or to a ``RequestError`` naming the request field at fault.
 
-Rules decide the ko rule: positional superko, except ``japanese`` and ``korean`` (simple
-ko), as in the history store. Colours need not alternate (the request says who played
+Rules decide the ko rule (``gobuddy.go.game.Ruleset``: positional superko, except
+``japanese`` and ``korean``), as everywhere. Colours need not alternate (the request says who played
 each move). ``to_play`` (when given) overrides the side to move after the last move,
 which clears a simple-ko point. What is NOT checked: that the model's komi equals the
 request's (komi only scores finished games inside the search).
@@ -13,12 +13,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from gobuddy.ai.features import HISTORY_DEPTH, History, board_array, push_history
+from gobuddy.ai.features import HISTORY_DEPTH, History, game_history
 from gobuddy.bus.engine_messages import Position as WirePosition
-from gobuddy.go.coords import BLACK, CoordinateError, color_from_str, from_gtp
-from gobuddy.go.position import IllegalMove, Position
-
-SIMPLE_KO_RULES = frozenset({"japanese", "korean"})
+from gobuddy.go.coords import color_from_str
+from gobuddy.go.game import Game, GameError, Ruleset
+from gobuddy.go.position import Position
 
 
 class RequestError(ValueError):
@@ -41,46 +40,23 @@ class Prepared:
 
 
 def build(wire: WirePosition, board_sizes: tuple[int, ...]) -> tuple[Position, History]:
-    """Replay ``wire`` (setup, then moves) with full legality; raise ``RequestError``."""
+    """Replay ``wire`` (setup, then moves) with full legality (``gobuddy.go.game``); raise
+    ``RequestError`` naming the request field at fault."""
     size = wire.size
     if size not in board_sizes:
         supported = ", ".join(str(s) for s in board_sizes)
         raise RequestError("position.size", f"the model plays {supported}x{supported} boards, not {size}x{size}")
-    first = color_from_str(wire.to_play) if (wire.to_play is not None and not wire.moves) else BLACK
-    pos = Position(size, superko=wire.rules not in SIMPLE_KO_RULES, to_play=first)
-    for index, (color, vertex) in enumerate(wire.setup):
-        field = f"position.setup[{index}][1]"
-        point = _point(vertex, size, field)
-        if point == pos.pass_point:
-            raise RequestError(field, "'pass' is not a setup stone")
-        try:
-            pos.place(point, color_from_str(color))
-        except IllegalMove as exc:
-            raise RequestError(field, f"setup stone {vertex}: {exc}") from None
+    first = wire.to_play if (wire.to_play is not None and not wire.moves) else "B"
     try:
-        pos.check_no_dead_chains()
-    except ValueError as exc:
-        raise RequestError("position.setup", str(exc)) from None
-    history: History = ()
-    for index, (color, vertex) in enumerate(wire.moves):
-        field = f"position.moves[{index}][1]"
-        point = _point(vertex, size, field)
-        board = board_array(pos)
-        try:
-            pos.play(point, color_from_str(color))
-        except IllegalMove as exc:
-            raise RequestError(field, f"move {index + 1}: {exc}") from None
-        history = push_history(history, board)
-    if wire.to_play is not None and wire.moves and color_from_str(wire.to_play) != pos.to_play:
-        pos.set_to_play(color_from_str(wire.to_play))
-    return pos, history
-
-
-def _point(vertex: str, size: int, field: str) -> int:
-    try:
-        return from_gtp(vertex, size)
-    except CoordinateError as exc:
-        raise RequestError(field, str(exc)) from None
+        game = Game.from_gtp(size, Ruleset(wire.rules, wire.komi), first, wire.setup, wire.moves)
+    except GameError as exc:
+        if exc.move_number:
+            raise RequestError(f"position.moves[{exc.move_number - 1}][1]", str(exc)) from None
+        where = "position.setup" if exc.setup_index is None else f"position.setup[{exc.setup_index}][1]"
+        raise RequestError(where, str(exc)) from None
+    if wire.to_play is not None and wire.moves:
+        game.set_to_play(color_from_str(wire.to_play))
+    return game.position, game_history(game)
 
 
 def search_key(pos: Position, history: History, komi: float, rules: str, visits: int, top_k: int,

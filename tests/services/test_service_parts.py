@@ -72,9 +72,9 @@ def wire(moves=(), setup=(), to_play=None, size=9, rules="chinese") -> WirePosit
     ([("B", "E5"), ("W", "E5")], [], "position.moves[1][1]", "occupied"),
     ([("B", "A2"), ("B", "B1"), ("W", "A1")], [], "position.moves[2][1]", "suicide"),
     ([("B", "J10")], [], "position.moves[0][1]", "off a 9x9 board"),
-    ([], [("B", "C3"), ("W", "C3")], "position.setup[1][1]", "occupied"),
+    ([], [("B", "C3"), ("W", "C3")], "position.setup[1][1]", "C3 is set twice"),
     ([], [("B", "A1"), ("W", "A2"), ("W", "B1")], "position.setup", "no liberties"),
-    ([("B", "pass")], [("B", "pass")], "position.setup[0][1]", "not a setup stone"),
+    ([("B", "pass")], [("B", "pass")], "position.setup[0][1]", "'pass' is not a point"),
 ])
 def test_an_unplayable_position_names_the_field(moves, setup, field, words) -> None:
     with pytest.raises(RequestError) as error:
