@@ -134,7 +134,7 @@ def run(requests: int, model: Path | None, quick: bool) -> str:
         elif SHIPPED.is_file():
             path, described = SHIPPED, f"shipped `{SHIPPED}`"
         else:
-            from gobuddy.ai.tiny_model import build_tiny_model
+            from tests.tiny_model import build_tiny_model
 
             path = build_tiny_model(9, blocks=6, channels=64, name="random-b6c64").save(tmp / "b6c64.onnx")
             described = "random-weight 6 blocks x 64 channels (`tiny_model`; no shipped model yet)"

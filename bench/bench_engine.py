@@ -4,7 +4,7 @@ latency. Writes a markdown section to stdout or to ``--out``.
     python -m bench.bench_engine [--out FILE] [--model PATH] [--quick]
 
 The model is ``models/gobuddy-9x9.onnx`` when present, else a random-weight 6 blocks x
-64 channels model from ``gobuddy.ai.tiny_model`` (speed does not depend on the weights).
+64 channels model from ``tests.tiny_model`` (a test fixture) (speed does not depend on the weights).
 Positions are 9x9 middle-game positions from seeded random games. Throughput runs are
 interleaved and repeated and the median is reported, because the machine is shared.
 """
@@ -80,7 +80,7 @@ def model_path(config: BenchConfig, tmp: Path) -> tuple[Path, str]:
         return config.model, f"`{config.model}`"
     if SHIPPED.is_file():
         return SHIPPED, f"shipped `{SHIPPED}`"
-    from gobuddy.ai.tiny_model import build_tiny_model
+    from tests.tiny_model import build_tiny_model
 
     path = build_tiny_model(9, blocks=6, channels=64, name="random-b6c64").save(tmp / "b6c64.onnx")
     return path, "random-weight 6 blocks x 64 channels (`tiny_model`; no shipped model yet)"

@@ -88,7 +88,7 @@ def searching_workers(broker: MosquittoBroker, tmp: Path, count: int, requester:
         yield
         return
     from dashboard.live_feed import position_request
-    from gobuddy.ai.tiny_model import build_tiny_model
+    from tests.tiny_model import build_tiny_model
     from gobuddy.bus.client import BusClient
 
     model = build_tiny_model(size=9, blocks=1, channels=8, seed=5, name="e2e-tiny").save(tmp / "load.onnx")

@@ -103,8 +103,8 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[WorkerConfig, str]:
     p = parser()
     args = p.parse_args(argv)
     if not args.model.is_file():
-        hint = (" (no trained model yet: run `make model`, or build a random-weight one for tests with "
-                "`python -m gobuddy.ai.tiny_model PATH`)") if args.model == DEFAULT_MODEL else ""
+        hint = (" (the shipped model is missing from this checkout: restore models/gobuddy-9x9.onnx with git, "
+                "or run `make model`)") if args.model == DEFAULT_MODEL else ""
         p.error(f"--model: {args.model} does not exist{hint}")
     try:
         bus = bus_config_from_args(args, role="engine", persistent_session=False)

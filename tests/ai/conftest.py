@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gobuddy.ai.tiny_model import TinyModel, build_tiny_model
+from tests.tiny_model import TinyModel, build_tiny_model
 
 
 @pytest.fixture(scope="session")

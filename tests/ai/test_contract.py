@@ -9,7 +9,7 @@ import pytest
 from gobuddy.ai import contract
 from gobuddy.ai.contract import ModelContractError, check_model
 from gobuddy.ai.onnx_evaluator import OnnxEvaluator
-from gobuddy.ai.tiny_model import build_tiny_model
+from tests.tiny_model import build_tiny_model
 
 META = contract.metadata_for("m", [9], {"data": "gnugo", "steps": 10}, komi=7.0)
 INPUTS = {"features": ["batch", 18, 9, 9]}

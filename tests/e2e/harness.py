@@ -99,7 +99,7 @@ def engine_worker(broker: Any, tmp: Path) -> Any:
 
     if not real_services_available()["engine_worker"]:
         return StandInWorker(broker.config("engine-1"))
-    from gobuddy.ai.tiny_model import build_tiny_model
+    from tests.tiny_model import build_tiny_model
 
     model = build_tiny_model(size=9, blocks=1, channels=8, seed=5, name="e2e-tiny").save(tmp / "tiny.onnx")
     return ServiceProcess("engine_worker", [*broker_args(broker, "engine-e2e-1"), "--model", str(model),

@@ -17,7 +17,7 @@ from tests.services.processes import Presence, Service
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A random-weight 9x9 model following the model contract (2 blocks x 16 channels)."""
     pytest.importorskip("onnx")
-    from gobuddy.ai.tiny_model import build_tiny_model
+    from tests.tiny_model import build_tiny_model
 
     return build_tiny_model(size=9, blocks=2, channels=16, name="tiny-services").save(
         tmp_path_factory.mktemp("model") / "tiny.onnx")

@@ -9,7 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from gobuddy.ai.tiny_model import build_tiny_model
+from tests.tiny_model import build_tiny_model
 from tests.training.conftest import needs_gnugo
 from training.game_shards import GameSample, write_shard
 from training.gating import GateConfig, decide, distinct_games, gate

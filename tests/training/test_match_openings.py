@@ -8,7 +8,7 @@ import json
 import pytest
 
 from engine_worker.gtp import make_player, parse_args
-from gobuddy.ai.tiny_model import build_tiny_model
+from tests.tiny_model import build_tiny_model
 from gobuddy.go.coords import BLACK, WHITE, from_gtp
 from gobuddy.go.game import Game, Ruleset
 from gobuddy.go.position import Position

@@ -8,7 +8,7 @@ import pytest
 
 from gobuddy.ai.evaluator import Evaluation, uniform_policy
 from gobuddy.ai.mcts import Search, SearchConfig
-from gobuddy.ai.tiny_model import build_tiny_model
+from tests.tiny_model import build_tiny_model
 from gobuddy.go.coords import BLACK, WHITE, from_gtp, to_gtp
 from gobuddy.go.position import Position
 from gobuddy.go.scoring import area_score, ownership
