@@ -37,6 +37,7 @@ from sqlalchemy.engine import make_url
 from dashboard import access
 from dashboard.access import AuthRefused
 from dashboard.config import ConfigError, from_args
+from dashboard.long_lived import freeze_long_lived
 from dashboard.views import login
 from dashboard.views.page_context import Services, services_for, set_current
 
@@ -124,6 +125,7 @@ def main(argv: list[str]) -> None:
         st.error(f"The dashboard cannot open its database {shown_url(config.db_url)}: {type(exc).__name__}: {exc}")
         st.stop()
     set_current(services)
+    freeze_long_lived()  # else Streamlit's collection after every run costs a quarter of a second
     if sign_in:
         sign_in_log()
     identity = login.gate(services.store, config.db_url, sign_in)

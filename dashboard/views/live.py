@@ -25,7 +25,6 @@ import streamlit as st
 from dashboard.board_svg import board_svg, winrate_bar_svg
 from dashboard.live_board import LiveBoard, color_name, other
 from dashboard.live_feed import LiveFeed
-from dashboard.long_lived import freeze_long_lived
 from dashboard.views.game_board import candidates_table, last_vertex, passes_recommended, recommendations
 from dashboard.views.page_context import current, vertices_in_words
 from gobuddy.bus.message import now_ms
@@ -316,7 +315,6 @@ def render() -> None:
     # "running" indicator and its Stop button on this page, which would otherwise show
     # all the time.
     st.html("<style>[data-testid='stStatusWidget']{visibility:hidden}</style>")
-    freeze_long_lived()  # else Streamlit's collection after each run costs a quarter of a second
     st.session_state["live_full_run"] = True
     st.fragment(run_every=services.config.live_interval_s)(render_live)(feed, board_id, show_ownership, show_recs)
 

@@ -35,7 +35,6 @@ from typing import Any, Sequence
 import streamlit as st
 
 from dashboard.board_svg import board_svg
-from dashboard.long_lived import freeze_long_lived
 from dashboard.live_feed import LiveFeed
 from dashboard.views.click_board import svg_board
 from dashboard.views.game_board import candidates_table, last_vertex, recommendations, show_winrate
@@ -290,7 +289,6 @@ def render() -> None:
     if game is None:
         new_game_form(services)
         return
-    freeze_long_lived()  # else Streamlit's collection after each run costs a quarter of a second
     runs = st.session_state["play_page_runs"] = st.session_state.get("play_page_runs", 0) + 1
     you = "black" if game.human == "B" else "white"
     # data-page-runs: how often the whole page ran (a move reruns only the fragment below)

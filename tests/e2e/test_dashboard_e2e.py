@@ -52,8 +52,9 @@ def test_a_board_game_appears_live_move_by_move(stack, page):
 
 
 def click_point(page, vertex_col: int, number: int, size: int = 9) -> None:
-    """Click an intersection of the Play page's board (the plotly layer over the SVG)."""
-    box = page.locator(".js-plotly-plot").first.bounding_box()
+    """Click an intersection of the Play page's board (its SVG, which turns a click into
+    the nearest point)."""
+    box = page.locator("div.click-board svg.go-board").first.bounding_box()
     span = size - 1 + 2.2
     page.mouse.click(box["x"] + (1.1 + vertex_col) / span * box["width"],
                      box["y"] + (1.1 + size - number) / span * box["height"])
@@ -64,8 +65,7 @@ def test_a_click_on_the_play_page_places_a_stone_and_the_engine_answers(stack, p
     wait_for_app(page)
     page.get_by_label("Your name").fill("Eve")
     page.get_by_role("button", name="Start the game").click()
-    page.locator(".js-plotly-plot").first.wait_for()
-    page.wait_for_timeout(500)  # plotly attaches its click handlers after drawing
+    page.locator("div.click-board svg.go-board").first.wait_for()
     click_point(page, 4, 5)  # E5
     page.get_by_text("Move 2 ·").wait_for(timeout=30_000)
     page.get_by_text("Your move").wait_for()
