@@ -4,7 +4,7 @@
 ``LiveBoard``: the state is the base, events with the next ``seq`` are applied on top,
 an early event waits for the ones before it (or for a state that covers it), and a
 message about another game replaces the current game only if it is not older. Every
-change replays setup and moves with ``gobuddy.go`` into stones, captures and the
+change replays setup and moves with ``gobuddy.go.game`` into stones, captures and the
 position's key (the engine answers' ``position_key.hash``).
 
 Not thread-safe (``dashboard.live_feed.LiveFeed`` locks around it). Not checked here:
@@ -17,10 +17,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gobuddy.bus.messages import BoardState, GameEvent, GameStarted, Problem
-from gobuddy.go.coords import BLACK, WHITE, CoordinateError, color_from_str, from_gtp
-from gobuddy.go.position import Position as GoPosition
-
-SIMPLE_KO_RULES = frozenset({"japanese", "korean"})
+from gobuddy.go.coords import BLACK, WHITE, color_from_str
+from gobuddy.go.game import Game, GameError, Ruleset
 
 
 def other(color: str) -> str:
@@ -73,27 +71,26 @@ class LiveBoard:
 
 
 def replayed(board: LiveBoard) -> LiveBoard:
-    """``board`` with its derived fields recomputed from setup and moves."""
-    pos = GoPosition(board.size, superko=board.rules not in SIMPLE_KO_RULES,
-                     to_play=color_from_str(board.first_to_play()))
+    """``board`` with its derived fields recomputed from setup and moves
+    (``gobuddy.go.game``); an illegal move stops there, named in ``replay_error``."""
     error = None
     try:
-        for color, vertex in board.setup:
-            pos.place(from_gtp(vertex, board.size), color_from_str(color))
-        for number, (color, vertex) in enumerate(board.moves, start=1):
-            point = from_gtp(vertex, board.size)
-            why = pos.illegal_reason(point, color_from_str(color))
-            if why is not None:
-                raise ValueError(f"move {number} ({color} {vertex}) is illegal here: {why}")
-            pos.play(point, color_from_str(color), check=False)
-    except (ValueError, CoordinateError) as exc:
-        error = str(exc)
+        game = Game.from_gtp(board.size, Ruleset(board.rules, board.komi), board.first_to_play(), board.setup)
+    except GameError as exc:
+        game, error = Game(board.size, Ruleset(board.rules, board.komi)), str(exc)
     else:
-        if color_from_str(board.to_play) != pos.to_play:
-            pos.set_to_play(color_from_str(board.to_play))
-    key = None if error else format(pos.key() & 0xFFFFFFFFFFFFFFFF, "016x")
+        for color, vertex in board.moves:
+            try:
+                game.play_gtp(color, vertex)
+            except GameError as exc:
+                error = str(exc)
+                break
+        else:
+            game.set_to_play(color_from_str(board.to_play))
+    pos = game.position
     captures = (("B", pos.captures[BLACK]), ("W", pos.captures[WHITE]))
-    return replace(board, stones=tuple(pos.board), captures=captures, position_hash=key, replay_error=error)
+    return replace(board, stones=tuple(pos.board), captures=captures,
+                   position_hash=None if error else game.hash(), replay_error=error)
 
 
 class BoardTracker:

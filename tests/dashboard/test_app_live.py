@@ -68,7 +68,7 @@ def test_replay_counts_captures_and_reports_illegal_records():
     assert board.capture_counts == {"B": 1, "W": 0} and board.replay_error is None
     assert board.position_hash is not None and len(board.position_hash) == 16
     bad = fold(started(), move(1, "B", "E5"), move(2, "W", "E5"))
-    assert "move 2 (W E5) is illegal here: occupied" in bad.replay_error and bad.position_hash is None
+    assert "move 2 (W E5) is illegal: occupied" in bad.replay_error and bad.position_hash is None
 
 
 BOARD_AFTER_CAPTURE = fold(started(), move(1, "B", "E5"))  # black played last: captured stones are white
