@@ -6,7 +6,7 @@ import pytest
 
 from dashboard.ingest import ingest
 from dashboard.store import PositionKey
-from gobuddy.ai.analysis import position_hash
+from gobuddy.go.game import position_hash
 from tests.dashboard.conftest import T0, WireGame, send
 
 

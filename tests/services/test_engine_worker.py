@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from gobuddy.ai.analysis import position_hash
+from gobuddy.go.game import position_hash
 from gobuddy.bus import topics
 from gobuddy.bus.message import now_ms
 from gobuddy.bus.requests import EngineRequestFailed
