@@ -93,7 +93,8 @@ def searching_workers(broker: MosquittoBroker, tmp: Path, count: int, requester:
 
     model = build_tiny_model(size=9, blocks=1, channels=8, seed=5, name="e2e-tiny").save(tmp / "load.onnx")
     workers = [ServiceProcess("engine_worker", [*broker_args(broker, f"engine-load-{i}"), "--model", str(model),
-                                                "--visits", "32", "--status-interval", "1"], tmp / f"load{i}.log")
+                                                "--visits", "32", "--status-interval", "1", "--nice", "10"],
+                                 tmp / f"load{i}.log")
                for i in range(1, count + 1)]
     stop = threading.Event()
     with contextlib.ExitStack() as stack:

@@ -8,6 +8,7 @@ argument (including a missing model file).
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
 from engine_worker.config import parse_args
@@ -17,6 +18,8 @@ from gobuddy.bus.lifecycle import stop_on_signals
 def main(argv: list[str] | None = None) -> int:
     config, level = parse_args(argv)
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    if config.nice:
+        os.nice(config.nice)  # the dashboard and the board on this machine come first
     from engine_worker.worker import EngineWorker  # heavy imports after argument errors
 
     stop = stop_on_signals()

@@ -42,6 +42,9 @@ class WorkerConfig:
     max_queue: requests waiting beyond this are refused at once (``engine_error``, busy).
     max_queue_per_requester: at most this many of one requester's requests wait (busy beyond).
     status_interval_s: how often the retained status (queue depth, evals/s) is refreshed.
+    nice: added to the process's niceness at start (``__main__``): a worker sharing its
+    machine with the dashboard and a browser searches with what they leave (``make run``
+    gives 10), so pages stay quick while it thinks.
     """
 
     bus: BusConfig
@@ -56,6 +59,7 @@ class WorkerConfig:
     max_queue: int = 1000
     max_queue_per_requester: int = 256
     status_interval_s: float = 5.0
+    nice: int = 0
 
     def __post_init__(self) -> None:
         if self.bus.role != "engine":
@@ -93,6 +97,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-queue-per-requester", type=int, default=256,
                    help="one requester's requests waiting before its new ones are refused (default 256)")
     p.add_argument("--status-interval", type=float, default=5.0, help="seconds between status updates (default 5)")
+    p.add_argument("--nice", type=int, default=0, choices=range(0, 20), metavar="N",
+                   help="run at this niceness (0-19, default 0): the interactive services on the same "
+                        "machine come first")
     p.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     return p
 
@@ -112,7 +119,7 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[WorkerConfig, str]:
                               share_group=args.share_group, batch_size=args.batch_size, cache_size=args.cache_size,
                               max_queue=args.max_queue,
                               max_queue_per_requester=args.max_queue_per_requester,
-                              status_interval_s=args.status_interval)
+                              status_interval_s=args.status_interval, nice=args.nice)
     except (ValueError, TopicError) as exc:
         p.error(str(exc))
     except SystemExit as exc:  # gobuddy.bus.cli: an unreadable --password-file

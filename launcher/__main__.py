@@ -214,7 +214,7 @@ def run(config: LaunchConfig) -> None:
         for i in range(config.workers):
             launcher.start(f"engine-{i + 1}", [py, "-m", "engine_worker", *account(f"engine-{i + 1}"),
                                                "--model", str(config.model), "--visits", str(config.visits),
-                                               "--threads", "1"])
+                                               "--threads", "1", "--nice", "10"])
         launcher.start("recorder", [py, "-m", "dashboard.recorder", *account("recorder"), "--db", db_url])
         # every finished game reviewed (its positions analysed, each player's report stored)
         launcher.start("reviewer", [py, "-m", "dashboard.review", *account("reviewer"), "--db", db_url,

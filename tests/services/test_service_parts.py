@@ -25,10 +25,11 @@ def test_worker_command_line(tmp_path: Path) -> None:
     secret = tmp_path / "engine-x-1.password"
     secret.write_text("s3cret\n")
     config, level = worker_args(["--model", str(model), "--password-file", str(secret), "--username", "engine-x-1",
-                                 "--visits", "300", "--threads", "2", "--share-group", "fast", "--broker-port", "1884"])
+                                 "--visits", "300", "--threads", "2", "--share-group", "fast", "--broker-port", "1884",
+                                 "--nice", "10"])
     assert (config.bus.client_id, config.bus.role, config.bus.password, config.bus.port) == \
         ("engine-x-1", "engine", "s3cret", 1884)
-    assert (config.visit_cap, config.threads, config.share_group, level) == (300, 2, "fast", "INFO")
+    assert (config.visit_cap, config.threads, config.share_group, level, config.nice) == (300, 2, "fast", "INFO", 10)
     assert not config.bus.persistent_session
 
 
@@ -38,6 +39,7 @@ def test_worker_command_line(tmp_path: Path) -> None:
     (["--model", "{model}", "--username", "bad id"], "'bad id' is not a client id"),
     (["--model", "{model}", "--password-file", "/nonexistent/engine-1.password"], "--password-file"),
     (["--model", "{model}", "--visits", "0"], "visit_cap"),
+    (["--model", "{model}", "--nice", "25"], "--nice"),
     (["--model", "{model}", "--broker-port", "0"], "port: 0 is not a TCP port"),
 ])
 def test_worker_command_line_errors_name_the_argument(tmp_path, capsys, monkeypatch, argv, words) -> None:
