@@ -26,7 +26,7 @@ from typing import Any
 
 from gobuddy.ai.evaluator import Query
 from gobuddy.ai.mcts import SearchConfig
-from gobuddy.ai.player import PlayerConfig, SearchPlayer, cleanup_candidates, game_position
+from gobuddy.ai.player import PlayerConfig, SearchPlayer, cleanup_candidates, game_position, register_manners
 from gobuddy.ai.weak_move import Style, choose
 from gobuddy.ai.atari import answers_atari
 from gobuddy.go.coords import BLACK, WHITE
@@ -162,30 +162,10 @@ class LevelPlayer:
     def register(self, engine: Any) -> None:
         """Add ``kgs-genmove_cleanup`` (and for a search level ``lz-analyze``) to a
         ``GtpEngine``; ``boardsize`` refuses sizes the model does not play."""
-        from gobuddy.go.coords import CoordinateError, color_from_str, to_gtp
-        from gobuddy.go.gtp import GtpError
-
         if self.search is not None:
             self.search.register(engine)
-
-        def cleanup(args: list[str]) -> str:
-            try:
-                (color,) = (color_from_str(a) for a in args)
-            except (ValueError, CoordinateError):
-                raise GtpError("syntax error") from None
-            move = self.cleanup_genmove(engine.game, color)
-            engine.game.play(move, color)
-            return to_gtp(move, engine.game.size)
-
-        def boardsize(args: list[str]) -> None:
-            if len(args) == 1 and args[0].isdigit() and int(args[0]) not in self.evaluator.board_sizes:
-                raise GtpError("unacceptable size")
-            engine.cmd_boardsize(args)
-            if self.search is not None:
-                self.search.search.clear()
-
-        engine.shell.register("kgs-genmove_cleanup", cleanup)
-        engine.shell.register("boardsize", boardsize)
+        register_manners(engine, self, self.evaluator.board_sizes,
+                         lambda: self.search.search.clear() if self.search is not None else None)
 
 
 __all__ = ["FULL", "LEVELS", "Level", "LevelPlayer", "level_named", "level_names", "level_rng"]

@@ -223,28 +223,34 @@ class SearchPlayer:
     def register(self, engine: Any) -> None:
         """Add ``kgs-genmove_cleanup`` and ``lz-analyze`` to a ``GtpEngine`` and make
         ``boardsize`` refuse sizes the model does not play."""
-        from gobuddy.go.gtp import GtpError
+        register_manners(engine, self, self.evaluator.board_sizes, lambda: self.search.clear())
+        engine.shell.register("lz-analyze", lambda args, stream: self.lz_analyze(engine.game, args, stream),
+                              streaming=True)
 
-        shell = engine.shell
 
-        def cleanup(args: list[str]) -> str:
-            try:
-                (color,) = (color_from_str(a) for a in args)
-            except (ValueError, CoordinateError):
-                raise GtpError("syntax error") from None
-            move = self.cleanup_genmove(engine.game, color)
-            engine.game.play(move, color)
-            return to_gtp(move, engine.game.size)
+def register_manners(engine: Any, player: Any, board_sizes: tuple[int, ...], on_resize: Any) -> None:
+    """Register on a ``GtpEngine`` what every model player offers: ``kgs-genmove_cleanup``
+    (``player.cleanup_genmove``, played on the engine's game) and a ``boardsize`` that
+    refuses sizes outside ``board_sizes`` and calls ``on_resize()`` after a change."""
+    from gobuddy.go.gtp import GtpError
 
-        def boardsize(args: list[str]) -> None:
-            if len(args) == 1 and args[0].isdigit() and int(args[0]) not in self.evaluator.board_sizes:
-                raise GtpError("unacceptable size")
-            engine.cmd_boardsize(args)
-            self.search.clear()
+    def cleanup(args: list[str]) -> str:
+        try:
+            (color,) = (color_from_str(a) for a in args)
+        except (ValueError, CoordinateError):
+            raise GtpError("syntax error") from None
+        move = player.cleanup_genmove(engine.game, color)
+        engine.play(color, move)
+        return to_gtp(move, engine.game.size)
 
-        shell.register("kgs-genmove_cleanup", cleanup)
-        shell.register("lz-analyze", lambda args, stream: self.lz_analyze(engine.game, args, stream), streaming=True)
-        shell.register("boardsize", boardsize)
+    def boardsize(args: list[str]) -> None:
+        if len(args) == 1 and args[0].isdigit() and int(args[0]) not in board_sizes:
+            raise GtpError("unacceptable size")
+        engine.cmd_boardsize(args)
+        on_resize()
+
+    engine.shell.register("kgs-genmove_cleanup", cleanup)
+    engine.shell.register("boardsize", boardsize)
 
 
 class _StreamStop:
