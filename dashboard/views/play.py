@@ -1,8 +1,16 @@
 """Play: a game against the engine, by clicking intersections.
 
-Choose colour, board size, komi, handicap and the engine's strength (visits per move);
-then click a point to play, or pass, undo (your move and the engine's answer), resign,
-or ask for a hint (the engine's top five on the board). The engine's moves come from
+Who plays: the signed-in user by name ("guest" when nobody is signed in; the name can
+be changed). Choose colour, komi, handicap, the board size (the sizes the engine plays)
+and the opponent's level (``gobuddy.ai.levels``, weakest first, their calibrated ranks
+from ``models/LEVELS.md`` in the help): the level offered is the player's own on the
+adaptive ladder (``Store.suggested_level``), and any other can be chosen. The engine
+player is named with its level in ``game_started`` (``ladder.engine_player_name``), so
+the recorder steps the player's ladder at the game's end. Then click a point to play,
+or pass, undo (your move and the engine's answer), resign, or ask for a hint: below
+"10 kyu" one move, the engine's first choice; from "10 kyu" up the engine's top five;
+at every level with the reasons for the first choice in plain words
+(``gobuddy.explain.explain_hint``). The engine's moves come from
 the workers over the bus (``genmove`` requests, ``views/play_engine``); after two passes the game is counted
 (``views/play_count``): the judge of ``gobuddy.ai.final_status`` proposes the dead
 stones (crossed out on the board, territory shaded, the groups listed, unsure ones
@@ -37,22 +45,31 @@ import streamlit as st
 from dashboard.board_svg import board_svg
 from dashboard.live_feed import LiveFeed
 from dashboard.views.click_board import svg_board
-from dashboard.views.game_board import candidates_table, last_vertex, recommendations, show_winrate
+from dashboard.views.game_board import TOP, candidates_table, last_vertex, recommendations, show_winrate
 from dashboard.views.login import refusal, require
 from dashboard.views.page_context import Services, current, session_id
 from dashboard.views.play_count import COUNT, Count, count_panel, current_count, describe
 from dashboard.views.play_engine import (PENDING, Pending, ask_async, ask_engine, engine_trouble, take_pending,
                                          wait_for_engine)
 from dashboard.views.play_game import IllegalMove, PlayGame
+from dashboard.views.play_new import LAST_NAME, LEVEL, new_game_settings
+from gobuddy.ai.levels import level_names
 from gobuddy.bus import topics
 from gobuddy.bus.delivery import PublishRejected
 from gobuddy.bus.messages import GameEvent
 from gobuddy.bus.requests import EngineRequestFailed
+from gobuddy.explain import Reason, explain_hint
 from gobuddy.go.coords import CoordinateError
 from gobuddy.go.handicap import HandicapError
 
-STRENGTHS = (10, 25, 50, 100, 200, 400, 800, 1600)
-SIZES = (9, 13, 19, 7, 5)
+try:  # the shared way to show reasons, where it exists
+    from dashboard.views.reasons import show_reasons
+except ImportError:
+    def show_reasons(reasons: Sequence[Reason], *, key: str) -> None:
+        """The reasons as a plain list, the ones against the move marked."""
+        st.markdown("\n".join(f"- {r.text}" + (" (against)" if r.good is False else "") for r in reasons))
+
+SIMPLE_HINTS_BELOW = "10 kyu"  # weaker levels get one move as a hint, not the top five
 GAME = "play_game"
 UNPUBLISHED = "play_unpublished"  # events played but not yet on the bus (see ``send``)
 HINT_GRACE_S = 0.05  # how long a run waits for a hint before it draws (a cached one is there by then)
@@ -93,11 +110,26 @@ def take_answer(services: Services, game: PlayGame) -> None:
         if exc is not None:
             st.session_state["play_message"] = ("error", f"No hint: {engine_trouble(exc)}")
         else:
-            st.session_state["play_hint"] = (len(game.moves), answer.to_dict())
+            st.session_state["play_hint"] = (len(game.moves), answer.to_dict(), hint_reasons(game, answer))
     elif exc is not None:
         st.session_state["play_engine_error"] = engine_trouble(exc)
     else:
         engine_move(services, game, answer)
+
+
+def hint_reasons(game: PlayGame, answer: Any) -> list[Reason]:
+    """The reasons for the hint's first move in the game's position (none when the
+    answer does not fit it)."""
+    try:
+        return explain_hint(game.position, answer)
+    except (ValueError, IllegalMove):
+        return []
+
+
+def simple_hints(level: str) -> bool:
+    """Whether a hint at ``level`` shows one move (the weak levels) rather than the top five."""
+    names = level_names()
+    return level in names and names.index(level) < names.index(SIMPLE_HINTS_BELOW)
 
 
 def start_count(services: Services, game: PlayGame) -> Count:
@@ -146,7 +178,7 @@ def human_move(services: Services, game: PlayGame, vertex: str) -> None:
         st.session_state["play_message"] = ("warning", str(exc))
         return
     if game.engine_to_play:
-        ask_async(services, game, "genmove", game.visits)  # first: the engine starts while the page draws
+        ask_async(services, game, "genmove")  # first: the engine starts while the page draws
     send(game, events, later=not game.counting)
     if game.counting:
         start_count(services, game)
@@ -216,23 +248,13 @@ def on_retry() -> None:
 
 
 def new_game_form(services: Services) -> None:
-    st.subheader("New game")
-    with st.form("play_new"):
-        c1, c2, c3 = st.columns(3)
-        name = c1.text_input("Your name", value="guest", max_chars=64)
-        colour = c2.radio("You play", ["Black", "White"], horizontal=True)
-        size = c3.selectbox("Board size", SIZES)
-        c4, c5, c6 = st.columns(3)
-        komi = c4.number_input("Komi", value=7.0, step=0.5, min_value=-50.0, max_value=50.0)
-        handicap = c5.selectbox("Handicap stones (black)", [0, 2, 3, 4, 5, 6, 7, 8, 9])
-        visits = c6.select_slider("Engine strength (visits per move)", STRENGTHS, value=200)
-        started = st.form_submit_button("Start the game", type="primary")
-    if not started:
+    """The new-game form (``views/play_new``); a game started is published and shown."""
+    settings = new_game_settings(services)
+    if settings is None:
         return
     try:
         board_id = services.feed.claim_web_slot(session_id())
-        game = PlayGame.new(board_id, size=size, komi=float(komi), handicap=handicap, human=colour[0],
-                            visits=visits, player_name=name)
+        game = PlayGame.new(board_id, **settings)
     except (HandicapError, RuntimeError) as exc:
         st.error(str(exc))
         return
@@ -240,6 +262,7 @@ def new_game_form(services: Services) -> None:
         st.session_state.pop(key, None)
     if publish(services.feed, game, game.start()):
         st.session_state[GAME] = game
+        st.session_state[LAST_NAME] = game.player_name
         st.rerun()
 
 
@@ -263,9 +286,25 @@ def controls(game: PlayGame) -> None:
     if c5.button("New game", key="play_new_game"):
         if not game.over and game.moves:
             send(game, game.abandon())  # stored as unfinished: result "?"
-        st.session_state.pop(GAME, None)
-        st.session_state.pop(PENDING, None)
+        for key in (GAME, PENDING, LEVEL):  # the level is offered afresh: the ladder may have stepped
+            st.session_state.pop(key, None)
         st.rerun()  # the whole page: the new-game form
+
+
+def hint_panel(moves: int, answer: dict[str, Any], reasons: Sequence[Reason], *, simple: bool) -> None:
+    """The hint: one move (``simple``: the weak levels) or the top five, and the
+    reasons for the first choice."""
+    if not answer["moves"]:
+        st.caption("Hint: the engine has no move to suggest")
+        return
+    if simple:
+        st.markdown(f"**Hint: play {answer['moves'][0]['move']}**", help="The engine's first choice.")
+    else:
+        st.caption("Hint: the engine's top five for you")
+        st.table(candidates_table(answer), border="horizontal", hide_index=True)
+    if reasons:
+        st.caption(f"Why {answer['moves'][0]['move']}:")
+        show_reasons(reasons, key=f"play_hint_reasons_{moves}")
 
 
 def typed_move(game: PlayGame) -> None:
@@ -292,7 +331,7 @@ def render() -> None:
     runs = st.session_state["play_page_runs"] = st.session_state.get("play_page_runs", 0) + 1
     you = "black" if game.human == "B" else "white"
     # data-page-runs: how often the whole page ran (a move reruns only the fragment below)
-    st.markdown(f"You play **{you}** against gobuddy ({game.visits} visits) · {game.size}x{game.size}, "
+    st.markdown(f"You play **{you}** against gobuddy at **{game.level}** · {game.size}x{game.size}, "
                 f"komi {game.komi:g}" + (f", handicap {game.handicap}" if game.handicap else "")
                 + f'<span class="play-page-runs" data-page-runs="{runs}"></span>', unsafe_allow_html=True)
     play_area()
@@ -314,9 +353,11 @@ def play_area() -> None:
         take_answer(services, game)                    # then draw it in this run, not the next
         pending = st.session_state.get(PENDING)
     if game.engine_to_play and pending is None and not st.session_state.get("play_engine_error"):
-        ask_async(services, game, "genmove", game.visits)
+        ask_async(services, game, "genmove")
     hint = st.session_state.get("play_hint")
-    hint_answer = hint[1] if hint and hint[0] == len(game.moves) else None
+    hint = hint if hint and hint[0] == len(game.moves) else None
+    hint_answer = hint[1] if hint else None
+    simple = simple_hints(game.level)
     count = current_count(game) if game.counting or game.reason == "score" else None
     if game.counting and count is None:  # e.g. the session came back after the passes
         with st.spinner("Counting…"):
@@ -325,8 +366,8 @@ def play_area() -> None:
                                           highlights=count.unsure_vertices() if game.counting else ())
     left, right = st.columns([3, 2], gap="large")
     with left:
-        svg = board_svg(game.size, game.position().board, last_move=last_vertex(game.moves),
-                        recommendations=recommendations(hint_answer), move_count=len(game.moves), **marks)
+        svg = board_svg(game.size, game.position.board, last_move=last_vertex(game.moves),
+                        recommendations=recommendations(hint_answer, 1 if simple else TOP), move_count=len(game.moves), **marks)
         svg_board(svg, game.size, key="play_board", on_click=on_point)
         send(game)  # the moves just drawn go on the bus now
     with right:
@@ -352,9 +393,8 @@ def play_area() -> None:
         last = st.session_state.get("play_last_answer")
         if last and not game.over:
             show_winrate(last)
-        if hint_answer:
-            st.caption("Hint: the engine's top five for you")
-            st.table(candidates_table(hint_answer), border="horizontal", hide_index=True)
+        if hint:
+            hint_panel(*hint, simple=simple)
         typed_move(game)
         controls(game)
         error = st.session_state.get("play_engine_error")

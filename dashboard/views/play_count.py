@@ -42,7 +42,7 @@ class Count:
     @classmethod
     def of(cls, game: PlayGame, engine_ownership: Sequence[float] | None = None) -> "Count":
         """The judge's proposal for ``game``'s position (unsure groups as it leans)."""
-        status = judge(game.position(), ownership=engine_ownership)
+        status = judge(game.position, ownership=engine_ownership)
         return cls(game.game_id, len(game.moves), status,
                    {i for i, g in enumerate(status.groups) if g.counted_dead})
 
@@ -72,11 +72,11 @@ class Count:
         return [to_gtp(p, self.status.size) for p in self.dead_points()]
 
     def score(self, game: PlayGame) -> Score:
-        return area_score(game.position(), game.komi, self.dead_points())
+        return area_score(game.position, game.komi, self.dead_points())
 
     def territory(self, game: PlayGame) -> list[float]:
         """Per point +1 black's, -1 white's, 0 nobody's, with the dead lifted: the shading."""
-        return [float(v) for v in ownership(game.position(), self.dead_points())]
+        return [float(v) for v in ownership(game.position, self.dead_points())]
 
     def unsure_vertices(self) -> list[str]:
         return [to_gtp(p, self.status.size) for g in self.status.groups if g.verdict == UNSURE for p in g.stones]

@@ -9,6 +9,11 @@ fragment by waiting for the answer, with a line that counts the seconds (each up
 a point where a click on the page stops the run at once), and reruns the fragment the
 moment it comes. ``ask_engine`` is the blocking form (the count's ownership only).
 
+A ``genmove`` asks for the move of the game's opponent level with the game's seed
+(``level``, ``seed``: the level's draws are repeatable within a game); for the ``full``
+level with the calibrated full player's budget (``FULL_VISITS``, ``FULL_TIME_MS``). A
+hint or the count's analysis is the ordinary search with its own budget.
+
 Not done here: applying the answer (``views/play.py``), retrying.
 """
 
@@ -16,7 +21,7 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import Future, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import streamlit as st
@@ -25,22 +30,38 @@ from streamlit.errors import StreamlitAPIException
 from dashboard.live_feed import position_request
 from dashboard.views.page_context import Services
 from dashboard.views.play_game import PlayGame
+from gobuddy.ai.levels import FULL
 from gobuddy.bus.requests import EngineRequestFailed
 
 PENDING = "play_pending"
 WAIT_SLICE_S = 0.1  # how often the thinking line updates (and a click can interrupt the wait)
+# The "full" level's budget: that of the player models/LEVELS.md calibrated as "full"
+# (the GTP front end's default player: engine_worker/gtp.py, DEFAULT_PLAY_VISITS and
+# DEFAULT_PLAY_SECONDS; the dashboard does not import the worker). A weaker level sets
+# its own budget in the worker and ignores these.
+FULL_VISITS = 4000
+FULL_TIME_MS = 900
 
 
 def ask_engine(services: Services, game: PlayGame, purpose: str, visits: int, ownership: bool = False) -> Any:
     """The engine's answer for the game's current position (blocking: the count only)."""
-    return services.feed.request(_request(services, game, purpose, visits, ownership))
+    return services.feed.request(engine_request(services, game, purpose, visits, ownership))
 
 
-def _request(services: Services, game: PlayGame, purpose: str, visits: int, ownership: bool = False) -> Any:
-    return position_request(purpose, size=game.size, komi=game.komi, rules=game.rules, setup=game.setup,
-                            moves=game.moves, to_play=game.to_play, visits=visits,
-                            timeout_s=services.config.analysis_timeout_s, board_id=game.board_id,
-                            include_ownership=ownership)
+def engine_request(services: Services, game: PlayGame, purpose: str, visits: int = FULL_VISITS,
+                   ownership: bool = False) -> Any:
+    """The ``EngineRequest`` for the game's position: a ``genmove`` carries the game's
+    level and seed (and the full player's budget for ``full``); other purposes search
+    with ``visits``."""
+    request = position_request(purpose, size=game.size, komi=game.komi, rules=game.rules, setup=game.setup,
+                               moves=game.moves, to_play=game.to_play, visits=visits,
+                               timeout_s=services.config.analysis_timeout_s, board_id=game.board_id,
+                               include_ownership=ownership)
+    if purpose != "genmove":
+        return request
+    if game.level == FULL:
+        return replace(request, level=FULL, seed=game.seed, max_visits=FULL_VISITS, max_time_ms=FULL_TIME_MS)
+    return replace(request, level=game.level, seed=game.seed)
 
 
 @dataclass
@@ -59,11 +80,12 @@ class Pending:
         return self.game_id == game.game_id and self.moves == len(game.moves)
 
 
-def ask_async(services: Services, game: PlayGame, purpose: str, visits: int) -> None:
-    """Send a request without waiting: the fragment shows the position meanwhile and
-    takes the answer when it comes (``take_answer``)."""
+def ask_async(services: Services, game: PlayGame, purpose: str, visits: int = FULL_VISITS) -> None:
+    """Send a request without waiting (``engine_request``: ``visits`` is a hint's
+    budget; a ``genmove``'s is the level's): the fragment shows the position meanwhile
+    and takes the answer when it comes (``take_answer``)."""
     try:
-        future = services.feed.request_async(_request(services, game, purpose, visits))
+        future = services.feed.request_async(engine_request(services, game, purpose, visits))
     except (ConnectionError, RuntimeError, ValueError) as exc:
         if purpose == "genmove":
             st.session_state["play_engine_error"] = str(exc)

@@ -128,6 +128,7 @@ def test_playing_a_game_on_the_page(open_app, app_store, app_broker, stand_in_wo
     no_exceptions(at)
     assert at.get("form_submit_button")[0].label == "Start the game"
     assert services(at).feed.wait_for(lambda f: f.connected(), 10)
+    at.selectbox(key="play_level").set_value("5 kyu")  # from 10 kyu up a hint is the top five
     at.button(key="FormSubmitter:play_new-Start the game").click().run(timeout=60)
     no_exceptions(at)
     game = at.session_state["play_game"]
@@ -146,6 +147,8 @@ def test_playing_a_game_on_the_page(open_app, app_store, app_broker, stand_in_wo
     no_exceptions(at)
     assert at.table and len(at.table[0].value) >= 1
     assert 'class="rec"' in play_board(at)  # and on the board
+    listed = [m["move"] for m in at.session_state["play_hint"][1]["moves"][:5] if m["move"] != "pass"]
+    assert len(listed) > 1 and play_board(at).count('class="rec"') == len(listed)
     at.text_input(key="play_typed_point").set_value("E5")
     at.button(key="FormSubmitter:play_typed-Play").click().run(timeout=60)
     assert [w.value for w in at.warning] == ["E5 is not possible: that point is occupied"]
@@ -158,7 +161,7 @@ def test_playing_a_game_on_the_page(open_app, app_store, app_broker, stand_in_wo
     assert wait_until(lambda: (g := app_store.list_games().games) and g[0].result == "W+R")
     stored = app_store.get_game(game.game_id)
     assert stored.game.mode == "vs_engine" and stored.game.board_id == "web-1" and stored.moves == ()
-    assert stored.game.black == "guest" and stored.game.white == "gobuddy"
+    assert stored.game.black == "guest" and stored.game.white == "gobuddy 5 kyu"  # the engine named with its level
 
 
 def test_busy_engines_are_told_as_such() -> None:
