@@ -351,3 +351,29 @@ def winrate_bar_svg(winrate_black: float, *, width: int = 480, height: int = 26)
             f'width="{width}" height="{height}" viewBox="0 0 {width} {height}" style="max-width:100%;height:auto">'
             f'<rect x="0" y="0" width="{width}" height="{height}" fill="#f4f4f4" stroke="#888"/>'
             f'<rect x="0" y="0" width="{_f(split)}" height="{height}" fill="#111"/>{black}{white}</svg>')
+
+
+REASON = "#00838f"
+
+
+def reason_marks(svg: str, size: int, vertices: Sequence[str], *, px: int = 480, coordinates: bool = True) -> str:
+    """``svg`` (a ``board_svg`` of the same ``size``, ``px`` and ``coordinates``) with
+    the points an explanation is about marked: a teal square around each, the first (the
+    group it concerns) drawn thicker, in one ``<g class="reason-where">`` on top, each
+    ``<rect class="reason-mark" data-vertex="D4">``. Points off the board or ``pass`` are
+    skipped; no vertices leave ``svg`` as it was."""
+    g = _Geometry(size, px, coordinates)
+    out = []
+    for index, vertex in enumerate(vertices):
+        rc = _point(vertex, size)
+        if rc is None:
+            continue
+        x, y = g.xy(*rc)
+        half = g.cell * 0.46
+        width = max(2.0, g.cell / (8 if index == 0 else 14))
+        out.append(f'<rect class="reason-mark" data-vertex="{escape(vertex.upper())}" x="{_f(x - half)}" '
+                   f'y="{_f(y - half)}" width="{_f(2 * half)}" height="{_f(2 * half)}" rx="{_f(g.cell * 0.08)}" '
+                   f'fill="none" stroke="{REASON}" stroke-width="{_f(width)}"/>')
+    if not out or not svg.endswith("</svg>"):
+        return svg
+    return svg[:-len("</svg>")] + '<g class="reason-where">' + "".join(out) + "</g></svg>"

@@ -7,17 +7,22 @@ widget (``replay_list``) whose value is the move count shown: the entry of move 
 is the position after it, "Start" the position before move 1. A click calls
 ``on_move(n)`` in the widget's callback, before the page runs again.
 
+Under each mistake, in plain words (``reasons``): the first reason about the move and
+the first for the engine's choice instead.
+
 Colours are Streamlit's named text colours, the nearest to KaTrain's class colours
 (``CLASS_MARKUP``). Not checked: that ``review`` belongs to the moves listed.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import streamlit as st
 
 from dashboard.mistakes import CLASS_COLOURS, CLASSES, GameReview, MoveReview
+from dashboard.views.reasons import reasons_markdown
+from gobuddy.explain import Reason
 
 LIST = "replay_list"
 CLASS_MARKUP = {"blunder": "violet", "mistake": "red", "inaccuracy": "orange", "doubtful": "yellow",
@@ -68,9 +73,11 @@ def move_list(review: GameReview, moves: Sequence[tuple[int, str, str]], n: int,
                  label_visibility="collapsed")
 
 
-def mistakes_list(review: GameReview, on_move: Callable[[int], None]) -> None:
+def mistakes_list(review: GameReview, on_move: Callable[[int], None],
+                  why: Mapping[int, Sequence[Reason]] | None = None) -> None:
     """Inaccuracies and worse, the biggest loss first; a click shows the position the
-    mistake was played in (where the engine's better move is on the board)."""
+    mistake was played in (where the engine's better move is on the board). ``why``:
+    move number -> reasons shown under its button (``reasons.reasons_markdown``)."""
     found = review.mistakes("inaccuracy")
     unit = "points" if review.unit == "points" else "% win rate"
     if not found:
@@ -83,6 +90,9 @@ def mistakes_list(review: GameReview, on_move: Callable[[int], None]) -> None:
                 f" (best {m.best})" if m.best and not m.top_move else "")
             st.button(label, key=f"replay_mistake_{m.number}", on_click=on_move, args=(m.number - 1,),
                       width="stretch", icon=":material/error:" if m.category == "blunder" else None)
+            said = reasons_markdown((why or {}).get(m.number, ()))
+            if said:
+                st.markdown(said)
 
 
 def board_marks(review: GameReview, n: int, worst: str = "inaccuracy") -> dict[str, str]:

@@ -8,11 +8,14 @@ the engine's top five, the mistakes marked on the stones in their class colour
 over it (or always, for the one chosen under "Show the line of", stepped through move by
 move with its slider), and the territory
 where the analysis has an ownership. Right: the win rate and score lead over the game
-(``score_graph``: a click on a move's column goes there), the candidates, what the next
-move cost, the buttons that ask the engine (this position; the whole game spread over
-all workers; "think longer": more visits, the answer growing on the page, the deeper
-answer stored), tabs: every move with its loss (``move_list``: a click jumps there),
-the mistakes worst first, the report per player with the SGF download (the review as
+(``score_graph``: a click on a move's column goes there), the candidates and why the
+engine's first choice is good, what the next move cost and, for an inaccuracy or
+worse, why in plain words (``reasons``: the explainer with the stored analyses before
+and after it, ranked; the first reason's points squared on the board), the buttons
+that ask the engine (this position; the whole game spread over all workers; "think
+longer": more visits, the answer growing on the page, the deeper answer stored), tabs:
+every move with its loss (``move_list``: a click jumps there), the mistakes worst first
+(each with its first reasons), the report per player with the SGF download (the review as
 comments, the variations as branches); and "Try another move here" (``variations``:
 try moves on the board or by name and see the engine's answer, kept as a tree, never
 changing the stored game; an imported SGF's variations and comments are there too).
@@ -25,7 +28,7 @@ The page opens on the game in the URL (``?game=``), else the latest finished gam
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import streamlit as st
 
@@ -42,15 +45,19 @@ from dashboard.views.games import default_game
 from dashboard.views.login import can
 from dashboard.views.move_list import board_marks, mistakes_list, move_list
 from dashboard.views.page_context import Services, current
+from dashboard.views.reasons import answer_tag, hint_reasons, mark_where, move_reasons, show_reasons
 from dashboard.views.replay_data import cached, load
 from dashboard.views.replay_engine import analysis_buttons, engine_asker, ownership_toggle
 from dashboard.views.score_graph import clickable_graph
+from gobuddy.explain import Reason
+from gobuddy.go.coords import color_from_str, from_gtp
 from gobuddy.go.game import Game as GoGame
 from gobuddy.go.game import Ruleset
 from gobuddy.go.position import Position
 from gobuddy.go.record import GameError
 
 MOVE = "replay_move"
+MISTAKES = CLASSES[:CLASSES.index("inaccuracy") + 1]  # the classes whose reasons are shown
 SHORT_NAMES = {"rank": "#", "win rate": "win", "score lead": "lead"}
 
 
@@ -174,10 +181,59 @@ def sgf_text(session: Any, game_id: str, lines: Mapping[int, Any]) -> str:
         return export_sgf(session, game_id)
 
 
+def is_mistake(move: MoveReview | None) -> bool:
+    """An inaccuracy or worse: its reasons are shown."""
+    return move is not None and move.category in MISTAKES
+
+
+def played_reasons(detail: GameDetail, answers: Mapping[int, Any], move: MoveReview,
+                   position: Position | None = None) -> list[Reason]:
+    """The reasons for and against ``move`` (of the review), ranked: ``explain_move`` in
+    the position it was played in (``position``, else replayed when not cached) with the
+    stored analyses of that position and of the one it made."""
+    g, n = detail.game, move.number - 1
+    before, after = answers.get(n), answers.get(move.number)
+    return move_reasons(position if position is not None else (lambda: position_at(detail, n)),
+                        from_gtp(move.vertex, g.size), color_from_str(move.color), before, after,
+                        key=(g.id, move.number, move.vertex, answer_tag(before), answer_tag(after)))
+
+
+def best_reasons(detail: GameDetail, answers: Mapping[int, Any], n: int, position: Position | Any,
+                 answer: Mapping[str, Any] | None, tried: Sequence[tuple[str, str]] = ()) -> list[Reason]:
+    """The reasons for the engine's first choice in ``answer`` (of the position after
+    ``n`` moves and ``tried``): ``explain_hint``, with the analysis after it where the
+    game went on with that very move."""
+    if not answer or not answer.get("moves"):
+        return []
+    best = answer["moves"][0]["move"]
+    played = detail.moves[n].vertex if not tried and n < len(detail.moves) else None
+    after = answers.get(n + 1) if best == played else None
+    return hint_reasons(position, answer, after, key=(detail.game.id, n, tuple(tried), answer_tag(answer),
+                                                      answer_tag(after)))
+
+
+def mistakes_why(detail: GameDetail, answers: Mapping[int, Any], review: GameReview) -> dict[int, list[Reason]]:
+    """Move number -> the first reason about each listed mistake and the first for the
+    engine's choice instead (the mistakes list's lines)."""
+    out = {}
+    for m in review.mistakes("inaccuracy")[:40]:
+        n = m.number - 1
+        made = lambda n=n: position_at(detail, n)  # noqa: E731 - replayed only when not cached
+        out[m.number] = (played_reasons(detail, answers, m)[:1]
+                         + best_reasons(detail, answers, n, made, answers.get(n))[:1])
+    return out
+
+
+def article(category: str) -> str:
+    return ("an " if category[:1] in "aeiou" else "a ") + category
+
+
 def the_board(services: Services, detail: GameDetail, n: int, base: Position, path: var.Path,
-              moves: list[tuple[str, str]], answer: Mapping[str, Any] | None, review: GameReview) -> None:
+              moves: list[tuple[str, str]], answer: Mapping[str, Any] | None, review: GameReview,
+              why: Sequence[Reason] = ()) -> None:
     """The board: the game's position after ``n`` moves, or the variation's end, with
-    marks, the candidates (lines on hover), the chosen line and the ownership."""
+    marks, the candidates (lines on hover), the chosen line, the ownership and the
+    points the first reason in ``why`` is about."""
     g = detail.game
     pos = var.position_after(base, moves)
     last = moves[-1][1] if moves else last_vertex([(m.color, m.vertex) for m in detail.moves[:n]])
@@ -193,6 +249,7 @@ def the_board(services: Services, detail: GameDetail, n: int, base: Position, pa
     svg = board_svg(g.size, pos.board, px=520, last_move=last, recommendations=recommendations(answer),
                     ownership=owner, highlights=[v for p in problems for v in p.points], move_count=shown_at,
                     marks=board_marks(review, n), line=line, hover_lines=hover_lines(answer))
+    svg = mark_where(svg, why, g.size, px=520)
     if not st.session_state.get("replay_trying"):
         st.markdown(f'<div class="gobuddy-board">{svg}</div>', unsafe_allow_html=True)
         return
@@ -249,7 +306,10 @@ def render() -> None:
         tried = var.line_moves(var.tree_for(game_id), path)
         node = var.tree_for(game_id).node(n, [v for _, v in tried]) if tried else None
         answer = node.answer if node is not None else answers.get(n)
-        the_board(services, detail, n, base, path, tried, answer, review)
+        shown_pos = var.position_after(base, tried)
+        nxt = review.moves[n] if n < len(review.moves) and not tried else None
+        why = played_reasons(detail, answers, nxt, base) if is_mistake(nxt) else []
+        the_board(services, detail, n, base, path, tried, answer, review, why)
         if can("analyse"):
             st.toggle("Try moves on the board", key="replay_trying",
                       help="A click plays a move in a variation from this position; the stored game is unchanged")
@@ -260,16 +320,17 @@ def render() -> None:
         st.markdown(f"**{g.title}** · {g.size}x{g.size}, komi {g.komi:g}, {g.rules}"
                     + (f" · result {g.result}" if g.result else ""))
         where = f"Move {n} of {last}" + (f" + {len(tried)} tried" if tried else "")
-        shown_pos = var.position_after(base, tried)
         st.markdown(f"{where} · {'black' if shown_pos.to_play == 1 else 'white'} to play · captures: "
                     f"black {shown_pos.captures[1]}, white {shown_pos.captures[-1]}")
         messages()
         comment = node.comment if node is not None else (extra.get("comments") or {}).get(str(n))
         if comment:
             st.caption(f"Comment: {comment}")
-        nxt = review.moves[n] if n < len(review.moves) and not tried else None
         if nxt is not None:
             st.markdown(verdict(nxt, review.unit))
+            if why:
+                show_reasons(why, key="replay_played", title=f"Why {'black' if nxt.color == 'B' else 'white'} "
+                             f"{nxt.vertex} was {article(nxt.category or '')}")
         for p in (problems if not tried else []):
             if p.move_number == n:
                 st.warning(f"The board reported: {p.message or p.kind}")
@@ -278,6 +339,9 @@ def render() -> None:
             clickable_graph(answers, review, n, last, key=f"replay_graph_{game_id}", on_move=_go)
         if answer:
             st.markdown(markdown_table(candidates_table(answer), SHORT_NAMES))
+            hint = best_reasons(detail, answers, n, shown_pos, answer, tried)
+            if hint:
+                show_reasons(hint, key="replay_hint", title=f"Why {answer['moves'][0]['move']}, the engine's choice")
             cands = [m["move"] for m in answer["moves"][:5] if m.get("pv")]
             if cands:
                 chosen = st.segmented_control("Show the line of", cands, key="replay_line",
@@ -296,7 +360,7 @@ def render() -> None:
         with tabs[0]:
             move_list(review, moves, n, _go)
         with tabs[1]:
-            mistakes_list(review, _go)
+            mistakes_list(review, _go, mistakes_why(detail, answers, review))
         with tabs[2]:
             st.markdown(markdown_table(report_table(review)))
             st.caption(f"Losses in {review.unit}; accuracy as KaTrain's (100 = no loss).")

@@ -6,6 +6,8 @@ analysing a whole game over the bus, and which game the page opens on."""
 
 from __future__ import annotations
 
+import pytest
+
 from dashboard.store import Store
 from tests.e2e.fixtures import (_migrated_sqlite, app_broker, app_db_url, app_store, boards,  # noqa: F401
                                 no_exceptions, open_app, stand_in_worker)
@@ -379,3 +381,102 @@ def test_an_imported_games_comments_and_variations_are_on_the_page(open_app, app
     at.button(key="replay_try_back").click().run()
     assert any(c.value == "Comment: the other corner" for c in at.caption)
     assert [m.vertex for m in app_store.get_game(game_id).moves] == ["E5", "C7", "G7"]
+
+
+# Black walls in three white stones (D5 E5 F5, in atari at G5 after move 13); white
+# plays elsewhere; black's move 15, C8, misses the capture: a blunder of 13 points.
+CAPTURE_MOVES = "D4 D5 E4 E5 F4 F5 D6 A1 E6 A2 F6 A3 C5 J9 C8".split()
+
+
+def lead_answer(n: int, to_play: str, key_hash: str) -> dict:
+    """Black leads by 2, by 15 once white left the three stones in atari (after 13 and
+    14 moves: G5 is the move for both), by 2 again after black's C8."""
+    black = 15.0 if n in (13, 14) else 2.0
+    mine = black if to_play == "B" else -black
+    cands = [("G5", mine), ("H5", mine - 12.0)] if n in (13, 14, 15) else [("H8", mine), ("B2", mine - 1.0)]
+    moves = [{"move": v, "order": i, "visits": 50 - 10 * i, "winrate": 0.5, "winrate_black": 0.5, "score_lead": lead,
+              "prior": 0.2, "pv": [v, "J8"]} for i, (v, lead) in enumerate(cands)]
+    return {"id": f"c-{n}", "board_id": None, "position_key": {"move_count": n, "hash": key_hash},
+            "to_play": to_play, "root": {"visits": 100, "winrate": 0.5, "winrate_black": 0.5, "score_lead": mine,
+                                          "value": 0.0},
+            "moves": moves, "ownership": None, "is_during_search": False, "model": "test-model",
+            "elapsed_ms": 5.0, "worker": "test", "ts": 1}
+
+
+def sgf_of(moves: list[str]) -> str:
+    """A 9x9 game record, black first, moves as GTP vertices."""
+    letters = "abcdefghi"
+    nodes = "".join(f";{'BW'[i % 2]}[{letters['ABCDEFGHJ'.index(v[0])]}{letters[9 - int(v[1:])]}]"
+                    for i, v in enumerate(moves))
+    return f"(;GM[1]FF[4]SZ[9]KM[7]RU[Chinese]DT[2026-01-06]PB[Ana]PW[Ben]{nodes})"
+
+
+def capture_game(store: Store) -> str:
+    game_id = store.import_sgf(sgf_of(CAPTURE_MOVES))[0]
+    for n, key in store.position_keys(game_id).items():
+        store.save_analysis(key, "test-model", lead_answer(n, key.to_play, key.hash), move_count=n, game_id=game_id)
+    return game_id
+
+
+@pytest.fixture(autouse=True)
+def _fresh_reasons():
+    from dashboard.views.reasons import clear_cache
+
+    clear_cache()  # kept process-wide: each test explains afresh
+    yield
+    clear_cache()
+
+
+def reasons_block(at, title_start: str) -> str:
+    found = [m.value for m in at.markdown if m.value.startswith(f"**{title_start}")]
+    assert len(found) == 1, [m.value for m in at.markdown]
+    return found[0]
+
+
+def test_a_missed_capture_is_explained_beside_the_mistake_and_on_the_board(open_app, app_store):
+    capture_game(app_store)
+    at = open_app("views/replay.py")
+    no_exceptions(at)
+    labels = [b.label for b in at.button if b.key and b.key.startswith("replay_mistake_")]
+    assert labels == ["Move 15 · Black C8 · −13.0 points · blunder (best G5)"]
+    # the mistakes list: the reason against the move and the one for the engine's choice, under its button
+    listed = [m.value for m in at.markdown if "thumb_down" in m.value and "Captures 3 stones" in m.value]
+    assert listed == [":red[:material/thumb_down:] :red-badge[territory] The engine expects about 13 points more "
+                      "at G5 than at the move played.  \n"
+                      ":green[:material/thumb_up:] :green-badge[capture] Captures 3 stones at D5 E5 F5."]
+    assert 'class="reason-mark"' not in boards(at)[0]  # the start: no mistake next
+    at.button(key="replay_mistake_15").click().run()
+    no_exceptions(at)
+    assert shown_move(at) == 14
+    played = reasons_block(at, "Why black C8 was a blunder")
+    assert ":red-badge[territory] The engine expects about 13 points more at G5 than at the move played." in played
+    hint = reasons_block(at, "Why G5, the engine's choice")
+    lines = hint.split("  \n")[1:]
+    assert lines[0] == ":green[:material/thumb_up:] :green-badge[capture] Captures 3 stones at D5 E5 F5."
+    assert [line.split("-badge[")[1].split("]")[0] for line in lines] == ["capture", "territory"]
+    # the top reason's points on the board: G5, where the engine plays, and C8, the move played
+    svg = boards(at)[0]
+    marks = [s.split('"')[0] for s in svg.split('class="reason-mark" data-vertex="')[1:]]
+    assert marks == ["G5", "C8"]
+    at.button(key="replay_next").click().run()  # after the blunder: white's move is no mistake
+    assert not [m.value for m in at.markdown if m.value.startswith("**Why white")]
+    assert 'class="reason-mark"' not in boards(at)[0]
+
+
+def test_an_explanation_that_fails_leaves_the_page_without_reasons(open_app, app_store, monkeypatch, caplog):
+    import dashboard.views.reasons as reasons
+
+    capture_game(app_store)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("explainer broke")
+
+    monkeypatch.setattr(reasons, "explain_move", broken)
+    monkeypatch.setattr(reasons, "explain_hint", broken)
+    at = open_app("views/replay.py")
+    at.button(key="replay_mistake_15").click().run()
+    no_exceptions(at)
+    assert shown_move(at) == 14
+    assert any(m.value.startswith("Next: move 15, black C8: lost 13.0 points (blunder)") for m in at.markdown)
+    assert not [m.value for m in at.markdown if "-badge[" in m.value]
+    assert "explainer broke" in caplog.text
