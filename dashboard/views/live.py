@@ -3,8 +3,10 @@
 The page picks a board; a fragment re-runs every ``--live-interval`` seconds (0.1 s by
 default) and draws, from the live feed's memory (never the database): the position on
 a real board with the engine's top five (rank and win rate on the points; while the
-engine searches, its partial answer, growing), the win-rate bar, captures, whose turn
-it is, the board's problem in plain words with its points ringed in red, and whether
+engine searches, its partial answer, growing) and, beside the top five, why the
+engine's first choice is good in plain words (``reasons.hint_reasons``: made once per
+position and answer, not at every redraw), the win-rate bar, captures, whose turn it
+is, the board's problem in plain words with its points ringed in red, and whether
 the board and the engine workers are online. Only the fragment refreshes. Each of its
 runs keeps following the feed (``FOLLOW_S``): it waits (up to a second) for the feed to
 change, so a new move is drawn the moment it arrives rather than at the next tick, and
@@ -27,8 +29,13 @@ from dashboard.live_board import LiveBoard, color_name, other
 from dashboard.live_feed import LiveFeed
 from dashboard.views.game_board import candidates_table, last_vertex, passes_recommended, recommendations
 from dashboard.views.page_context import current, vertices_in_words
+from dashboard.views.reasons import hint_reasons, reasons_markdown
 from gobuddy.bus.message import now_ms
 from gobuddy.bus.messages import EngineAnswer, Problem
+from gobuddy.explain import Reason
+from gobuddy.go.coords import color_from_str
+from gobuddy.go.game import Game, Ruleset
+from gobuddy.go.position import Position
 
 FOLLOW_S = 30.0  # how long one timer run of the live fragment keeps following the feed
 MAX_WAIT_S = 1.0  # it redraws at least this often (ages, presence)
@@ -134,8 +141,8 @@ def wait_for_news(feed: LiveFeed, seen: int, max_wait_s: float) -> None:
             return
 
 
-SLOTS = ("status", "board", "problem", "problem_note", "heading", "facts", "bar", "lead", "top", "note", "replay",
-         "footer")
+SLOTS = ("status", "board", "problem", "problem_note", "heading", "facts", "bar", "lead", "top", "note", "reasons",
+         "replay", "footer")
 
 
 class LiveView:
@@ -216,6 +223,26 @@ def _answer_key(answer: EngineAnswer | None) -> tuple[Any, ...] | None:
     return (answer.id, answer.is_during_search, answer.root.visits, answer.position_key.hash)
 
 
+def live_position(board: LiveBoard) -> Position:
+    """The position ``board`` shows, replayed (``gobuddy.go.game``)."""
+    game = Game.from_gtp(board.size, Ruleset(board.rules, board.komi), board.first_to_play(), board.setup,
+                         board.moves)
+    game.set_to_play(color_from_str(board.to_play))
+    return game.position
+
+
+def live_reasons(board: LiveBoard, answer: EngineAnswer) -> list[Reason]:
+    """The reasons for the engine's first choice in ``answer`` (``explain_hint``), made
+    once per position and answer: while the search runs, again only when its first
+    choice changes (a redraw, a tick or a growing answer with the same first move
+    reuses them). None for a board whose record cannot be replayed."""
+    if board.position_hash is None or board.replay_error or not answer.moves:
+        return []
+    key = ("live", board.board_id, board.game_id, board.position_hash, answer.id, answer.moves[0].move,
+           answer.is_during_search)
+    return hint_reasons(lambda: live_position(board), answer, key=key)
+
+
 def winrate_lines(answer: dict[str, Any]) -> tuple[str, str]:
     """The win-rate bar (SVG) and the line under it: score lead, visits, model."""
     root = answer["root"]
@@ -283,9 +310,13 @@ def draw_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: bo
         view.put("note", *(("caption", f"The engine suggests passing ({', '.join(passes)}).") if passes
                            else ("caption", f"Still searching: {answer['root']['visits']} visits so far.")
                            if answer.get("is_during_search") else ("empty",)))
+        why = live_reasons(board, answer_msg) if answer_msg is not None else []
+        view.put("reasons", *(("markdown", reasons_markdown(why, f"Why {answer['moves'][0]['move']}"))
+                              if why else ("empty",)))
     else:
         view.put("top")
         view.put("note")
+        view.put("reasons")
     view.put("replay", *(("warning", f"The record cannot be replayed here: {board.replay_error}")
                          if board.replay_error else ("empty",)))
     view.put("footer", "caption", f"Game {board.game_id} · last message {max(0, feed_age_ms(feed, board)) // 100 * 100} ms ago")

@@ -1,6 +1,7 @@
 """The Live page and the live feed behind it: a board's game folded from its retained
 state and its events in any order, problems in plain words, and the page (AppTest, real
-Mosquitto, scripted board, stand-in engine worker) following a game move by move."""
+Mosquitto, scripted board, stand-in engine worker) following a game move by move, and
+the reasons for the engine's first choice beside its top five."""
 
 from __future__ import annotations
 
@@ -125,3 +126,58 @@ def test_without_a_broker_the_page_says_so(open_app):
     at = open_app("views/live.py")
     no_exceptions(at)
     assert "No broker is configured" in at.info[0].value
+
+
+# Black to play; the three white stones D5 E5 F5 are in atari at G5.
+CAPTURE_MOVES = "D4 D5 E4 E5 F4 F5 D6 A1 E6 A2 F6 A3 C5 J9"
+
+
+def capture_hint(board_id: str, moves: str) -> dict:
+    """The engine's hint for the position after ``moves`` (black first): G5, by hand."""
+    from gobuddy.bus.validation import examples
+    from gobuddy.go.game import Game, Ruleset
+
+    played = moves.split()
+    game = Game.from_gtp(9, Ruleset("chinese", 7.0), "B", (), [("BW"[i % 2], v) for i, v in enumerate(played)])
+    hint = examples("engine_answer")[0]
+    cands = [("G5", 15.0, ["G5", "H5"]), ("H5", 3.0, ["H5", "G5"])]
+    hint.update(id="live-hint-1", board_id=board_id, position_key={"move_count": len(played), "hash": game.hash()},
+                to_play="B", moves=[{"move": v, "order": i, "visits": 500 - 100 * i, "winrate": 0.9,
+                                     "winrate_black": 0.9, "score_lead": lead, "prior": 0.3, "pv": pv}
+                                    for i, (v, lead, pv) in enumerate(cands)])
+    hint["root"].update(score_lead=15.0, winrate=0.9, winrate_black=0.9)
+    return hint
+
+
+def test_the_live_page_explains_the_engines_first_choice_once_per_answer(open_app, app_broker, monkeypatch):
+    import dashboard.views.reasons as reasons
+    from gobuddy.bus import topics
+    from gobuddy.bus.client import BusClient
+
+    calls = []
+    real = reasons.explain_hint
+    monkeypatch.setattr(reasons, "explain_hint", lambda *a, **k: calls.append(1) or real(*a, **k))
+    reasons.clear_cache()
+    with ScriptedBoard(app_broker.config("board-1")) as board, BusClient(app_broker.config("engine-1")) as engine:
+        board.start("board-1-why")
+        board.play(CAPTURE_MOVES)
+        at = open_app("views/live.py", app_broker)
+        feed = services(at).feed
+        assert feed.wait_for(lambda f: (b := f.board("board-1")) is not None and b.move_number == 14, 10)
+        at.run()
+        assert not [m.value for m in at.markdown if m.value.startswith("**Why")]  # no answer yet: no reasons
+        engine.publish(topics.board_led("board-1"), hint := capture_hint("board-1", CAPTURE_MOVES), wait=True)
+        assert feed.wait_for(lambda f: f.hint_for(f.board("board-1")) is not None, 10), hint["position_key"]
+        for _ in range(3):  # redraws of the same position and answer explain it once
+            at.run()
+            no_exceptions(at)
+        (why,) = [m.value for m in at.markdown if m.value.startswith("**Why G5")]
+        lines = why.split("  \n")
+        assert lines[1] == ":green[:material/thumb_up:] :green-badge[capture] Captures 3 stones at D5 E5 F5."
+        assert len(calls) == 1
+        board.play("G5")  # a new position: its reasons go with the old answer
+        assert feed.wait_for(lambda f: f.board("board-1").move_number == 15, 10)
+        at.run()
+        no_exceptions(at)
+        assert not [m.value for m in at.markdown if m.value.startswith("**Why")]
+    reasons.clear_cache()
