@@ -45,31 +45,22 @@ import streamlit as st
 from dashboard.board_svg import board_svg
 from dashboard.live_feed import LiveFeed
 from dashboard.views.click_board import svg_board
-from dashboard.views.game_board import TOP, candidates_table, last_vertex, recommendations, show_winrate
+from dashboard.views.game_board import TOP, last_vertex, recommendations, show_winrate
 from dashboard.views.login import refusal, require
 from dashboard.views.page_context import Services, current, session_id
 from dashboard.views.play_count import COUNT, Count, count_panel, current_count, describe
 from dashboard.views.play_engine import (PENDING, Pending, ask_async, ask_engine, engine_trouble, take_pending,
                                          wait_for_engine)
 from dashboard.views.play_game import IllegalMove, PlayGame
+from dashboard.views.play_hint import hint_panel, hint_reasons, simple_hints
 from dashboard.views.play_new import LAST_NAME, LEVEL, new_game_settings
-from gobuddy.ai.levels import level_names
 from gobuddy.bus import topics
 from gobuddy.bus.delivery import PublishRejected
 from gobuddy.bus.messages import GameEvent
 from gobuddy.bus.requests import EngineRequestFailed
-from gobuddy.explain import Reason, explain_hint
 from gobuddy.go.coords import CoordinateError
 from gobuddy.go.handicap import HandicapError
 
-try:  # the shared way to show reasons, where it exists
-    from dashboard.views.reasons import show_reasons
-except ImportError:
-    def show_reasons(reasons: Sequence[Reason], *, key: str) -> None:
-        """The reasons as a plain list, the ones against the move marked."""
-        st.markdown("\n".join(f"- {r.text}" + (" (against)" if r.good is False else "") for r in reasons))
-
-SIMPLE_HINTS_BELOW = "10 kyu"  # weaker levels get one move as a hint, not the top five
 GAME = "play_game"
 UNPUBLISHED = "play_unpublished"  # events played but not yet on the bus (see ``send``)
 HINT_GRACE_S = 0.05  # how long a run waits for a hint before it draws (a cached one is there by then)
@@ -110,26 +101,12 @@ def take_answer(services: Services, game: PlayGame) -> None:
         if exc is not None:
             st.session_state["play_message"] = ("error", f"No hint: {engine_trouble(exc)}")
         else:
-            st.session_state["play_hint"] = (len(game.moves), answer.to_dict(), hint_reasons(game, answer))
+            data = answer.to_dict()
+            st.session_state["play_hint"] = (len(game.moves), data, hint_reasons(game, data))
     elif exc is not None:
         st.session_state["play_engine_error"] = engine_trouble(exc)
     else:
         engine_move(services, game, answer)
-
-
-def hint_reasons(game: PlayGame, answer: Any) -> list[Reason]:
-    """The reasons for the hint's first move in the game's position (none when the
-    answer does not fit it)."""
-    try:
-        return explain_hint(game.position, answer)
-    except (ValueError, IllegalMove):
-        return []
-
-
-def simple_hints(level: str) -> bool:
-    """Whether a hint at ``level`` shows one move (the weak levels) rather than the top five."""
-    names = level_names()
-    return level in names and names.index(level) < names.index(SIMPLE_HINTS_BELOW)
 
 
 def start_count(services: Services, game: PlayGame) -> Count:
@@ -291,22 +268,6 @@ def controls(game: PlayGame) -> None:
         st.rerun()  # the whole page: the new-game form
 
 
-def hint_panel(moves: int, answer: dict[str, Any], reasons: Sequence[Reason], *, simple: bool) -> None:
-    """The hint: one move (``simple``: the weak levels) or the top five, and the
-    reasons for the first choice."""
-    if not answer["moves"]:
-        st.caption("Hint: the engine has no move to suggest")
-        return
-    if simple:
-        st.markdown(f"**Hint: play {answer['moves'][0]['move']}**", help="The engine's first choice.")
-    else:
-        st.caption("Hint: the engine's top five for you")
-        st.table(candidates_table(answer), border="horizontal", hide_index=True)
-    if reasons:
-        st.caption(f"Why {answer['moves'][0]['move']}:")
-        show_reasons(reasons, key=f"play_hint_reasons_{moves}")
-
-
 def typed_move(game: PlayGame) -> None:
     """The keyboard way to play: type a point (e.g. D4)."""
     with st.form("play_typed", clear_on_submit=True, border=False):
@@ -367,7 +328,8 @@ def play_area() -> None:
     left, right = st.columns([3, 2], gap="large")
     with left:
         svg = board_svg(game.size, game.position.board, last_move=last_vertex(game.moves),
-                        recommendations=recommendations(hint_answer, 1 if simple else TOP), move_count=len(game.moves), **marks)
+                        recommendations=recommendations(hint_answer, 1 if simple else TOP), move_count=len(game.moves),
+                        **marks)
         svg_board(svg, game.size, key="play_board", on_click=on_point)
         send(game)  # the moves just drawn go on the bus now
     with right:

@@ -101,7 +101,7 @@ def new_game_settings(services: Services) -> dict[str, Any] | None:
         c1, c2, c3 = st.columns(3)
         level = c1.selectbox("Opponent", level_names(), key=LEVEL, help=level_help())
         colour = c2.radio("You play", ["Black", "White"], horizontal=True)
-        size = c3.selectbox("Board size", SIZES, help="The sizes the engine's model plays.")
+        size = c3.selectbox("Board size", SIZES, key="play_size", help="The sizes the engine's model plays.")
         c4, c5 = st.columns(2)
         komi = c4.number_input("Komi", value=7.0, step=0.5, min_value=-50.0, max_value=50.0)
         handicap = c5.selectbox("Handicap stones (black)", [0, 2, 3, 4, 5, 6, 7, 8, 9])

@@ -50,6 +50,29 @@ def test_events_of_a_game():
         event.validate()  # every message is valid on the wire
 
 
+def test_the_engine_player_is_named_with_its_level():
+    from dashboard.ladder import level_in_name
+    from gobuddy.ai.levels import level_names
+
+    (started,) = PlayGame.new("web-1", human="W", level="15 kyu", player_name="Ana").start()
+    assert {c: (p.name, p.kind) for c, p in started.players.items()} == {"B": ("gobuddy 15 kyu", "engine"),
+                                                                        "W": ("Ana", "human")}
+    assert level_in_name(started.players["B"].name, level_names()) == "15 kyu"  # what the recorder reads back
+    assert PlayGame.new("web-1").start()[0].players["W"].name == "gobuddy full"
+
+
+def test_the_position_is_the_games():
+    """``PlayGame`` keeps a ``gobuddy.go.game.Game``: its position, hash and replay."""
+    from gobuddy.go.game import Game, Ruleset
+
+    game = PlayGame.new("web-1", handicap=2, komi=0.5)
+    for v in ["D5", "E5", "pass"]:
+        game.play(v)
+    same = Game.from_gtp(9, Ruleset("chinese", 0.5), "W", game.setup, game.moves)
+    assert game.game.hash() == same.hash() and game.position.board == same.position.board
+    assert game.to_play == "B" and game.first == "W"
+
+
 def test_an_abandoned_game_ends_unknown():
     game = PlayGame.new("web-3")
     game.play("E5")
@@ -149,6 +172,8 @@ def test_playing_a_game_on_the_page(open_app, app_store, app_broker, stand_in_wo
     assert 'class="rec"' in play_board(at)  # and on the board
     listed = [m["move"] for m in at.session_state["play_hint"][1]["moves"][:5] if m["move"] != "pass"]
     assert len(listed) > 1 and play_board(at).count('class="rec"') == len(listed)
+    best = at.session_state["play_hint"][1]["moves"][0]["move"]
+    assert any(m.value.startswith(f"**Why {best}**") for m in at.markdown)  # the reasons beside it
     at.text_input(key="play_typed_point").set_value("E5")
     at.button(key="FormSubmitter:play_typed-Play").click().run(timeout=60)
     assert [w.value for w in at.warning] == ["E5 is not possible: that point is occupied"]

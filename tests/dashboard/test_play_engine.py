@@ -51,3 +51,24 @@ def test_the_request_in_flight_is_handed_over_once_and_never_for_another_positio
         ("earlier", None, False),
         ("deadline", ("genmove", None, "TimeoutError"), False),
     ]
+
+
+def test_a_genmove_asks_for_the_games_level_and_seed():
+    from types import SimpleNamespace
+
+    from dashboard.views.play_engine import FULL_TIME_MS, FULL_VISITS, engine_request
+    from dashboard.views.play_game import PlayGame
+
+    services = SimpleNamespace(config=SimpleNamespace(analysis_timeout_s=5.0))
+    weak = PlayGame.new("web-1", level="15 kyu", seed=1234)
+    weak.play("E5")
+    move = engine_request(services, weak, "genmove")
+    assert (move.purpose, move.level, move.seed, move.position.moves) == ("genmove", "15 kyu", 1234, (("B", "E5"),))
+    hint = engine_request(services, weak, "hint", 200)  # a hint is the ordinary search, whatever the level
+    assert (hint.level, hint.seed, hint.max_visits) == (None, None, 200)
+    full = engine_request(services, PlayGame.new("web-1", seed=7), "genmove", 200)
+    assert (full.level, full.seed, full.max_visits, full.max_time_ms) == ("full", 7, FULL_VISITS, FULL_TIME_MS)
+    for request in (move, hint, full):
+        request.validate()  # valid on the wire
+    seeds = {PlayGame.new("web-1").seed for _ in range(20)}  # a seed of its own for each game
+    assert len(seeds) > 1 and all(0 <= s <= 2**31 - 1 for s in seeds)

@@ -1,0 +1,121 @@
+"""The Play page's opponent levels (AppTest, real Mosquitto, the in-process engine
+worker and the stand-in recorder): the form offers the levels weakest first with the
+player's ladder level preselected and the signed-in user as the player; a genmove
+asks for the chosen level with the game's seed; the engine player is named with its
+level, so the recorder steps the player's ladder at the end; a hint at a weak level
+is one move with its reasons; only the sizes the engine plays are offered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dashboard.views.play_hint import line_after, simple_hints
+from dashboard.views.play_new import SIZES, rank_estimates
+from dashboard.views.reasons import reasons_markdown
+from gobuddy.ai.levels import level_names
+from gobuddy.explain import explain_hint
+from tests.dashboard.test_app_play import play_board, wait_until
+from tests.e2e.fixtures import (_migrated_sqlite, app_broker, app_db_url, app_store, no_exceptions,  # noqa: F401
+                                open_app, services, stand_in_recorder, stand_in_worker)
+
+MODEL = Path(__file__).resolve().parents[2] / "models" / "gobuddy-9x9.onnx"
+START = "FormSubmitter:play_new-Start the game"
+
+
+def requests_sent(monkeypatch: pytest.MonkeyPatch, at) -> list:
+    """The engine requests the page sends from now on (the feed's own send still runs)."""
+    feed, sent = services(at).feed, []
+    send = feed.request_async
+
+    def spy(request, *args, **kwargs):
+        sent.append(request)
+        return send(request, *args, **kwargs)
+
+    monkeypatch.setattr(feed, "request_async", spy)
+    return sent
+
+
+def test_the_sizes_offered_are_the_shipped_models():
+    onnxruntime = pytest.importorskip("onnxruntime")
+    meta = onnxruntime.InferenceSession(str(MODEL), providers=["CPUExecutionProvider"]).get_modelmeta()
+    sizes = tuple(int(s) for s in meta.custom_metadata_map["gobuddy.board_sizes"].split(","))
+    assert SIZES == sizes == (9,)
+
+
+def test_weak_levels_get_simple_hints():
+    assert [n for n in level_names() if simple_hints(n)] == ["30 kyu", "25 kyu", "20 kyu", "15 kyu"]
+    assert rank_estimates()["30 kyu"] == "20 kyu (26 kyu to 18 kyu)"  # models/LEVELS.md's table
+    assert set(rank_estimates()) == set(level_names())
+
+
+def test_a_game_at_a_chosen_level_steps_the_players_ladder(open_app, app_store, app_broker, stand_in_worker,
+                                                           stand_in_recorder, monkeypatch):
+    ana = app_store.player_named("Ana", create=True)
+    app_store.set_player_level(ana.id, "15 kyu")
+    at = open_app("views/play.py", app_broker)
+    no_exceptions(at)
+    assert services(at).feed.wait_for(lambda f: f.connected(), 10)
+    level = at.selectbox(key="play_level")
+    assert level.options == level_names() and level.value == "30 kyu"  # guest: a newcomer gets the weakest
+    assert "30 kyu: 20 kyu (26 kyu to 18 kyu)" in level.proto.help  # the calibrated estimate
+    assert at.text_input(key="play_name").value == "guest"
+    assert at.selectbox(key="play_size").options == ["9"]
+    at.text_input(key="play_name").set_value("Ana").run()
+    assert at.selectbox(key="play_level").value == "15 kyu"  # Ana's place on the ladder
+    at.selectbox(key="play_level").set_value("20 kyu")  # overridden by hand
+    sent = requests_sent(monkeypatch, at)
+    at.button(key=START).click().run(timeout=60)
+    no_exceptions(at)
+    game = at.session_state["play_game"]
+    assert game.level == "20 kyu" and game.player_name == "Ana"
+    assert any("against gobuddy at **20 kyu**" in m.value for m in at.markdown)
+    at.text_input(key="play_typed_point").set_value("E5")
+    at.button(key="FormSubmitter:play_typed-Play").click().run(timeout=60)
+    no_exceptions(at)
+    assert len(at.session_state["play_game"].moves) == 2
+    genmoves = [r for r in sent if r.purpose == "genmove"]
+    assert [(r.level, r.seed) for r in genmoves] == [("20 kyu", game.seed)]
+    at.button(key="play_resign").click().run(timeout=60)
+    no_exceptions(at)
+    assert wait_until(lambda: (g := app_store.list_games().games) and g[0].result == "W+R")
+    stored = app_store.get_game(game.game_id).game
+    assert stored.black == "Ana" and stored.white == "gobuddy 20 kyu"
+    assert wait_until(lambda: app_store.player_level("Ana") == "25 kyu")  # lost at 20 kyu: one step down
+    at.button(key="play_new_game").click().run(timeout=60)
+    no_exceptions(at)
+    assert at.text_input(key="play_name").value == "Ana"
+    assert at.selectbox(key="play_level").value == "25 kyu"  # offered afresh after the step
+
+
+def test_a_weak_levels_hint_is_one_move_with_its_reasons(open_app, app_broker, stand_in_worker):
+    at = open_app("views/play.py", app_broker)
+    assert services(at).feed.wait_for(lambda f: f.connected(), 10)
+    at.button(key=START).click().run(timeout=60)  # guest: 30 kyu
+    at.text_input(key="play_typed_point").set_value("E5")
+    at.button(key="FormSubmitter:play_typed-Play").click().run(timeout=60)
+    at.button(key="play_hint_button").click().run(timeout=60)
+    no_exceptions(at)
+    game = at.session_state["play_game"]
+    moves, answer, reasons = at.session_state["play_hint"]
+    assert moves == len(game.moves) == 2 and len(answer["moves"]) > 1  # the engine gave more than one
+    best = answer["moves"][0]["move"]
+    assert not at.table  # not the top five
+    assert any(m.value == f"**Hint: play {best}**" for m in at.markdown)
+    board = play_board(at)
+    assert board.count('class="rec"') == 1 and f'data-vertex="{best}"' in board
+    expected = explain_hint(game.position, answer, line_after(answer))  # the line after it: the engine's answer
+    assert expected and reasons == expected
+    assert reasons_markdown(expected, f"Why {best}") in [m.value for m in at.markdown]
+
+
+def test_the_signed_in_user_plays_by_name(open_app, app_store, app_broker):
+    from tests.dashboard.test_app_auth import sign_in, with_users
+
+    with_users(app_store)
+    at = sign_in(open_app("views/live.py", app_broker, "--auth", "on"), "pia")
+    at.switch_page("views/play.py").run()
+    no_exceptions(at)
+    assert at.text_input(key="play_name").value == "pia"
+    assert at.selectbox(key="play_level").value == "30 kyu"
