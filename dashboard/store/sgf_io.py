@@ -12,7 +12,15 @@ win rate) and its class, the engine's best move in the position it was played fr
 (``best D4 (played)`` when it was that move), black's win rate and score lead after
 it; parts whose analysis is missing are left out. A blunder is marked ``BM[2]``, a
 mistake ``BM[1]``, an inaccuracy ``DO[]`` (Sabaki and CGoban show these; GNU Go
-skips them). ``variations`` (move count -> lines of ``(colour, vertex[, comment])``)
+skips them). The comment of an inaccuracy or worse goes on with why, in plain words
+(``gobuddy.explain``, from the analyses before and after the move; at most
+``MAX_REASONS`` sentences, then the first reasons for the engine's choice instead, all
+cut to ``MAX_WHY`` characters):
+
+    The engine expects about 13 points more at G5 than at the move played.
+    Best G5: Captures 3 stones at D5 E5 F5.
+
+An explanation that fails is logged and left out; the rest of the comment stays. ``variations`` (move count -> lines of ``(colour, vertex[, comment])``)
 are written as branches from the position after that many moves, after the main line;
 the first node of each says ``Variation (not played)`` (a line from the last position
 is, in SGF, where the main line goes on).
@@ -39,6 +47,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -50,7 +59,9 @@ from sqlalchemy.orm import Session
 from dashboard.mistakes import MoveReview, black_lead, review_game
 from dashboard.store.analyses import analyses_for_game
 from dashboard.store.games import get_game
+from dashboard.store.games import GameDetail
 from dashboard.store.models import Game, Move, SetupStone
+from gobuddy.explain import Reason, as_comment, explain_hint, explain_move
 from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp, to_gtp
 from gobuddy.go.game import Game as GoGame
 from gobuddy.go.game import Ruleset
@@ -58,6 +69,7 @@ from gobuddy.go.position import Position
 from gobuddy.go.record import GameError, GameRecord
 from gobuddy.go.sgf import SgfError, dump_sgf, read_sgf
 
+log = logging.getLogger("dashboard.sgf_io")
 INFO_EXTRA = ("black_rank", "white_rank", "date", "place", "event")
 LIMITS = {"black": 64, "white": 64, "result": 16, "rules": 16, "name": 200}
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
@@ -106,6 +118,8 @@ VARIATION = "Variation (not played)"
 MAX_VARIATION_MOVES = 5000
 MAX_COMMENT = 4000
 MARKS = {"blunder": ("BM", "2"), "mistake": ("BM", "1"), "inaccuracy": ("DO", "")}
+MAX_REASONS = 3
+MAX_WHY = 600
 Line = Sequence[tuple[str, ...]]
 
 
@@ -117,7 +131,8 @@ def export_sgf(session: Session, game_id: str, with_analysis: bool = True, model
     variation that starts past the end of the game or names a point off the board."""
     record = game_record(session, game_id)
     nodes = record.main_line()
-    extra = get_game(session, game_id).extra or {}
+    detail = get_game(session, game_id)
+    extra = detail.extra or {}
     kept = {int(n): text for n, text in (extra.get("comments") or {}).items()}
     for n, text in kept.items():
         if 0 <= n < len(nodes):
@@ -131,9 +146,12 @@ def export_sgf(session: Session, game_id: str, with_analysis: bool = True, model
         start = answers.get(0)
         if start is not None:
             nodes[0].comment = _joined(nodes[0].comment, position_comment(start))
+        why = mistakes_why(detail, [m for m in review.moves if m.category in MARKS], answers)
         for move in review.moves:
             node = nodes[move.number]
             node.comment = _joined(node.comment, move_comment(move, review.unit))
+            if why.get(move.number):
+                node.comment = "\n".join(t for t in (node.comment, why[move.number]) if t)
             if move.category in MARKS:
                 name, value = MARKS[move.category]
                 node.properties[name] = [value]
@@ -156,6 +174,47 @@ def export_sgf(session: Session, game_id: str, with_analysis: bool = True, model
                 first = [VARIATION] if index == 0 and not (said and said[0].startswith(VARIATION)) else []
                 node.comment = " · ".join(first + said) or None
     return dump_sgf(record)
+
+
+def mistakes_why(detail: GameDetail, moves: Sequence[MoveReview], answers: Mapping[int, Any]) -> dict[int, str]:
+    """Move number -> why the move (each of ``moves``) was bad, in plain words
+    (``why_comment``), from a position replayed once for all of them; a move whose
+    explanation fails is logged and left out."""
+    wanted = {m.number: m for m in moves}
+    if not wanted:
+        return {}
+    g = detail.game
+    try:
+        game = GoGame.from_gtp(g.size, Ruleset(g.rules, g.komi), g.to_play, detail.setup,
+                               [(m.color, m.vertex) for m in detail.moves[:max(wanted)]])
+    except GameError:
+        log.exception("game %s cannot be replayed: its SGF has no reasons", g.id)
+        return {}
+    out = {}
+    for n, pos in game.positions():
+        move = wanted.get(n + 1)
+        if move is None:
+            continue
+        before, after = answers.get(n), answers.get(move.number)
+        try:
+            reasons = explain_move(pos, from_gtp(move.vertex, g.size), color_from_str(move.color), before, after)
+            hint = explain_hint(pos, before) if before is not None and move.best != move.vertex else []
+        except Exception:  # an explanation must never break an export
+            log.exception("explaining move %d of game %s failed: its comment has no reasons", move.number, g.id)
+            continue
+        text = why_comment(reasons, hint, move.best)
+        if text:
+            out[move.number] = text
+    return out
+
+
+def why_comment(reasons: Sequence[Reason], hint: Sequence[Reason], best: str | None) -> str:
+    """The reasons for and against a move (at most ``MAX_REASONS``), then the first two
+    for the engine's choice ``best`` on one line; at most ``MAX_WHY`` characters."""
+    text = as_comment(list(reasons[:MAX_REASONS]))
+    if hint and best:
+        text = "\n".join(t for t in (text, f"Best {best}: " + " ".join(as_comment(list(hint[:2])).splitlines())) if t)
+    return text if len(text) <= MAX_WHY else text[:MAX_WHY - 1].rstrip() + "…"
 
 
 def _joined(first: str | None, second: str) -> str | None:

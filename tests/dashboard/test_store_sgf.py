@@ -78,8 +78,10 @@ def test_export_writes_the_review_as_comments_and_marks_mistakes(store):
         "Win rate B 50.0% · score B+0.5 · best E5",
         "Loss 0.0 points (good) · best E5 (played) · win rate B 55.0% · score B+1.0",
         "Loss 0.0 points (good) · best C5 · win rate B 54.0% · score B+0.8",
-        "Loss 6.8 points (mistake) · best C3 (played) · win rate B 30.0% · score W+6.0",
-        "Loss 14.0 points (blunder) · best D4 · win rate B 85.0% · score B+8.0",
+        "Loss 6.8 points (mistake) · best C3 (played) · win rate B 30.0% · score W+6.0\n"
+        "Sente: white answers at D4.\nThe engine's answer: white D4.",  # mistakes say why (issue 22)
+        "Loss 14.0 points (blunder) · best D4 · win rate B 85.0% · score B+8.0\n"
+        "The engine expects about 14 points more at D4 than at the move played.",
     ]
     assert [(n.properties.get("BM"), n.properties.get("DO")) for n in record.main_line()] == [
         (None, None), (None, None), (None, None), (["1"], None), (["2"], None)]
@@ -90,7 +92,8 @@ def test_without_a_score_head_the_loss_is_in_win_rate_and_inaccuracies_are_doubt
     analysed_game(store, "s5", "E5 D6", [(0.50, "E5", None), (0.42, "C5", None), (0.38, "C3", None)])
     (record,) = parse_sgf(store.export_sgf("s5"))
     nodes = record.main_line()
-    assert nodes[1].comment == "Loss 8.0% win rate (inaccuracy) · best E5 (played) · win rate B 42.0%"
+    assert nodes[1].comment == ("Loss 8.0% win rate (inaccuracy) · best E5 (played) · win rate B 42.0%\n"
+                                "Sente: white answers at C5.\nThe engine's answer: white C5.")
     assert nodes[1].properties.get("DO") == [""] and "BM" not in nodes[1].properties
     assert nodes[2].comment == "Loss 0.0% win rate (good) · best C5 · win rate B 38.0%"
 
@@ -229,3 +232,43 @@ def test_imported_comments_and_variations_are_kept_and_written_back(store):
     assert [to_gtp(c.move[1], 9) for c in line[3].children] == ["C3", "G3"]
     again = store.import_sgf_file(store.export_sgf(game_id, with_analysis=False))
     assert again.ids == [game_id]  # the same game: stored once
+
+
+# Black walls in three white stones (D5 E5 F5, in atari at G5 after move 13); white plays
+# elsewhere; black's move 15, C8, misses the capture.
+CAPTURE = "D4 D5 E4 E5 F4 F5 D6 A1 E6 A2 F6 A3 C5 J9 C8"
+
+
+def test_a_mistakes_comment_says_why_and_gnu_go_still_loads_the_file(store, tmp_path):
+    views = [(0.5, "H8", 2.0)] * 13 + [(0.9, "G5", 15.0), (0.9, "G5", 15.0), (0.5, "G5", 2.0)]
+    analysed_game(store, "s7", CAPTURE, views)
+    text = store.export_sgf("s7")
+    (record,) = parse_sgf(text)
+    nodes = record.main_line()
+    assert nodes[15].comment == ("Loss 13.0 points (blunder) · best G5 · win rate B 50.0% · score B+2.0\n"
+                                 "The engine expects about 13 points more at G5 than at the move played.\n"
+                                 "Best G5: Captures 3 stones at D5 E5 F5.")
+    assert [n.properties.get("BM") for n in nodes].count(["2"]) == 1  # only C8 is marked: only it says why
+    assert sum("Best G5" in (n.comment or "") for n in nodes) == 1
+    if not shutil.which(GNUGO):
+        pytest.skip("gnugo is not installed")
+    path = tmp_path / "why.sgf"
+    path.write_text(text)
+    done = subprocess.run([GNUGO, "--mode", "gtp"], input=f"loadsgf {path}\nlist_stones white\nquit\n",
+                          capture_output=True, text=True, timeout=60)
+    replies = [r for r in done.stdout.split("\n\n") if r.strip()]
+    assert replies[0].startswith("= white"), done.stdout  # all 15 moves loaded: white to move
+    assert sorted(replies[1][2:].split()) == ["A1", "A2", "A3", "D5", "E5", "F5", "J9"]
+
+
+def test_a_comments_reasons_are_bounded():
+    from dashboard.store.sgf_io import MAX_REASONS, MAX_WHY, why_comment
+    from gobuddy.explain import Reason
+
+    many = [Reason("capture", f"captures {i} stones at " + "D4 " * 100, f"{i}") for i in range(10)]
+    few = [Reason("capture", f"captures {i} stones at D4", f"{i}") for i in range(5)]
+    short = why_comment(few, [], None)
+    assert short.splitlines() == [f"Captures {i} stones at D4." for i in range(MAX_REASONS)]
+    text = why_comment(many, many, "D4")
+    assert MAX_WHY - 2 <= len(text) <= MAX_WHY and text.endswith("…")
+    assert why_comment([], [], "D4") == "" and why_comment([], many[:1], "E5").startswith("Best E5: Captures 0")
