@@ -23,7 +23,9 @@ not recorded), from an alignment of the record with the true game; games whose r
 differs; moves recorded then taken back automatically (a phantom that vanished);
 problems raised (none is needed in these games: each is a false alarm). For the room
 set also, per transient, the time the board is unreadable after it: from the end of the
-transient (the start, for a sensor that dies) until the classifier fed the spoiled
+transient (the start, for a sensor that dies; the end of another transient that
+covers the whole board at that moment, if later: a flash during a reboot) until the
+classifier fed the spoiled
 frames reads as one fed the clean frames does (no point uncertain that the clean one
 reads clearly, and the same class at every point the clean one reads clearly, masked
 points aside); a transient followed by another before that is counted as cut short.
@@ -112,6 +114,18 @@ def _reads_as(spoiled: Sighting, clean: Sighting) -> bool:
             and set(spoiled.uncertain) <= set(clean.uncertain))
 
 
+def _light_normal(tr: Transient, transients: list[Transient]) -> float:
+    """When the light is normal again after ``tr``: its end (its start, for a sensor
+    that dies), or later if a transient of the whole board (a reboot, a flash, random
+    readings) that began before then lasts beyond it (a flash during a reboot is not
+    seen until the frames return)."""
+    since = tr.start if tr.kind == "dead" else tr.end
+    for other in transients:
+        if other.kind in ("reboot", "flash", "burst") and other.start <= since < other.end:
+            since = max(since, other.end)
+    return since
+
+
 def play_room(seed: int, tally: Tally) -> list[int]:
     """One game in a real room; the moves as recorded (fills ``tally``'s room figures)."""
     model = SensorModel(seed=seed)
@@ -144,7 +158,7 @@ def play_room(seed: int, tally: Tally) -> list[int]:
         sighting = reader.classify(spoiled[item.seq])
         _count(rec.observe(sighting), tally)
         for tr in list(waiting):
-            since = tr.start if tr.kind == "dead" else tr.end
+            since = _light_normal(tr, transients)
             if item.t >= since and _reads_as(sighting, reference):
                 tally.recovery.setdefault(tr.kind, []).append(item.t - since)
                 waiting.remove(tr)
