@@ -5,6 +5,8 @@ the reasons for the engine's first choice beside its top five."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from dashboard.live_board import BoardTracker, LiveBoard
@@ -139,7 +141,7 @@ def capture_hint(board_id: str, moves: str) -> dict:
 
     played = moves.split()
     game = Game.from_gtp(9, Ruleset("chinese", 7.0), "B", (), [("BW"[i % 2], v) for i, v in enumerate(played)])
-    hint = examples("engine_answer")[0]
+    hint = copy.deepcopy(examples("engine_answer")[0])  # the examples are shared
     cands = [("G5", 15.0, ["G5", "H5"]), ("H5", 3.0, ["H5", "G5"])]
     hint.update(id="live-hint-1", board_id=board_id, position_key={"move_count": len(played), "hash": game.hash()},
                 to_play="B", moves=[{"move": v, "order": i, "visits": 500 - 100 * i, "winrate": 0.9,
