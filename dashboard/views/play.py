@@ -53,7 +53,7 @@ from dashboard.views.play_engine import (PENDING, Pending, ask_async, ask_engine
                                          wait_for_engine)
 from dashboard.views.play_game import IllegalMove, PlayGame
 from dashboard.views.play_hint import hint_panel, hint_reasons, simple_hints
-from dashboard.views.play_new import LAST_NAME, LEVEL, new_game_settings
+from dashboard.views.play_new import LAST_NAME, new_game_settings
 from gobuddy.bus import topics
 from gobuddy.bus.delivery import PublishRejected
 from gobuddy.bus.messages import GameEvent
@@ -263,8 +263,8 @@ def controls(game: PlayGame) -> None:
     if c5.button("New game", key="play_new_game"):
         if not game.over and game.moves:
             send(game, game.abandon())  # stored as unfinished: result "?"
-        for key in (GAME, PENDING, LEVEL):  # the level is offered afresh: the ladder may have stepped
-            st.session_state.pop(key, None)
+        st.session_state.pop(GAME, None)
+        st.session_state.pop(PENDING, None)
         st.rerun()  # the whole page: the new-game form
 
 

@@ -3,15 +3,18 @@
 | choice   | offered                                                               |
 |----------|-----------------------------------------------------------------------|
 | name     | the signed-in user's name, "guest" when nobody is signed in; editable   |
-| opponent | the levels of ``gobuddy.ai.levels``, weakest first, their ranks as      |
-|          | measured in ``models/LEVELS.md`` in the help; preselected with the     |
-|          | name's place on the adaptive ladder (``Store.suggested_level``)         |
+| opponent | preselected: "your level", the name's place on the adaptive ladder      |
+|          | (``Store.suggested_level``, the weakest for a newcomer), shown for the  |
+|          | name in the box; or any level of ``gobuddy.ai.levels``, weakest first,  |
+|          | their ranks as measured in ``models/LEVELS.md`` in the help             |
 | size     | the sizes the engine plays (``SIZES``)                                  |
 | colour, komi, handicap | as before                                               |
 
-The name box is outside the form, so that a name typed offers that player's level at
-once; the rest is one form. ``new_game_settings`` returns the choices (the keywords
-of ``PlayGame.new``) when the form is submitted.
+All of it is one form, so that typing a name and pressing Start is one step (a box
+outside the form would run the page when it loses focus, and Streamlit drops a click
+that lands during that run). So "your level" is resolved when the form is submitted,
+for the name typed then; the label shows it for the name the box holds before typing.
+``new_game_settings`` returns the choices (the keywords of ``PlayGame.new``).
 
 Not done here: starting and publishing the game (``views/play``), storing a level
 chosen by hand (the ladder steps from the level played: ``dashboard.ladder``).
@@ -26,7 +29,7 @@ import streamlit as st
 from sqlalchemy.exc import SQLAlchemyError
 
 from dashboard.views.login import IDENTITY
-from dashboard.views.page_context import Services, current
+from dashboard.views.page_context import Services
 from gobuddy.ai.levels import level_names
 
 # The board sizes the engine plays: the shipped model's metadata (gobuddy.board_sizes of
@@ -38,6 +41,7 @@ LEVELS_MD = Path(__file__).resolve().parents[2] / "models" / "LEVELS.md"
 NAME = "play_name"  # the name box
 LEVEL = "play_level"  # the opponent box (preselected for the name)
 LAST_NAME = "play_last_name"  # the name of the last game: the box's value next time
+SUGGESTED = "suggested"  # the opponent box's first choice: the level on the ladder of the name played under
 
 
 def signed_in_name() -> str:
@@ -82,34 +86,31 @@ def level_help() -> str:
             + "\n\nYour level follows your results: win and it steps up, lose and it steps down.")
 
 
-def on_name() -> None:
-    """Another name typed: offer that player's level."""
-    st.session_state[LEVEL] = suggested_level(current(), st.session_state.get(NAME) or "guest")
-
-
 def new_game_settings(services: Services) -> dict[str, Any] | None:
     """Draw the form; the choices (``PlayGame.new``'s keywords) once it is submitted."""
     st.subheader("New game")
     if NAME not in st.session_state:
         st.session_state[NAME] = st.session_state.get(LAST_NAME) or signed_in_name()
-    if LEVEL not in st.session_state:
-        st.session_state[LEVEL] = suggested_level(services, st.session_state[NAME])
-    name = (st.text_input("Your name", max_chars=64, key=NAME, on_change=on_name) or "").strip() or "guest"
-    st.caption(f"Suggested opponent for {name}: **{suggested_level(services, name)}** (from your results; "
-               "choose another below if you like)")
+    shown = st.session_state[NAME].strip() or "guest"
+    preview = suggested_level(services, shown)
     with st.form("play_new"):
         c1, c2, c3 = st.columns(3)
-        level = c1.selectbox("Opponent", level_names(), key=LEVEL, help=level_help())
-        colour = c2.radio("You play", ["Black", "White"], horizontal=True)
+        typed = c1.text_input("Your name", max_chars=64, key=NAME)
+        level = c2.selectbox("Opponent", [SUGGESTED, *level_names()], key=LEVEL, help=level_help(),
+                             format_func=lambda o: f"Your level ({shown}: {preview})" if o == SUGGESTED else o)
         size = c3.selectbox("Board size", SIZES, key="play_size", help="The sizes the engine's model plays.")
-        c4, c5 = st.columns(2)
-        komi = c4.number_input("Komi", value=7.0, step=0.5, min_value=-50.0, max_value=50.0)
-        handicap = c5.selectbox("Handicap stones (black)", [0, 2, 3, 4, 5, 6, 7, 8, 9])
+        c4, c5, c6 = st.columns(3)
+        colour = c4.radio("You play", ["Black", "White"], horizontal=True)
+        komi = c5.number_input("Komi", value=7.0, step=0.5, min_value=-50.0, max_value=50.0)
+        handicap = c6.selectbox("Handicap stones (black)", [0, 2, 3, 4, 5, 6, 7, 8, 9])
         started = st.form_submit_button("Start the game", type="primary")
     if not started:
         return None
+    name = (typed or "").strip() or "guest"
+    if level == SUGGESTED:  # the level on the ladder of the name the game is played under
+        level = suggested_level(services, name)
     return dict(size=size, komi=float(komi), handicap=handicap, human=colour[0], level=level, player_name=name)
 
 
-__all__ = ["LAST_NAME", "LEVEL", "SIZES", "new_game_settings", "rank_estimates", "signed_in_name",
+__all__ = ["LAST_NAME", "LEVEL", "SIZES", "SUGGESTED", "new_game_settings", "rank_estimates", "signed_in_name",
            "suggested_level"]

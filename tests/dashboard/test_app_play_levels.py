@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from dashboard.views.play_hint import line_after, simple_hints
-from dashboard.views.play_new import SIZES, rank_estimates
+from dashboard.views.play_new import SIZES, SUGGESTED, rank_estimates
 from dashboard.views.reasons import reasons_markdown
 from gobuddy.ai.levels import level_names
 from gobuddy.explain import explain_hint
@@ -50,43 +50,46 @@ def test_weak_levels_get_simple_hints():
     assert set(rank_estimates()) == set(level_names())
 
 
-def test_a_game_at_a_chosen_level_steps_the_players_ladder(open_app, app_store, app_broker, stand_in_worker,
-                                                           stand_in_recorder, monkeypatch):
+def test_a_game_at_the_players_level_steps_their_ladder(open_app, app_store, app_broker, stand_in_worker,
+                                                         stand_in_recorder, monkeypatch):
     ana = app_store.player_named("Ana", create=True)
     app_store.set_player_level(ana.id, "15 kyu")
     at = open_app("views/play.py", app_broker)
     no_exceptions(at)
     assert services(at).feed.wait_for(lambda f: f.connected(), 10)
     level = at.selectbox(key="play_level")
-    assert level.options == level_names() and level.value == "30 kyu"  # guest: a newcomer gets the weakest
+    assert level.options == ["Your level (guest: 30 kyu)", *level_names()]  # a newcomer: the weakest
+    assert level.value == SUGGESTED  # preselected
     assert "30 kyu: 20 kyu (26 kyu to 18 kyu)" in level.proto.help  # the calibrated estimate
     assert at.text_input(key="play_name").value == "guest"
     assert at.selectbox(key="play_size").options == ["9"]
-    at.text_input(key="play_name").set_value("Ana").run()
-    assert at.selectbox(key="play_level").value == "15 kyu"  # Ana's place on the ladder
-    at.selectbox(key="play_level").set_value("20 kyu")  # overridden by hand
+    at.text_input(key="play_name").input("Ana")
     sent = requests_sent(monkeypatch, at)
     at.button(key=START).click().run(timeout=60)
     no_exceptions(at)
     game = at.session_state["play_game"]
-    assert game.level == "20 kyu" and game.player_name == "Ana"
-    assert any("against gobuddy at **20 kyu**" in m.value for m in at.markdown)
+    assert game.level == "15 kyu" and game.player_name == "Ana"  # Ana's place on the ladder
+    assert any("against gobuddy at **15 kyu**" in m.value for m in at.markdown)
     at.text_input(key="play_typed_point").set_value("E5")
     at.button(key="FormSubmitter:play_typed-Play").click().run(timeout=60)
     no_exceptions(at)
     assert len(at.session_state["play_game"].moves) == 2
     genmoves = [r for r in sent if r.purpose == "genmove"]
-    assert [(r.level, r.seed) for r in genmoves] == [("20 kyu", game.seed)]
+    assert [(r.level, r.seed) for r in genmoves] == [("15 kyu", game.seed)]
     at.button(key="play_resign").click().run(timeout=60)
     no_exceptions(at)
     assert wait_until(lambda: (g := app_store.list_games().games) and g[0].result == "W+R")
     stored = app_store.get_game(game.game_id).game
-    assert stored.black == "Ana" and stored.white == "gobuddy 20 kyu"
-    assert wait_until(lambda: app_store.player_level("Ana") == "25 kyu")  # lost at 20 kyu: one step down
+    assert stored.black == "Ana" and stored.white == "gobuddy 15 kyu"
+    assert wait_until(lambda: app_store.player_level("Ana") == "20 kyu")  # lost at 15 kyu: one step down
     at.button(key="play_new_game").click().run(timeout=60)
     no_exceptions(at)
     assert at.text_input(key="play_name").value == "Ana"
-    assert at.selectbox(key="play_level").value == "25 kyu"  # offered afresh after the step
+    assert at.selectbox(key="play_level").options[0] == "Your level (Ana: 20 kyu)"  # after the step
+    at.selectbox(key="play_level").set_value("7 kyu")  # overridden by hand
+    at.button(key=START).click().run(timeout=60)
+    no_exceptions(at)
+    assert at.session_state["play_game"].level == "7 kyu"
 
 
 def test_a_weak_levels_hint_is_one_move_with_its_reasons(open_app, app_broker, stand_in_worker):
@@ -118,4 +121,8 @@ def test_the_signed_in_user_plays_by_name(open_app, app_store, app_broker):
     at.switch_page("views/play.py").run()
     no_exceptions(at)
     assert at.text_input(key="play_name").value == "pia"
-    assert at.selectbox(key="play_level").value == "30 kyu"
+    assert at.selectbox(key="play_level").options[0] == "Your level (pia: 30 kyu)"
+    at.button(key=START).click().run(timeout=60)
+    no_exceptions(at)
+    game = at.session_state["play_game"]
+    assert (game.player_name, game.level) == ("pia", "30 kyu")
