@@ -28,7 +28,7 @@ The page opens on the game in the URL (``?game=``), else the latest finished gam
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import streamlit as st
 
@@ -187,10 +187,10 @@ def is_mistake(move: MoveReview | None) -> bool:
 
 
 def played_reasons(detail: GameDetail, answers: Mapping[int, Any], move: MoveReview,
-                   position: Position | None = None) -> list[Reason]:
+                   position: Position | Callable[[], Position] | None = None) -> list[Reason]:
     """The reasons for and against ``move`` (of the review), ranked: ``explain_move`` in
-    the position it was played in (``position``, else replayed when not cached) with the
-    stored analyses of that position and of the one it made."""
+    the position it was played in (``position`` or what it makes, else replayed, when
+    not cached) with the stored analyses of that position and of the one it made."""
     g, n = detail.game, move.number - 1
     before, after = answers.get(n), answers.get(move.number)
     return move_reasons(position if position is not None else (lambda: position_at(detail, n)),
@@ -216,11 +216,19 @@ def mistakes_why(detail: GameDetail, answers: Mapping[int, Any], review: GameRev
     """Move number -> the first reason about each listed mistake and the first for the
     engine's choice instead (the mistakes list's lines)."""
     out = {}
+    game: list[GoGame] = []  # replayed once, and only if some explanation is not cached
+
+    def made(n: int) -> Position:
+        if not game:
+            game.append(GoGame.from_gtp(detail.game.size, Ruleset(detail.game.rules, detail.game.komi),
+                                        detail.game.to_play, detail.setup,
+                                        [(m.color, m.vertex) for m in detail.moves[:len(review.moves)]]))
+        return game[0].position_at(n)
+
     for m in review.mistakes("inaccuracy")[:40]:
         n = m.number - 1
-        made = lambda n=n: position_at(detail, n)  # noqa: E731 - replayed only when not cached
-        out[m.number] = (played_reasons(detail, answers, m)[:1]
-                         + best_reasons(detail, answers, n, made, answers.get(n))[:1])
+        out[m.number] = (played_reasons(detail, answers, m, lambda n=n: made(n))[:1]
+                         + best_reasons(detail, answers, n, lambda n=n: made(n), answers.get(n))[:1])
     return out
 
 
