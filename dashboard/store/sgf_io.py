@@ -20,8 +20,10 @@ cut to ``MAX_WHY`` characters):
     The engine expects about 13 points more at G5 than at the move played.
     Best G5: Captures 3 stones at D5 E5 F5.
 
-An explanation that fails is logged and left out; the rest of the comment stays. ``variations`` (move count -> lines of ``(colour, vertex[, comment])``)
-are written as branches from the position after that many moves, after the main line;
+An explanation that fails is logged and left out; the rest of the comment stays.
+
+``variations`` (move count -> lines of ``(colour, vertex[, comment])``) are written as
+branches from the position after that many moves, after the main line;
 the first node of each says ``Variation (not played)`` (a line from the last position
 is, in SGF, where the main line goes on).
 
