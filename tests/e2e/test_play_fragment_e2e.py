@@ -1,7 +1,8 @@
 """The Play page in a real browser (Debian's Chromium, the real stack of ``conftest``):
 a click on the board shows the player's stone and then the engine's answer in place —
 only the board's fragment runs again, the page is neither reloaded nor run as a whole
-— and a hint's top five appear on the board the same way."""
+— and a hint appears on the board the same way (at a newcomer's level one move, with
+its reasons beside it)."""
 
 from __future__ import annotations
 
@@ -45,9 +46,13 @@ def test_a_click_shows_the_engines_stone_in_place(stack, page):
     click(page, "E5")
     page.get_by_text("E5 is not possible: that point is occupied").wait_for(timeout=10_000)
     assert page.locator(f'{BOARD}[data-move-count="2"]').count() == 1
-    # a hint: the engine's top five on the board, in place too
+    # a hint, in place too: at Fran's level (a newcomer: the weakest) one move, with its reasons
     page.get_by_role("button", name="Hint").click()
     page.locator(f'{BOARD}[data-move-count="2"] g.rec').first.wait_for(timeout=30_000)
+    assert page.locator(f"{BOARD} g.rec").count() == 1
+    best = page.locator(f"{BOARD} g.rec").get_attribute("data-vertex")
+    page.get_by_text(f"Hint: play {best}").wait_for()
+    page.locator(".st-key-reasons_play_hint_2").get_by_text(f"Why {best}").wait_for()
     assert page.evaluate("() => window.__sameDocument") == "yes"
     assert page_runs(page) == runs
     screenshot(page, "play-fragment")
