@@ -80,7 +80,7 @@ def test_a_viewer_sees_no_delete_button(served, page):
     page.get_by_text("Signed in as").wait_for()
     assert "vic" in page.locator('[data-testid="stSidebar"]').inner_text()
     links = page.locator('[data-testid="stSidebarNavLink"]').all_inner_texts()
-    assert [text.split()[-1] for text in links] == ["Live", "Games", "Replay", "System"], links  # no Play
+    assert [text.split()[-1] for text in links] == ["Live", "Games", "Replay", "Player", "System"], links  # no Play
     open_games(page)
     page.get_by_text("Renaming and deleting games needs the admin role.").wait_for()
     assert page.get_by_role("button", name="Delete game").count() == 0
