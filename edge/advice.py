@@ -10,7 +10,7 @@ gone) to ``on_failure(purpose, error)`` after the request is forgotten, so the n
 
 ``position_key(game)`` is what an ``engine_answer`` must carry to be for the position
 on the board now: the moves played (``Position.move_count``) and ``position_hash``
-(``gobuddy.ai.analysis``), as the engine worker computes them. Not done here: deciding
+(``gobuddy.go.game``), as the engine worker computes them. Not done here: deciding
 what an answer lights (``edge.agent``).
 """
 
@@ -24,7 +24,7 @@ from typing import Callable
 
 from edge.game import Game
 from edge.game_journal import RULES, GameLog
-from gobuddy.ai.analysis import position_hash
+from gobuddy.go.game import position_hash
 from gobuddy.bus import BusClient
 from gobuddy.bus.message import now_ms
 from gobuddy.bus.messages import EngineAnswer, EngineRequest, Position

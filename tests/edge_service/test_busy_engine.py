@@ -8,7 +8,7 @@ import time
 
 from edge.game import GameSettings, Mode
 from engine_worker.request_position import build
-from gobuddy.ai.analysis import position_hash
+from gobuddy.go.game import position_hash
 from gobuddy.bus import BusClient, topics
 from gobuddy.bus.engine_messages import EngineError
 from tests.edge_service.rig import AgentRig, wait_until

@@ -11,7 +11,7 @@ import time
 
 from edge.game import GameSettings, Mode
 from engine_worker.request_position import build
-from gobuddy.ai.analysis import position_hash
+from gobuddy.go.game import position_hash
 from gobuddy.bus import BusClient, topics
 from gobuddy.bus.messages import EngineAnswer, MoveInfo, PositionKey, RootInfo
 from gobuddy.go.coords import BLACK, WHITE, from_gtp
