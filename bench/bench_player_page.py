@@ -58,10 +58,8 @@ def page_runs(db_url: str, names: list[str], repeats: int) -> dict[str, list[tup
     from streamlit import config as streamlit_config
     from streamlit.testing.v1 import AppTest
 
-    from tests.dashboard.player_app import entry_file
-
     streamlit_config.set_option("server.address", "127.0.0.1")
-    entry = entry_file(Path(tempfile.mkdtemp(prefix="bench-player-")))
+    entry = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
     sys.argv = [str(entry), "--db", db_url, "--no-bus"]
     out: dict[str, list[tuple[float, float]]] = {}
     at = AppTest.from_file(str(entry), default_timeout=120)

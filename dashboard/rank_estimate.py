@@ -138,13 +138,21 @@ def from_results(results: Sequence[tuple[str, str]], levels: dict[str, tuple[flo
     def expected(r: float, opp: float) -> float:
         return 1.0 / (1.0 + 10 ** ((opp - r) / 400.0))
 
-    def loglik(r: float) -> float:
-        return sum(s * math.log(max(1e-12, expected(r, o))) + (1 - s) * math.log(max(1e-12, 1 - expected(r, o)))
-                   for o, s in games)
+    # the games grouped by opponent (a handful of levels): (opponent Elo, games, score)
+    grouped: dict[float, list[float]] = {}
+    for o, s in games:
+        tally = grouped.setdefault(o, [0.0, 0.0])
+        tally[0] += 1
+        tally[1] += s
+    by_opponent = [(o, n, score) for o, (n, score) in grouped.items()]
 
-    lo_bound, hi_bound = min(o for o, _ in games) - 800, max(o for o, _ in games) + 800
+    def loglik(r: float) -> float:
+        return sum(score * math.log(max(1e-12, expected(r, o))) + (n - score) * math.log(max(1e-12, 1 - expected(r, o)))
+                   for o, n, score in by_opponent)
+
+    lo_bound, hi_bound = min(grouped) - 800, max(grouped) + 800
     best = max((lo_bound + i * (hi_bound - lo_bound) / 400 for i in range(401)), key=loglik)
-    info = sum(expected(best, o) * (1 - expected(best, o)) for o, _ in games) * (math.log(10) / 400) ** 2
+    info = sum(n * expected(best, o) * (1 - expected(best, o)) for o, n, _ in by_opponent) * (math.log(10) / 400) ** 2
     half = 1.96 / math.sqrt(info) if info > 0 else 400.0
 
     def to_rank(elo: float) -> float:
