@@ -25,19 +25,16 @@ idle and busy.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import random
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from bench.bench_live_latency import percentile
+from bench.bench_live_latency import busy_loops, percentile
 from dashboard.store import Store
 from gobuddy.bus import topics
 from gobuddy.bus.client import BusClient
@@ -80,7 +77,6 @@ OBSERVER = """() => {
 }"""
 BOARD = ".js-plotly-plot, div.click-board svg.go-board"
 SHOWN = "(key) => window.__shown[key] || null"
-BUSY = "while True:\n    pass\n"
 
 
 @dataclass
@@ -121,18 +117,6 @@ class BusLog:
                     answered, elapsed = self.answers[rid]
                     return answered - at, elapsed
         return None
-
-
-@contextlib.contextmanager
-def busy_loops(n: int) -> Iterator[None]:
-    procs = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(n)]
-    try:
-        yield
-    finally:
-        for p in procs:
-            p.terminate()
-        for p in procs:
-            p.wait(5)
 
 
 def click_vertex(page: Any, vertex: str, size: int = 9) -> None:
