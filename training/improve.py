@@ -61,6 +61,7 @@ class RoundPlan:
     warmup: int = 100
     value_weight: float = 1.0
     threads: int = 2
+    device: str = "cpu"  # training's device: cpu, cuda or auto (training.train.resolve_device)
     gate_games: int = Plan.gate_games
     gate_visits: int = Plan.gate_visits
     gate_parallel: int = 2
@@ -172,7 +173,8 @@ def train(plan: RoundPlan) -> None:
                          batch_size=plan.batch_size, lr=plan.lr, warmup=plan.warmup, blocks=net.blocks,
                          channels=net.channels, validate_every=min(500, plan.steps),
                          checkpoint_every=min(500, plan.steps), threads=plan.threads, seed=plan.seed,
-                         init=plan.run("init.pt"), value_weight=plan.value_weight, progress=plan.progress)
+                         init=plan.run("init.pt"), value_weight=plan.value_weight, progress=plan.progress,
+                         device=plan.device)
     train_loop(config, NUM_PLANES)
 
 
@@ -264,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--value-weight", type=float, default=RoundPlan.value_weight,
                    help="weight of the value loss in training (default 1)")
     p.add_argument("--threads", type=int, default=RoundPlan.threads, help="training threads")
+    p.add_argument("--device", default=RoundPlan.device, choices=("cpu", "cuda", "auto"),
+                   help="where the network trains (default cpu; cuda on a lent GPU machine)")
     p.add_argument("--gate-games", type=int, default=RoundPlan.gate_games)
     p.add_argument("--gate-visits", type=int, default=RoundPlan.gate_visits)
     p.add_argument("--gate-parallel", type=int, default=RoundPlan.gate_parallel)
@@ -278,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     plan = RoundPlan(a.round, a.root.resolve(), a.minutes, a.selfplay_workers, a.engine_workers, a.visits,
                      fast_visits=a.fast_visits, full_fraction=a.full_fraction, mix=a.mix,
                      max_moves=a.max_moves, steps=a.steps, lr=a.lr, value_weight=a.value_weight,
-                     threads=a.threads, gate_games=a.gate_games, gate_visits=a.gate_visits,
+                     threads=a.threads, device=a.device, gate_games=a.gate_games, gate_visits=a.gate_visits,
                      gate_parallel=a.gate_parallel, seed=a.seed, earlier=tuple(a.earlier), until=a.until,
                      progress=not a.no_progress)
     if not plan.shipped.exists():
