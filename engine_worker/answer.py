@@ -1,5 +1,6 @@
 """The engine library's ``Analysis`` as the wire's ``engine_answer``: the one place where
-a search result meets the bus (points become GTP vertices, colours ``"B"``/``"W"``).
+a search result meets the bus (points become GTP vertices, colours ``"B"``/``"W"``),
+and the teacher's ``Judgement`` (``gobuddy.ai.teaching``) as the answer's ``judgement``.
 
 Not checked here: that the analysis answers the request (the worker pairs them).
 """
@@ -7,13 +8,26 @@ Not checked here: that the analysis answers the request (the worker pairs them).
 from __future__ import annotations
 
 from gobuddy.ai.analysis import Analysis
-from gobuddy.bus.engine_messages import EngineAnswer, MoveInfo, PositionKey, RootInfo
+from gobuddy.ai.teaching import Judgement
+from gobuddy.bus.engine_messages import EngineAnswer, MoveInfo, MoveJudgement, PositionKey, RootInfo, Tolerance
 from gobuddy.go.coords import color_to_str, to_gtp
 
 
-def wire_answer(analysis: Analysis, *, id: str = "", board_id: str | None = None, worker: str = "") -> EngineAnswer:
+def wire_judgement(judgement: Judgement, size: int) -> MoveJudgement:
+    """The wire's ``judgement`` of ``judgement`` on a ``size`` board."""
+    allowed = judgement.tolerance
+    return MoveJudgement(
+        move=to_gtp(judgement.move, size), color=color_to_str(judgement.color), level=judgement.level,
+        points_lost=judgement.points_lost, winrate_lost=judgement.winrate_lost, best=to_gtp(judgement.best, size),
+        winrate=judgement.winrate, score_lead=judgement.score_lead, mistake=judgement.mistake,
+        tolerance=Tolerance(points=allowed.points, winrate=allowed.winrate, safe_winrate=allowed.safe_winrate),
+        visits=judgement.visits, searched=judgement.searched)
+
+
+def wire_answer(analysis: Analysis, *, id: str = "", board_id: str | None = None, worker: str = "",
+                judgement: Judgement | None = None) -> EngineAnswer:
     """The ``engine_answer`` message of ``analysis`` for request ``id`` (of ``board_id``),
-    answered by ``worker``."""
+    answered by ``worker``, with the ``judgement`` of a learner's move when given."""
     size = analysis.size
     root = analysis.root
     moves = tuple(MoveInfo(move=to_gtp(c.point, size), order=c.order, visits=c.visits, winrate=c.winrate,
@@ -25,4 +39,5 @@ def wire_answer(analysis: Analysis, *, id: str = "", board_id: str | None = None
         root=RootInfo(visits=root.visits, winrate=root.winrate, winrate_black=root.winrate_black,
                       score_lead=root.score_lead, value=root.value),
         moves=moves, ownership=analysis.ownership, is_during_search=analysis.is_during_search, model=analysis.model,
-        elapsed_ms=analysis.elapsed_ms, worker=worker)
+        elapsed_ms=analysis.elapsed_ms, worker=worker,
+        judgement=wire_judgement(judgement, size) if judgement is not None else None)

@@ -30,6 +30,10 @@ How a request goes (see ``schemas/README.md`` for the protocol):
    on the requester's own response topic with the request's Correlation Data, and for a
    board's own ``hint`` also on its ``led`` topic. An answer that would arrive after the
    deadline is not sent.
+   A request with ``judge`` (a learner's move to judge: ``gobuddy.ai.teaching``) is
+   never answered from the cache; its first search takes half the time it may have,
+   and when that search did not visit the move enough, the position after the move
+   is searched too (same visit budget, the time left): the answer's ``judgement``.
 4. A retained status (online, model, queue depth, evaluations per second) is refreshed
    every ``status_interval_s``; the last will says offline.
 
@@ -60,6 +64,7 @@ from gobuddy.ai.level_answer import level_answer
 from gobuddy.ai.levels import Level, level_named
 from gobuddy.ai.evaluator import Evaluation, Query
 from gobuddy.ai.mcts import Search, SearchConfig
+from gobuddy.ai.teaching import Judgement, judge, needs_search, position_after
 from gobuddy.bus import topics
 from gobuddy.bus.client import BusClient
 from gobuddy.bus.engine_messages import EngineAnswer, EngineError, EngineProgress, EngineRequest
@@ -67,6 +72,7 @@ from gobuddy.bus.inbox import Received
 from gobuddy.bus.lifecycle import connect, serve
 from gobuddy.bus.message import now_ms
 from gobuddy.go.coords import CoordinateError, from_gtp
+from gobuddy.go.position import IllegalMove
 from engine_worker.answer_cache import AnswerCache
 from engine_worker.config import WorkerConfig
 from engine_worker.job_queue import Job, JobQueue, requester_of, supersede_key
@@ -192,6 +198,8 @@ class EngineWorker:
             code = "unplayable" if exc.field == "position.size" else "invalid"
             self._refuse(received, exc.field, exc.message, code)
             return
+        if request.judge is not None and not self._judge_acceptable(received, prepared):
+            return
         job = Job(received, prepared, visits, key=supersede_key(received), requester=requester,
                   deadline_ms=deadline_ms)
         refusal = self._admission(job)
@@ -212,6 +220,22 @@ class EngineWorker:
         self._progress(job)
         log.debug("accepted %s from %s/%s (%d waiting)", request.id, received.info.role, received.info.client_id,
                   self.jobs.waiting)
+
+    def _judge_acceptable(self, received: Received, prepared: Any) -> bool:
+        """Whether a request's ``judge`` can be answered (else it is refused, naming the
+        field): only with purpose analysis or hint, a legal move of the side to play."""
+        request: EngineRequest = received.message  # type: ignore[assignment]
+        assert request.judge is not None
+        if request.purpose not in ("analysis", "hint"):
+            self._refuse(received, "judge", f"a judgement is of a learner's move: only with purpose 'analysis' or "
+                                            f"'hint', not {request.purpose!r}", "invalid")
+            return False
+        try:
+            position_after(prepared.position, prepared.history, from_gtp(request.judge.move, request.position.size))
+        except (CoordinateError, IllegalMove) as exc:
+            self._refuse(received, "judge.move", f"{request.judge.move}: {exc}", "invalid")
+            return False
+        return True
 
     def _admission(self, job: Job) -> str | None:
         """Why ``job`` cannot be taken (a reason for a busy reply), or None: the queue or
@@ -290,7 +314,7 @@ class EngineWorker:
             return
         started = time.perf_counter()
         level = _level_of(request)
-        cached = self.cache.get(job.prepared.key) if level is None else None
+        cached = self.cache.get(job.prepared.key) if level is None and request.judge is None else None
         if cached is not None:
             self.counts["cached"] += 1
             self._deliver(job, self._personalise(cached, job, started))
@@ -301,6 +325,8 @@ class EngineWorker:
         waiting = self.jobs.waiting
         if waiting:  # others wait: this search takes only its share of the time left
             seconds = max(MIN_SEARCH_MS / 1000, min(seconds, remaining_ms / 1000 / (1 + waiting)))
+        if request.judge is not None:  # the position after the move may need a search of its own
+            seconds /= 2
 
         if level is not None:
             search = self._search_for(request.position.komi, job.prepared.position.superko)
@@ -325,14 +351,36 @@ class EngineWorker:
         if job.stop.is_set() or self.jobs.superseded(job):
             self._drop_superseded(job)
             return
-        answer = self._wire(analysis, request).to_dict()
+        judgement = None
+        if request.judge is not None:
+            judgement = self._judge(job, analysis, seconds)
+            if job.stop.is_set() or self.jobs.superseded(job):
+                self._drop_superseded(job)
+                return
+        answer = self._wire(analysis, request, judgement).to_dict()
         if analysis.root.visits >= job.visits:
-            self.cache.put(job.prepared.key, answer)
+            self.cache.put(job.prepared.key, {**answer, "judgement": None})
         self._deliver(job, answer)
 
-    def _wire(self, analysis: Analysis, request: EngineRequest) -> EngineAnswer:
+    def _judge(self, job: Job, before: Analysis, seconds: float) -> Judgement:
+        """The judgement of the request's ``judge`` move: from the root search when it
+        visited the move enough, else after a search of the position after the move
+        (the same visit budget, ``seconds`` at most)."""
+        request = job.request
+        assert request.judge is not None
+        move = from_gtp(request.judge.move, request.position.size)
+        after = None
+        if needs_search(before, move):
+            position, history = position_after(job.prepared.position, job.prepared.history, move)
+            after = analyse(self._search_for(request.position.komi, job.prepared.position.superko), position,
+                            history, visits=job.visits, seconds=max(MIN_SEARCH_MS / 1000, seconds), top_k=1,
+                            ownership=False, stop=job.stop)
+        return judge(before, move, request.judge.level, after)
+
+    def _wire(self, analysis: Analysis, request: EngineRequest, judgement: Judgement | None = None) -> EngineAnswer:
         """``analysis`` as the answer to ``request``, from this worker."""
-        return wire_answer(analysis, id=request.id, board_id=request.board_id, worker=self.worker_id)
+        return wire_answer(analysis, id=request.id, board_id=request.board_id, worker=self.worker_id,
+                           judgement=judgement)
 
     def _search_for(self, komi: float, superko: bool) -> Search:
         """The search tree, kept between requests of the same komi and ko rule (a

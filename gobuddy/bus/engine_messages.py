@@ -43,12 +43,23 @@ class Position:
         return "B"
 
 
+@dataclass(frozen=True)
+class Judge:
+    """A request's ask for the teacher's judgement: ``move`` (GTP vertex or ``pass``)
+    just played by the side to play in the request's position, by a learner of
+    ``level`` (a name of ``gobuddy.ai.levels``)."""
+
+    move: str
+    level: str
+
+
 @dataclass(frozen=True, kw_only=True)
 class EngineRequest(Message):
     """A query for the engine workers; ``deadline_ms`` is the requester's absolute Unix epoch
     milliseconds, ``timeout_ms`` the time it has from when it was sent (set at each send).
     ``level``: a named opponent level (``gobuddy.ai.levels``) for a ``genmove``, ``None``
-    for the search as before; ``seed``: repeatable draws of a level (``None``: 0)."""
+    for the search as before; ``seed``: repeatable draws of a level (``None``: 0);
+    ``judge``: judge a learner's move in this position (the answer's ``judgement``)."""
 
     KIND = "engine_request"
     id: str
@@ -64,11 +75,13 @@ class EngineRequest(Message):
     report_every_ms: int | None = None
     level: str | None = None
     seed: int | None = None
+    judge: Judge | None = None
 
     @classmethod
     def build(cls, data: dict[str, Any]) -> "EngineRequest":
-        values = {key: frozen(value) for key, value in data.items() if key != "position"}
-        return cls(**values, position=Position.from_plain(data["position"]))
+        values = {key: frozen(value) for key, value in data.items() if key not in ("position", "judge")}
+        judge = Judge(**data["judge"]) if data.get("judge") is not None else None
+        return cls(**values, position=Position.from_plain(data["position"]), judge=judge)
 
 
 @dataclass(frozen=True)
@@ -104,9 +117,43 @@ class MoveInfo:
     pv: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class Tolerance:
+    """What a level forgives (``gobuddy.ai.teaching.Tolerance``): points lost, win
+    rate lost without a score head, and the win rate that makes any move safe (or None)."""
+
+    points: float
+    winrate: float
+    safe_winrate: float | None
+
+
+@dataclass(frozen=True)
+class MoveJudgement:
+    """The teacher's judgement of a learner's move (the schema gives the meanings):
+    ``move`` and ``best`` are GTP vertices, figures for the mover."""
+
+    move: str
+    color: str
+    level: str
+    points_lost: float | None
+    winrate_lost: float
+    best: str
+    winrate: float
+    score_lead: float | None
+    mistake: bool
+    tolerance: Tolerance
+    visits: int
+    searched: str  # candidate | after
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> "MoveJudgement":
+        return cls(**{**data, "tolerance": Tolerance(**data["tolerance"])})
+
+
 @dataclass(frozen=True, kw_only=True)
 class EngineAnswer(Message):
-    """Ranked moves for a position; partial while ``is_during_search``."""
+    """Ranked moves for a position; partial while ``is_during_search``; ``judgement``
+    of a learner's move when the request asked for one (final answers only)."""
 
     KIND = "engine_answer"
     id: str
@@ -120,6 +167,7 @@ class EngineAnswer(Message):
     elapsed_ms: float
     ownership: tuple[float, ...] | None = None
     is_during_search: bool = False
+    judgement: MoveJudgement | None = None
     ts: int = dataclass_field(default_factory=now_ms)
 
     @property
@@ -129,10 +177,12 @@ class EngineAnswer(Message):
 
     @classmethod
     def build(cls, data: dict[str, Any]) -> "EngineAnswer":
-        nested = {"position_key", "root", "moves"}
+        nested = {"position_key", "root", "moves", "judgement"}
         values = {key: frozen(value) for key, value in data.items() if key not in nested}
+        judgement = data.get("judgement")
         return cls(
             **values,
+            judgement=MoveJudgement.from_plain(judgement) if judgement is not None else None,
             position_key=PositionKey(**data["position_key"]),
             root=RootInfo(**data["root"]),
             moves=tuple(MoveInfo(**{**info, "pv": tuple(info["pv"])}) for info in data["moves"]),

@@ -26,10 +26,13 @@ from gobuddy.bus.engine_messages import (
     EngineError,
     EngineProgress,
     EngineRequest,
+    Judge,
     MoveInfo,
+    MoveJudgement,
     Position,
     PositionKey,
     RootInfo,
+    Tolerance,
 )
 from gobuddy.bus.game_events import (
     EVENT_TYPES,
@@ -66,7 +69,7 @@ def decode(kind: str, data: Any) -> Message:
 __all__ = [
     "BoardFrame", "BoardState", "ButtonEvent", "EVENT_TYPES", "EngineAnswer", "EngineError",
     "EngineRequest", "ErrorReport", "GameEnded", "GameEvent", "GameStarted", "MESSAGE_TYPES",
-    "Message", "MessageError", "MoveInfo", "MovePlayed", "Passed", "Player", "Position",
-    "PositionKey", "Problem", "ProblemCleared", "ProblemRaised", "RootInfo", "Status", "Undone",
+    "Judge", "Message", "MessageError", "MoveInfo", "MoveJudgement", "MovePlayed", "Passed", "Player", "Position",
+    "PositionKey", "Problem", "ProblemCleared", "ProblemRaised", "RootInfo", "Status", "Tolerance", "Undone",
     "decode", "now_ms",
 ]

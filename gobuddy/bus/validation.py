@@ -197,6 +197,8 @@ def _check_request(p: dict[str, Any]) -> None:
     position = p["position"]
     _check_position("engine_request", ["position"], position["size"], position.get("setup", []),
                     position["moves"])
+    if p.get("judge") is not None:
+        _on_board("engine_request", ["judge", "move"], p["judge"]["move"], position["size"])
 
 
 def _check_answer(p: dict[str, Any]) -> None:
