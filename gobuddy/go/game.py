@@ -15,6 +15,9 @@ replays moves into a position by hand.
 | position hash      | ``position_hash``: 16 hex digits, what engine answers carry   |
 | event fold         | ``Game.apply``: one game event (``move``, ``pass``, ``undo``,  |
 |                    | ``game_ended``) in its wire terms (``"B"``, ``"D4"``)          |
+| taken-back moves   | ``Game.take_back``: undo the last move, keep it (with its      |
+|                    | point loss and the better move) in ``Game.variations``; a      |
+|                    | ``GameRecord`` holds each as a commented variation             |
 
 Points are flat and colours ``BLACK``/``WHITE`` (``gobuddy.go.coords``); GTP vertices
 and ``"B"``/``"W"`` appear only in the constructors and the fold that read the wire.
@@ -27,14 +30,15 @@ decides whether an ended game takes moves).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator
 
 from gobuddy.go.coords import (BLACK, WHITE, CoordinateError, check_size, color_from_str, color_to_str,
                                from_gtp, to_gtp)
 from gobuddy.go.handicap import fixed_handicap_points
 from gobuddy.go.position import Position
-from gobuddy.go.record import GameError, GameRecord
+from gobuddy.go.record import GameError, GameRecord, Node
 
 Move = tuple[int, int]  # (colour, flat point or pass)
 RESIGN = -1  # what a player choosing a move returns to resign (never a point of the board)
@@ -83,13 +87,57 @@ class Played:
     captured: tuple[int, ...] = ()
 
 
+@dataclass(frozen=True)
+class TakenBack:
+    """A move taken back after the teacher called it a mistake (``Game.take_back``):
+    ``number`` the move number it had, ``color``, ``point``, ``points_lost`` (``None``:
+    not known) and ``better`` the engine's choice there (a point, or ``None``)."""
+
+    number: int
+    color: int
+    point: int
+    points_lost: float | None = None
+    better: int | None = None
+
+    def comment(self, size: int) -> str:
+        """The SGF comment of its variation: ``Taken back: loses 6.5 points; better C3``."""
+        parts = ["Taken back"]
+        if self.points_lost is not None:
+            lost = f"{self.points_lost:g}"
+            parts.append(f": loses {lost} point{'' if lost == '1' else 's'}")
+        if self.better is not None:
+            parts.append(f"{';' if self.points_lost is not None else ':'} better {to_gtp(self.better, size)}")
+        return "".join(parts)
+
+
+_TAKEN_BACK = re.compile(r"^Taken back(?:: loses (-?\d+(?:\.\d+)?) points?)?(?:[:;] better ([A-HJ-Z]\d{1,2}|pass))?\s*$")
+
+
+def taken_back_of(comment: str | None, number: int, move: Move, size: int) -> TakenBack | None:
+    """The ``TakenBack`` a variation's comment (``TakenBack.comment``) says, or ``None``
+    when the comment is not one (its first line decides)."""
+    if not comment:
+        return None
+    match = _TAKEN_BACK.match(comment.splitlines()[0])
+    if match is None:
+        return None
+    lost, better = match.groups()
+    try:
+        better_point = from_gtp(better, size) if better else None
+    except CoordinateError:
+        better_point = None
+    return TakenBack(number, move[0], move[1], float(lost) if lost is not None else None, better_point)
+
+
 @dataclass
 class Game:
     """A game: start (setup stones, side to move), moves, and the derived position.
 
     Build with ``Game(size, ruleset)`` and ``setup``/``handicap``, or ``from_gtp`` from
     the wire. ``position`` is derived (kept up to date while playing, rebuilt on undo):
-    read it, never change it. ``result`` is the SGF-style result once known."""
+    read it, never change it. ``result`` is the SGF-style result once known.
+    ``variations``: the moves taken back with ``take_back`` (not part of the record's
+    line; ``undo`` keeps none)."""
 
     size: int = 9
     ruleset: Ruleset = field(default_factory=Ruleset)
@@ -103,6 +151,7 @@ class Game:
         check_size(self.size)
         self._played: list[Played] = []
         self._boards: list[tuple[int, ...]] = []
+        self.variations: list[TakenBack] = []
         self.position = self._start()
         self._boards.append(tuple(self.position.board))
 
@@ -225,11 +274,18 @@ class Game:
 
     # ------------------------------------------------------------------ records
     def record(self, **info: object) -> GameRecord:
-        """The game as a ``GameRecord`` (setup in the root, the moves as its main line);
+        """The game as a ``GameRecord`` (setup in the root, the moves as its main line,
+        each taken-back move a variation of one move commented ``TakenBack.comment``);
         ``info`` adds ``GameInfo`` fields (players, date...)."""
         fields = {"rules": self.ruleset.name, "handicap": self.handicap, "result": self.result, **info}
-        return GameRecord.from_moves(self.size, self.komi, self.moves, self.setup_black, self.setup_white,
-                                     **fields)
+        record = GameRecord.from_moves(self.size, self.komi, self.moves, self.setup_black, self.setup_white,
+                                       **fields)
+        line = record.main_line()
+        for taken in self.variations:  # each its own variation, after the main line's move
+            if taken.number - 1 < len(line):
+                line[taken.number - 1].add_child(Node(move=(taken.color, taken.point),
+                                                      comment=taken.comment(self.size)))
+        return record
 
     @classmethod
     def from_record(cls, record: GameRecord, until: int | None = None,
@@ -240,7 +296,9 @@ class Game:
         Setup after the root becomes the start (``GameRecord.linear_line``: the moves
         before it are dropped). A move that only repeats an earlier position is played
         all the same, with a note (the record's own rules may allow it). ``ruleset``
-        replaces the one the record names (a GTP engine keeps its own ko rule). Raises ``GameError`` naming
+        replaces the one the record names (a GTP engine keeps its own ko rule). Variations
+        off the main line whose comment says ``Taken back...`` (``TakenBack.comment``)
+        become ``variations``; other variations are not read. Raises ``GameError`` naming
         any other illegal move or an impossible setup."""
         info = record.info
         target, count = record.root, 0
@@ -250,10 +308,13 @@ class Game:
                 break
             target = node
         line = record.linear_line(target)
+        taken = _taken_back_in(record)
         ruleset = ruleset or Ruleset(info.rules or "chinese", info.komi)
         game = cls(info.size, ruleset, tuple(line.setup_black), tuple(line.setup_white), line.to_play,
                    info.handicap)
         game.result = info.result if until is None else None
+        game.variations = [replace(t, number=t.number - line.dropped) for t in taken
+                           if t.number > line.dropped and (until is None or t.number < until)]
         repeats: list[str] = []
         for number, (color, point) in enumerate(line.moves, start=line.dropped + 1):
             why = game.position.illegal_reason(point, color)
@@ -320,6 +381,15 @@ class Game:
         self.position = self.position_at()
         return last
 
+    def take_back(self, points_lost: float | None = None, better: int | None = None) -> TakenBack:
+        """Undo the last move, as ``undo``, and keep it in ``variations`` with what the
+        teacher said of it (``points_lost``, the ``better`` point); return the kept one
+        (``GameError`` if there is no move)."""
+        last = self.undo()
+        taken = TakenBack(last.number, last.color, last.point, points_lost, better)
+        self.variations.append(taken)
+        return taken
+
     def set_to_play(self, color: int) -> None:
         """Make ``color`` the side to move now (a wire state may say so after a move;
         this clears a simple-ko point). Not recorded as a move."""
@@ -377,6 +447,20 @@ class Game:
             raise GameError(f"setup: {exc}", 0) from None
         pos.seen = {pos.hash}  # the superko history starts from the finished setup
         return pos
+
+
+def _taken_back_in(record: GameRecord) -> list[TakenBack]:
+    """The taken-back moves of ``record``: variations off its main line whose first node
+    says so (``TakenBack.comment``), numbered as the main line's moves."""
+    found: list[TakenBack] = []
+    count = 0
+    for node in record.main_line():
+        count += node.move is not None
+        for child in node.children[1:]:
+            taken = taken_back_of(child.comment, count + 1, child.move, record.info.size) if child.move else None
+            if taken is not None:
+                found.append(taken)
+    return found
 
 
 def _color(text: str, number: int, setup_index: int | None = None) -> int:
