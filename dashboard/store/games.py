@@ -15,7 +15,7 @@ from sqlalchemy import Select, delete, func, or_, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.selectable import ScalarSelect
 
-from dashboard.store.models import Board, Game, GameEvent, Move, SetupStone
+from dashboard.store.models import Board, Game, GameEvent, Move, SetupStone, TeachingNote
 
 MAX_NAME = 200
 
@@ -206,11 +206,11 @@ def rename_game(session: Session, game_id: str, name: str | None) -> None:
 
 
 def delete_game(session: Session, game_id: str) -> None:
-    """Delete a game: its moves, setup and events go; the row stays as a tombstone so a
+    """Delete a game: its moves, setup, events and teaching notes go; the row stays as a tombstone so a
     redelivered event cannot recreate it. Analyses stay (other games may share them).
     Raises ``UnknownGame`` (also for a game already deleted)."""
     game = live_game(session, game_id)
-    for table in (Move, SetupStone, GameEvent):
+    for table in (Move, SetupStone, GameEvent, TeachingNote):
         session.execute(delete(table).where(table.game_id == game_id))
     game.deleted_at = datetime.now(timezone.utc)
 

@@ -14,6 +14,7 @@
 | ``level_changes`` | adaptive level step after a game against the engine | (``player_id``, ``game_id``)     |
 | ``game_reviews`` | per-colour report of a reviewed game | (``game_id``, ``color``)                    |
 | ``reviewed_moves`` | judged move of a reviewed game     | (``game_id``, ``move_number``)              |
+| ``teaching_notes`` | move the teacher called a mistake, taken back or kept | ``id``; by ``game_id``       |
 
 Vertices are GTP strings (``"D4"``, ``"pass"``), colours ``"B"``/``"W"``, times are
 timezone-aware UTC ``datetime``. ``moves`` is the record; for games that came over the
@@ -357,3 +358,34 @@ class ReviewedMove(Base):
     kind: Mapped[str | None] = mapped_column(String(16))
 
     __table_args__ = (CheckConstraint("color IN ('B', 'W')", name="color"),)
+
+
+class TeachingNote(Base):
+    """A move the teacher called a mistake during a game (``gobuddy.ai.teaching``), and
+    what the learner did: ``taken_back`` (the move is not in ``moves``: it is kept here
+    as a variation of move ``move_number``) or ``kept`` (it is move ``move_number``).
+    ``points_lost``/``winrate_lost`` are the judgement's (NULL when not known),
+    ``better`` the engine's choice, ``level`` the learner's level it was judged at.
+    ``game_id`` has no foreign key: the Play page writes a note as it happens, maybe
+    before the recorder stored the game; deleting a game deletes its notes."""
+
+    __tablename__ = "teaching_notes"
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(String(64))
+    move_number: Mapped[int]
+    color: Mapped[str] = mapped_column(String(1))
+    vertex: Mapped[str] = mapped_column(String(4))
+    decision: Mapped[str] = mapped_column(String(10))
+    points_lost: Mapped[float | None] = mapped_column(Float)
+    winrate_lost: Mapped[float | None] = mapped_column(Float)
+    better: Mapped[str | None] = mapped_column(String(4))
+    level: Mapped[str | None] = mapped_column(String(32))
+    noted_at: Mapped[datetime]
+
+    __table_args__ = (
+        CheckConstraint("color IN ('B', 'W')", name="color"),
+        CheckConstraint("decision IN ('taken_back', 'kept')", name="decision"),
+        CheckConstraint("move_number >= 1", name="move_number"),
+        Index(None, "game_id", "move_number"),
+    )

@@ -2,8 +2,8 @@
 
 It owns an engine and a session factory and runs every call in its own transaction
 (committed on success, rolled back on any error), returning plain frozen dataclasses.
-The work itself lives in ``games``, ``analyses``, ``sgf_io``, ``players`` and
-``reviews`` (functions over a
+The work itself lives in ``games``, ``analyses``, ``sgf_io``, ``players``,
+``reviews`` and ``teaching_notes`` (functions over a
 ``Session``), which callers needing several steps in one transaction use directly with
 ``Store.session()``. Applying wire messages is ``dashboard.ingest.ingest(store.sessions,
 ...)``.
@@ -19,7 +19,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from dashboard.mistakes import GameReview
-from dashboard.store import analyses, games, players, reviews, sgf_io
+from dashboard.store import analyses, games, players, reviews, sgf_io, teaching_notes
 from dashboard.store.analyses import AnalysisView, PositionKey
 from dashboard.store.engine import make_engine, make_sessions, start_transaction
 from dashboard.store.games import BoardView, GameDetail, GameFilter, GamePage, ProblemView
@@ -78,6 +78,20 @@ class Store:
     def delete_game(self, game_id: str) -> None:
         with self.session(write=True) as s:
             games.delete_game(s, game_id)
+
+    def note_teaching(self, game_id: str, move_number: int, color: str, vertex: str, decision: str, *,
+                      points_lost: float | None = None, winrate_lost: float | None = None,
+                      better: str | None = None, level: str | None = None) -> None:
+        """See ``teaching_notes.add_note``: keep a move the teacher called a mistake,
+        ``taken_back`` or ``kept``."""
+        with self.session(write=True) as s:
+            teaching_notes.add_note(s, game_id, move_number, color, vertex, decision, points_lost=points_lost,
+                                    winrate_lost=winrate_lost, better=better, level=level)
+
+    def teaching_notes(self, game_id: str) -> list[teaching_notes.NoteView]:
+        """See ``teaching_notes.notes_for_game``."""
+        with self.session() as s:
+            return teaching_notes.notes_for_game(s, game_id)
 
     def boards(self) -> list[BoardView]:
         with self.session() as s:

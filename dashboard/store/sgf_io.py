@@ -25,7 +25,14 @@ An explanation that fails is logged and left out; the rest of the comment stays.
 ``variations`` (move count -> lines of ``(colour, vertex[, comment])``) are written as
 branches from the position after that many moves, after the main line;
 the first node of each says ``Variation (not played)`` (a line from the last position
-is, in SGF, where the main line goes on).
+is, in SGF, where the main line goes on), unless it is a taken-back move.
+
+The teacher's notes (``teaching_notes``) go in too: a move taken back is a variation of
+one move commented ``Taken back: loses 6.5 points; better C3`` (as
+``gobuddy.go.game.Game.record`` writes it, so ``Game.from_record`` reads it back), and
+a mistake the learner kept says ``Kept after the teacher's warning: loses ...`` in its
+move's comment. Import keeps both as it keeps any variation and comment (below), so
+a file exported and imported again exports the same.
 
 Import (``import_sgf_file``; ``import_sgf`` gives its ids) is all-or-nothing: every
 game of the file is read (leniently: ``gobuddy.go.sgf.read_sgf`` repairs what
@@ -63,6 +70,7 @@ from dashboard.store.analyses import analyses_for_game
 from dashboard.store.games import get_game
 from dashboard.store.games import GameDetail
 from dashboard.store.models import Game, Move, SetupStone
+from dashboard.store.teaching_notes import kept_comment, notes_for_game, variations_of
 from gobuddy.explain import Reason, as_comment, explain_hint, explain_move
 from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp, to_gtp
 from gobuddy.go.game import Game as GoGame
@@ -117,6 +125,7 @@ def game_record(session: Session, game_id: str) -> GameRecord:
 
 
 VARIATION = "Variation (not played)"
+TAKEN_BACK = "Taken back"
 MAX_VARIATION_MOVES = 5000
 MAX_COMMENT = 4000
 MARKS = {"blunder": ("BM", "2"), "mistake": ("BM", "1"), "inaccuracy": ("DO", "")}
@@ -139,6 +148,10 @@ def export_sgf(session: Session, game_id: str, with_analysis: bool = True, model
     for n, text in kept.items():
         if 0 <= n < len(nodes):
             nodes[n].comment = text
+    notes = notes_for_game(session, game_id)
+    for note in notes:
+        if note.decision == "kept" and 0 < note.move_number < len(nodes):
+            nodes[note.move_number].comment = _joined(nodes[note.move_number].comment, kept_comment(note))
     if with_analysis:
         found = analyses_for_game(session, game_id, model)
         answers = {n: a.answer for n, a in found.items()}
@@ -162,6 +175,8 @@ def export_sgf(session: Session, game_id: str, with_analysis: bool = True, model
         every.setdefault(int(n), []).extend([tuple(m) for m in line] for line in lines)
     for n, lines in (variations or {}).items():
         every.setdefault(n, []).extend(lines)
+    for n, lines in variations_of(notes, record.info.size).items():
+        every.setdefault(n, []).extend(lines)
     for n, lines in sorted(every.items()):
         if not 0 <= n < len(nodes):
             raise ValueError(f"a variation from move {n}: the game has {len(nodes) - 1} moves")
@@ -173,7 +188,8 @@ def export_sgf(session: Session, game_id: str, with_analysis: bool = True, model
                 if node.parent is not None and len(node.parent.children) == known:
                     continue  # there already: the main line, or a line given twice
                 said = [c for c in comment[:1] if c]
-                first = [VARIATION] if index == 0 and not (said and said[0].startswith(VARIATION)) else []
+                first = [VARIATION] if index == 0 and not (said and said[0].startswith((VARIATION, TAKEN_BACK))) \
+                    else []
                 node.comment = " · ".join(first + said) or None
     return dump_sgf(record)
 

@@ -1,0 +1,89 @@
+"""The teacher's notes of a game (``teaching_notes``): the moves it called mistakes,
+taken back and kept as variations, or kept by the learner.
+
+A note is written as it happens (the Play page, when the learner decides), perhaps
+before the recorder has stored the game: nothing here requires the game to exist.
+``variations_of`` gives the taken-back moves in the shape of ``sgf_io``'s variations
+(move count -> lines), each commented as ``gobuddy.go.game.TakenBack.comment`` says, so
+the SGF export writes them as variations and ``Game.from_record`` reads them back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from dashboard.store.models import TeachingNote
+from gobuddy.go.coords import color_from_str, from_gtp
+from gobuddy.go.game import TakenBack
+
+DECISIONS = ("taken_back", "kept")
+
+
+@dataclass(frozen=True)
+class NoteView:
+    """One note: move ``move_number`` (``color`` at ``vertex``), the ``decision``
+    (taken_back | kept), the judgement's losses, the ``better`` move and ``level``."""
+
+    game_id: str
+    move_number: int
+    color: str
+    vertex: str
+    decision: str
+    points_lost: float | None
+    winrate_lost: float | None
+    better: str | None
+    level: str | None
+    noted_at: datetime
+
+
+def add_note(session: Session, game_id: str, move_number: int, color: str, vertex: str, decision: str, *,
+             points_lost: float | None = None, winrate_lost: float | None = None, better: str | None = None,
+             level: str | None = None, now: datetime | None = None) -> None:
+    """Keep a note; ``ValueError`` for a decision, colour or move number the table refuses."""
+    if decision not in DECISIONS:
+        raise ValueError(f"decision {decision!r} is not one of {DECISIONS}")
+    if color not in ("B", "W") or move_number < 1:
+        raise ValueError(f"a note is of a move (number >= 1, colour B or W), not {move_number} {color!r}")
+    session.add(TeachingNote(game_id=game_id, move_number=move_number, color=color, vertex=vertex,
+                             decision=decision, points_lost=points_lost, winrate_lost=winrate_lost, better=better,
+                             level=level, noted_at=now or datetime.now(timezone.utc)))
+
+
+def notes_for_game(session: Session, game_id: str) -> list[NoteView]:
+    """The notes of a game, by move number, then in the order written."""
+    rows = session.scalars(select(TeachingNote).where(TeachingNote.game_id == game_id)
+                           .order_by(TeachingNote.move_number, TeachingNote.id)).all()
+    return [NoteView(r.game_id, r.move_number, r.color, r.vertex, r.decision, r.points_lost, r.winrate_lost,
+                     r.better, r.level, r.noted_at) for r in rows]
+
+
+def taken_back(note: NoteView, size: int) -> TakenBack:
+    """A taken-back note as the game record's ``TakenBack``."""
+    return TakenBack(note.move_number, color_from_str(note.color), from_gtp(note.vertex, size), note.points_lost,
+                     from_gtp(note.better, size) if note.better else None)
+
+
+def variations_of(notes: list[NoteView], size: int) -> dict[int, list[list[tuple[str, str, str]]]]:
+    """The taken-back notes as SGF export variations: move count before the move ->
+    one-move lines ``(colour, vertex, comment)``."""
+    out: dict[int, list[list[tuple[str, str, str]]]] = {}
+    for note in notes:
+        if note.decision == "taken_back":
+            out.setdefault(note.move_number - 1, []).append(
+                [(note.color, note.vertex, taken_back(note, size).comment(size))])
+    return out
+
+
+def kept_comment(note: NoteView) -> str:
+    """The comment of a kept mistake's move: ``Kept after the teacher's warning: loses 6.5 points; better C3``."""
+    parts = ["Kept after the teacher's warning"]
+    if note.points_lost is not None:
+        lost = f"{note.points_lost:g}"
+        parts.append(f": loses {lost} point{'' if lost == '1' else 's'}")
+    if note.better:
+        parts.append(f"{';' if note.points_lost is not None else ':'} better {note.better}")
+    return "".join(parts)
