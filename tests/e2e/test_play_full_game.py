@@ -1,17 +1,20 @@
 """A whole game on the Play page in a real browser (Debian's Chromium) against the real
 engine worker with the shipped model, and undo.
 
-The engine plays the "5 kyu" level: a 16-visit search whose moves depend only on the
-position and the search tree (no random draw: the game's seed plays no part at a search
-level), so the scripted learner below meets the same answers every time. Each of the
-engine's answers is checked against the script as it comes, so a changed model or search
-fails at the move where it differs, naming it.
+The engine plays the "5 kyu" level: a 16-visit search, with no random draw (the game's
+seed plays no part at a search level), so its answers depend only on the position and
+its search tree; the game gets a komi no other game here uses, so the worker starts it
+with a fresh tree, and the scripted learner meets the same answers every time. Each
+answer is checked against the script as it comes: a changed model or search fails at
+the move where it differs, naming it (make the script again: GNU Go's moves against it).
 
-The game ends with both passes and a dead black group inside white's territory; the
-test checks that the page crosses exactly those stones out, that toggling a group
-changes the result shown, and that the result shown, the result stored (the Games page
-and the SGF's ``RE[]``) and GNU Go's ``--score aftermath`` on the exported SGF are the
-count worked out by hand below.
+The game ends with both passes and three dead white groups inside black's area (two of
+them seki-looking shapes that die to a sacrifice). The test checks that the page crosses
+out exactly the stones dead by hand, that toggling a group changes the count shown, and
+that the result shown, the result stored (the record, the Games page, the SGF's
+``RE[]``) and GNU Go's ``--score aftermath`` on the downloaded SGF are the hand count.
+Undo: the learner's move and the engine's answer go, from the board, the move count
+and the stored record, which goes on from there.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from typing import Any, Iterator
 import pytest
 
 from dashboard.store import Store
+from gobuddy.go.coords import color_to_str, to_gtp
+from gobuddy.go.sgf import parse_sgf
 from tests.e2e.conftest import Stack
 from tests.e2e.fixtures import dashboard_args
 from tests.e2e.harness import (ServiceProcess, StreamlitServer, broker_args, browser_missing, chromium, screenshot,
@@ -224,3 +229,30 @@ def test_a_full_game_ends_with_a_dead_group_and_is_counted_right(stack, page, tm
     shutil.copyfile(download_info.value.path(), sgf)
     assert f"RE[{RESULT}]" in sgf.read_text()
     assert gnugo_aftermath(sgf) == RESULT
+
+
+# ---- undo ----------------------------------------------------------------------------------
+def test_undo_takes_back_the_learners_move_and_the_engines_answer(stack, page):
+    name = "Ulla"
+    new_game(stack, page, name, 7.0)
+    first = learner_plays(page, "E5", 0)
+    before = stones(page)
+    second = next(v for v in ("C3", "G7", "C7", "G3") if v not in before)
+    answer = learner_plays(page, second, 2)
+    assert stones(page) == {**before, second: "X", answer: "O"}
+    stored_game(stack, name, lambda d: len(d.moves) == 4)
+    page.get_by_role("button", name="Undo").click()
+    board_at(page, 2)
+    assert stones(page) == before and last_move(page) == first
+    page.get_by_text("Move 2 ·").wait_for()
+    page.get_by_text("Your move").wait_for()
+    detail = stored_game(stack, name, lambda d: len(d.moves) == 2)
+    assert [(m.number, m.color, m.vertex) for m in detail.moves] == [(1, "B", "E5"), (2, "W", first)]
+    # play on: the stored record goes on from the position after the undo
+    third = next(v for v in ("D4", "F4", "D6", "F6") if v not in before)
+    answer = learner_plays(page, third, 2)
+    detail = stored_game(stack, name, lambda d: len(d.moves) == 4)
+    assert [(m.number, m.color, m.vertex) for m in detail.moves] == [
+        (1, "B", "E5"), (2, "W", first), (3, "B", third), (4, "W", answer)]
+    record = parse_sgf(stack.store.export_sgf(detail.game.id))[0]
+    assert [(color_to_str(c), to_gtp(p, 9)) for c, p in record.moves()] == [("B", "E5"), ("W", first), ("B", third), ("W", answer)]
