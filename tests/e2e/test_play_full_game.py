@@ -212,6 +212,7 @@ def test_a_full_game_ends_with_a_dead_group_and_is_counted_right(stack, page, tm
     screenshot(page, "play-full-game-count")
     page.get_by_role("button", name="Accept the count").click()
     page.get_by_text(f"Game over: {RESULT} (score)").wait_for()
+    screenshot(page, "play-full-game-over")
     # stored: the record, the Games page, the SGF's RE[], and GNU Go on that SGF
     detail = stored_game(stack, name, lambda d: d.game.result is not None)
     assert detail.game.result == RESULT
