@@ -76,7 +76,7 @@ from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_g
 from gobuddy.go.game import Game as GoGame
 from gobuddy.go.game import Ruleset
 from gobuddy.go.position import Position
-from gobuddy.go.record import GameError, GameRecord
+from gobuddy.go.record import GameError, GameRecord, Node
 from gobuddy.go.sgf import SgfError, dump_sgf, read_sgf
 
 log = logging.getLogger("dashboard.sgf_io")
@@ -175,22 +175,28 @@ def export_sgf(session: Session, game_id: str, with_analysis: bool = True, model
         every.setdefault(int(n), []).extend([tuple(m) for m in line] for line in lines)
     for n, lines in (variations or {}).items():
         every.setdefault(n, []).extend(lines)
-    for n, lines in variations_of(notes, record.info.size).items():
-        every.setdefault(n, []).extend(lines)
     for n, lines in sorted(every.items()):
         if not 0 <= n < len(nodes):
             raise ValueError(f"a variation from move {n}: the game has {len(nodes) - 1} moves")
         for line in lines:
             node = nodes[n]
             for index, (color, vertex, *comment) in enumerate(line):
+                said = [c for c in comment[:1] if c]
+                move = (color_from_str(color), from_gtp(vertex, record.info.size))
+                if index == 0 and said and said[0].startswith(TAKEN_BACK):  # its own, even where the game went on
+                    node = node.add_child(Node(move=move, comment=said[0]))
+                    continue
                 known = len(node.children)
-                node = record.add_move(node, color_from_str(color), from_gtp(vertex, record.info.size))
+                node = record.add_move(node, *move)
                 if node.parent is not None and len(node.parent.children) == known:
                     continue  # there already: the main line, or a line given twice
-                said = [c for c in comment[:1] if c]
-                first = [VARIATION] if index == 0 and not (said and said[0].startswith((VARIATION, TAKEN_BACK))) \
-                    else []
+                first = [VARIATION] if index == 0 and not (said and said[0].startswith(VARIATION)) else []
                 node.comment = " · ".join(first + said) or None
+    for n, lines in variations_of(notes, record.info.size).items():
+        for (color, vertex, comment), in lines:
+            if 0 <= n < len(nodes):  # its own, even where the game went on with the same move
+                nodes[n].add_child(Node(move=(color_from_str(color), from_gtp(vertex, record.info.size)),
+                                        comment=comment))
     return dump_sgf(record)
 
 

@@ -17,6 +17,12 @@ stones (crossed out on the board, territory shaded, the groups listed, unsure on
 ringed), the players toggle groups by clicking a stone or its box, and "Accept the
 count" stores the area count.
 
+The teacher (``views/play_teach``): with "Teach me" on (by default below "10 kyu"), each
+of the player's moves is judged by the engine at the game's level before the engine
+replies; a mistake stops the game with its point loss, the better point marked and
+the reasons in plain words, until the player takes the move back (kept as a variation
+with its point loss) or keeps it; both are stored as the game's teaching notes.
+
 Speed: the board and its panel are one fragment (``play_area``). A click, a button or
 a typed point acts in a widget callback and reruns only the fragment, which draws the
 outcome at once; the engine is asked without waiting (``ask_async``), and while it
@@ -54,6 +60,8 @@ from dashboard.views.play_engine import (PENDING, Pending, ask_async, ask_engine
 from dashboard.views.play_game import IllegalMove, PlayGame
 from dashboard.views.play_hint import hint_panel, hint_reasons, simple_hints
 from dashboard.views.play_new import LAST_NAME, new_game_settings
+from dashboard.views.play_teach import (VERDICT, Verdict, board_marks, judge_request, note, open_verdict,
+                                        teaches_by_default, verdict_panel, wants_judgement)
 from gobuddy.bus import topics
 from gobuddy.bus.delivery import PublishRejected
 from gobuddy.bus.messages import GameEvent
@@ -97,6 +105,14 @@ def take_answer(services: Services, game: PlayGame) -> None:
     if taken is None:
         return
     purpose, answer, exc = taken
+    if purpose == "judge":
+        if exc is not None:
+            st.session_state["play_message"] = ("warning", f"Your move was not judged: {engine_trouble(exc)}")
+            return
+        verdict = Verdict.of(game, answer)
+        if verdict is not None:
+            st.session_state[VERDICT] = verdict  # the engine waits for the player's decision
+        return
     if purpose == "hint":
         if exc is not None:
             st.session_state["play_message"] = ("error", f"No hint: {engine_trouble(exc)}")
@@ -154,7 +170,9 @@ def human_move(services: Services, game: PlayGame, vertex: str) -> None:
     except (IllegalMove, CoordinateError) as exc:
         st.session_state["play_message"] = ("warning", str(exc))
         return
-    if game.engine_to_play:
+    if wants_judgement(game):  # the teacher first; the engine replies once the move stands
+        ask_async(services, game, "judge", request=judge_request(services, game))
+    elif game.engine_to_play:
         ask_async(services, game, "genmove")  # first: the engine starts while the page draws
     send(game, events, later=not game.counting)
     if game.counting:
@@ -180,6 +198,9 @@ def on_point(vertex: str) -> None:
     if game.counting and count is not None:
         count.toggle_at(vertex)
         return
+    if open_verdict(game) is not None:
+        st.session_state["play_message"] = ("warning", "First take your move back or keep it.")
+        return
     human_move(current(), game, vertex)
 
 
@@ -191,8 +212,34 @@ def on_typed() -> None:
 
 def on_pass() -> None:
     game = st.session_state.get(GAME)
-    if game is not None and allowed():
+    if game is not None and allowed() and open_verdict(game) is None:
         human_move(current(), game, "pass")
+
+
+def on_take_back() -> None:
+    """The teacher's stop: the move is taken back, kept as a variation with its loss."""
+    game = st.session_state.get(GAME)
+    verdict = open_verdict(game) if game is not None else None
+    if verdict is None or not allowed():
+        return
+    try:
+        events = game.take_back(verdict.points_lost, verdict.better)
+    except ValueError as exc:
+        st.session_state["play_message"] = ("warning", str(exc))
+        return
+    st.session_state.pop(VERDICT, None)
+    note(current(), verdict, "taken_back")
+    send(game, events)
+
+
+def on_keep() -> None:
+    """The teacher's stop: the player keeps the move; the engine replies."""
+    game = st.session_state.get(GAME)
+    verdict = open_verdict(game) if game is not None else None
+    if verdict is None or not allowed():
+        return
+    st.session_state.pop(VERDICT, None)
+    note(current(), verdict, "kept")
 
 
 def on_undo() -> None:
@@ -201,6 +248,7 @@ def on_undo() -> None:
         return
     st.session_state.pop("play_engine_error", None)
     st.session_state.pop(PENDING, None)
+    st.session_state.pop(VERDICT, None)
     events = game.undo()
     if events:
         send(game, events)
@@ -231,11 +279,11 @@ def new_game_form(services: Services) -> None:
         return
     try:
         board_id = services.feed.claim_web_slot(session_id())
-        game = PlayGame.new(board_id, **settings)
+        game = PlayGame.new(board_id, **settings, teach=teaches_by_default(settings["level"]))
     except (HandicapError, RuntimeError) as exc:
         st.error(str(exc))
         return
-    for key in ("play_hint", "play_last_answer", "play_engine_error", COUNT, PENDING, UNPUBLISHED):
+    for key in ("play_hint", "play_last_answer", "play_engine_error", COUNT, PENDING, UNPUBLISHED, VERDICT):
         st.session_state.pop(key, None)
     if publish(services.feed, game, game.start()):
         st.session_state[GAME] = game
@@ -251,7 +299,8 @@ def show_message() -> None:
 
 def controls(game: PlayGame) -> None:
     """The buttons; each acts in its callback, and the fragment redraws."""
-    your_turn = not game.over and not game.counting and not game.engine_to_play
+    your_turn = (not game.over and not game.counting and not game.engine_to_play
+                 and st.session_state.get(VERDICT) is None)
     asking = st.session_state.get(PENDING) is not None
     c1, c2, c3 = st.columns(3)
     c1.button("Pass", disabled=not your_turn, key="play_pass", on_click=on_pass)
@@ -313,7 +362,8 @@ def play_area() -> None:
         wait([pending.future], timeout=HINT_GRACE_S)  # from the worker's cache it comes in milliseconds:
         take_answer(services, game)                    # then draw it in this run, not the next
         pending = st.session_state.get(PENDING)
-    if game.engine_to_play and pending is None and not st.session_state.get("play_engine_error"):
+    verdict = open_verdict(game)
+    if game.engine_to_play and pending is None and verdict is None and not st.session_state.get("play_engine_error"):
         ask_async(services, game, "genmove")
     hint = st.session_state.get("play_hint")
     hint = hint if hint and hint[0] == len(game.moves) else None
@@ -325,11 +375,12 @@ def play_area() -> None:
             count = start_count(services, game)
     marks = {} if count is None else dict(ownership=count.territory(game), dead=count.dead_vertices(),
                                           highlights=count.unsure_vertices() if game.counting else ())
+    marks.update(board_marks(verdict))
     left, right = st.columns([3, 2], gap="large")
     with left:
+        marks.setdefault("recommendations", recommendations(hint_answer, 1 if simple else TOP))
         svg = board_svg(game.size, game.position.board, last_move=last_vertex(game.moves),
-                        recommendations=recommendations(hint_answer, 1 if simple else TOP), move_count=len(game.moves),
-                        **marks)
+                        move_count=len(game.moves), **marks)
         svg_board(svg, game.size, key="play_board", on_click=on_point)
         send(game)  # the moves just drawn go on the bus now
     with right:
@@ -347,6 +398,8 @@ def play_area() -> None:
             if st.button("Open in Replay", key="play_replay"):
                 st.session_state["replay_game"] = game.game_id
                 st.switch_page("views/replay.py", query_params={"game": game.game_id})
+        elif verdict is not None:
+            verdict_panel(verdict, on_take_back, on_keep)
         elif game.engine_to_play:
             st.markdown(f"**The engine ({engine}) is to play.**")
         else:
@@ -359,6 +412,10 @@ def play_area() -> None:
             hint_panel(*hint, simple=simple)
         typed_move(game)
         controls(game)
+        if not game.over:
+            game.teach = st.toggle("Teach me", value=game.teach, key=f"play_teach_{game.game_id}",
+                                   help="After each of your moves the engine judges it at your level; a mistake "
+                                        "stops the game: take it back and try again, or keep it.")
         error = st.session_state.get("play_engine_error")
         if error and game.engine_to_play:
             st.error(f"The engine did not move: {error}")

@@ -34,6 +34,9 @@ from gobuddy.ai.levels import FULL
 from gobuddy.bus.requests import EngineRequestFailed
 
 PENDING = "play_pending"
+NOT_ANSWERED = {"hint": "No hint", "judge": "Your move was not judged"}
+THINKING = {"genmove": "The engine is thinking", "hint": "Asking the engine for a hint",
+            "judge": "The teacher is looking at your move"}
 WAIT_SLICE_S = 0.1  # how often the thinking line updates (and a click can interrupt the wait)
 # The "full" level's budget: that of the player models/LEVELS.md calibrated as "full"
 # (the GTP front end's default player: engine_worker/gtp.py, DEFAULT_PLAY_VISITS and
@@ -67,7 +70,7 @@ def engine_request(services: Services, game: PlayGame, purpose: str, visits: int
 @dataclass
 class Pending:
     """The engine request in flight for the game (one at a time): its purpose
-    (``genmove`` or ``hint``), the game and move count it asks about, the answer's
+    (``genmove``, ``hint`` or ``judge``), the game and move count it asks about, the answer's
     future and when it was sent (``time.monotonic``)."""
 
     purpose: str
@@ -80,17 +83,19 @@ class Pending:
         return self.game_id == game.game_id and self.moves == len(game.moves)
 
 
-def ask_async(services: Services, game: PlayGame, purpose: str, visits: int = FULL_VISITS) -> None:
+def ask_async(services: Services, game: PlayGame, purpose: str, visits: int = FULL_VISITS,
+              request: Any = None) -> None:
     """Send a request without waiting (``engine_request``: ``visits`` is a hint's
-    budget; a ``genmove``'s is the level's): the fragment shows the position meanwhile
-    and takes the answer when it comes (``take_answer``)."""
+    budget; a ``genmove``'s is the level's; or ``request`` as made, e.g. the teacher's
+    ``judge`` of the learner's move): the fragment shows the position meanwhile and
+    takes the answer when it comes (``take_answer``)."""
     try:
-        future = services.feed.request_async(engine_request(services, game, purpose, visits))
+        future = services.feed.request_async(request or engine_request(services, game, purpose, visits))
     except (ConnectionError, RuntimeError, ValueError) as exc:
         if purpose == "genmove":
             st.session_state["play_engine_error"] = str(exc)
         else:
-            st.session_state["play_message"] = ("error", f"No hint: {exc}")
+            st.session_state["play_message"] = ("error", f"{NOT_ANSWERED.get(purpose, 'No answer')}: {exc}")
         return
     st.session_state[PENDING] = Pending(purpose, game.game_id, len(game.moves), future, time.monotonic())
 
@@ -133,7 +138,7 @@ def wait_for_engine(services: Services, status: Any) -> None:
     pending: Pending | None = st.session_state.get(PENDING)
     if pending is None:
         return
-    what = "The engine is thinking" if pending.purpose == "genmove" else "Asking the engine for a hint"
+    what = THINKING.get(pending.purpose, "Asking the engine")
     give_up = pending.sent + services.config.analysis_timeout_s + 1
     while not pending.future.done() and time.monotonic() < give_up:
         status.caption(f"{what}… {time.monotonic() - pending.sent:.1f} s")

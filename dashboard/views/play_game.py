@@ -1,7 +1,8 @@
 """A game against the engine on a web board, and the bus messages that record it.
 
 ``PlayGame`` holds one game of the Play page (kept in the browser session): the
-settings, the opponent's level and the seed of its draws, the game itself (a
+settings, the opponent's level and the seed of its draws, whether the teacher judges
+the learner's moves (``teach``: ``views/play_teach``), the game itself (a
 ``gobuddy.go.game.Game``: setup, moves, the position derived from them, its hash) and
 the next event ``seq``. Each change returns the ``game_event``s to publish on the web
 board's event topic; ``state()`` is the retained ``board_state`` to publish after them.
@@ -54,10 +55,12 @@ class PlayGame:
     player_name: str = "guest"
     seq: int = 0
     reason: str | None = None
+    teach: bool = False
 
     @classmethod
     def new(cls, board_id: str, *, size: int = 9, komi: float = 7.0, rules: str = "chinese", handicap: int = 0,
-            human: str = "B", level: str = FULL, seed: int | None = None, player_name: str = "guest") -> "PlayGame":
+            human: str = "B", level: str = FULL, seed: int | None = None, player_name: str = "guest",
+            teach: bool = False) -> "PlayGame":
         """A fresh game with handicap stones placed (fixed points); raises
         ``HandicapError`` for a handicap the board size does not take. ``seed``: a
         random one when not given."""
@@ -65,7 +68,7 @@ class PlayGame:
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
         seed = random.SystemRandom().randint(0, MAX_SEED) if seed is None else seed
         return cls(board_id, f"{board_id}-{stamp}-{uuid.uuid4().hex[:4]}", game, human, level, seed,
-                   player_name.strip() or "guest")
+                   player_name.strip() or "guest", teach=teach)
 
     # ---- reading: all from the game -------------------------------------------------------
     @property
@@ -182,6 +185,20 @@ class PlayGame:
                                  move_number=taken.number, color=color_to_str(taken.color),
                                  vertex=to_gtp(taken.point, self.size)))
         return events
+
+    def take_back(self, points_lost: float | None = None, better: str | None = None) -> list[GameEvent]:
+        """Take back the human's last move after the teacher called it a mistake: undone
+        (one ``undo`` event) and kept in the game's variations with ``points_lost`` and
+        the ``better`` vertex (``Game.take_back``). ``ValueError`` when the last move is
+        not the human's or the game is over."""
+        if self.over:
+            raise ValueError("the game is over")
+        moves = self.moves
+        if not moves or moves[-1][0] != self.human:
+            raise ValueError("the last move is not yours to take back")
+        taken = self.game.take_back(points_lost, from_gtp(better, self.size) if better else None)
+        return [Undone(board_id=self.board_id, game_id=self.game_id, seq=self._next_seq(), move_number=taken.number,
+                       color=color_to_str(taken.color), vertex=to_gtp(taken.point, self.size))]
 
     def resign(self, color: str) -> list[GameEvent]:
         """``color`` resigns: the other side wins by resignation."""

@@ -61,6 +61,18 @@ def test_the_sgf_export_writes_them_and_the_record_reads_them_back(store) -> Non
     assert store.export_sgf(again, with_analysis=False) == text
 
 
+def test_a_move_taken_back_and_played_again_stays_its_own_variation_through_import(store) -> None:
+    wire = WireGame("web-1-again", board_id="web-1", mode="vs_engine").play("E5 C4 pass")
+    wire.undo()
+    wire.play("pass D4")
+    send(store, *wire.events)
+    store.note_teaching("web-1-again", 3, "B", "pass", "taken_back", points_lost=7.4, better="D6")
+    text = store.export_sgf("web-1-again", with_analysis=False)
+    assert ";B[ee];W[cf]\n(;B[];W[df])\n(;B[]C[Taken back: loses 7.4 points; better D6]))" in text
+    again = store.import_sgf(text)[0]
+    assert store.export_sgf(again, with_analysis=False) == text
+
+
 def test_deleting_the_game_deletes_its_notes(store) -> None:
     game_id = play_game(store)
     store.delete_game(game_id)

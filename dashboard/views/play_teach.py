@@ -1,0 +1,170 @@
+"""The Play page's teacher: after the learner's move, the engine's judgement of it at
+the learner's level, and when it is a mistake a stop to take it back or keep it.
+
+| step | what happens |
+|------|--------------|
+| switch | "Teach me", per game: on by default below ``TEACH_BELOW`` ("10 kyu"), the level the game is played at (the opponent plays at the learner's level on the ladder) |
+| the move | ``judge_request``: an ``analysis`` of the position before the move with ``judge`` (the move, the game's level); the engine's reply is not asked meanwhile |
+| no mistake | the engine is asked for its reply at once: no stop |
+| a mistake | ``Verdict``: the point loss, the better point (marked on the board), the reasons against the move and for the better one in plain words (``views/reasons``: ``gobuddy.explain``); "Take back and try again" or "Keep my move" |
+| take back | ``PlayGame.take_back``: undone, kept as a variation with its point loss; the note ``taken_back`` |
+| keep | the note ``kept``; then the engine replies |
+
+Both decisions are stored as the game's teaching notes (``Store.note_teaching``) as they
+happen; the SGF export writes them (``dashboard.store.sgf_io``). A judgement that fails
+(no worker, too late) does not stop the game: the engine replies and the page says the
+move was not judged. The judgement itself is the worker's (``gobuddy.ai.teaching`` on
+the wire: ``engine_answer.judgement``); this page does not import the engine.
+
+Not done here: the callbacks (``views/play``), sending the request (``views/play_engine``).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Sequence
+
+import streamlit as st
+
+from dashboard.board_svg import Recommendation
+from dashboard.live_feed import position_request
+from dashboard.views.page_context import Services
+from dashboard.views.play_game import PlayGame
+from dashboard.views.reasons import hint_reasons, move_reasons, show_reasons
+from gobuddy.ai.levels import level_names
+from gobuddy.bus.messages import EngineRequest, Judge
+from gobuddy.explain import Reason
+from gobuddy.go.coords import color_from_str, from_gtp
+
+log = logging.getLogger("dashboard.play_teach")
+VERDICT = "play_verdict"
+TEACH_BELOW = "10 kyu"
+
+
+def teaches_by_default(level: str) -> bool:
+    """Whether "Teach me" starts on for a game at ``level``: below ``TEACH_BELOW``."""
+    names = level_names()
+    return level in names and names.index(level) < names.index(TEACH_BELOW)
+
+
+def wants_judgement(game: PlayGame) -> bool:
+    """Whether the learner's move just played is to be judged: teaching is on, the last
+    move is the learner's and play goes on (not counting, not over)."""
+    moves = game.moves
+    return game.teach and not game.over and not game.counting and bool(moves) and moves[-1][0] == game.human
+
+
+def judge_request(services: Services, game: PlayGame) -> EngineRequest:
+    """The request judging the learner's last move: the position before it, analysed
+    with the dashboard's budget, ``judge`` naming the move and the game's level."""
+    moves = game.moves
+    color, vertex = moves[-1]
+    request = position_request("analysis", size=game.size, komi=game.komi, rules=game.rules, setup=game.setup,
+                               moves=moves[:-1], to_play=color, visits=services.config.analysis_visits,
+                               timeout_s=services.config.analysis_timeout_s, board_id=game.board_id)
+    return replace(request, judge=Judge(move=vertex, level=game.level))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The teacher's stop after a mistake: move ``number`` (``color`` at ``vertex``) of
+    game ``game_id``, its ``points_lost`` / ``winrate_lost``, the ``better`` vertex, the
+    ``level`` judged at, the engine's answer (dict) and the reasons in plain words."""
+
+    game_id: str
+    number: int
+    color: str
+    vertex: str
+    points_lost: float | None
+    winrate_lost: float
+    better: str
+    level: str
+    answer: dict[str, Any]
+    against: tuple[Reason, ...] = ()
+    for_better: tuple[Reason, ...] = ()
+
+    @classmethod
+    def of(cls, game: PlayGame, answer: Any) -> "Verdict | None":
+        """The verdict on the learner's last move from the judged ``answer``
+        (``EngineAnswer``); None when it is no mistake, or judges another move."""
+        judgement = answer.judgement
+        moves = game.moves
+        if judgement is None or not judgement.mistake or not moves or moves[-1] != (judgement.color, judgement.move):
+            return None
+        number = len(moves)
+        data = answer.to_dict()
+        key = (game.game_id, number, judgement.move)
+
+        def before() -> Any:
+            return game.game.position_at(number - 1)
+
+        against = move_reasons(before, from_gtp(judgement.move, game.size), color_from_str(judgement.color), data,
+                               key=("teach",) + key)
+        better = hint_reasons(before, data, key=("teach",) + key)
+        return cls(game.game_id, number, judgement.color, judgement.move, judgement.points_lost,
+                   judgement.winrate_lost, judgement.best, judgement.level, data, tuple(against), tuple(better))
+
+    def fits(self, game: PlayGame) -> bool:
+        """Still about the game's last move."""
+        return self.game_id == game.game_id and self.number == len(game.moves)
+
+    def loss_words(self) -> str:
+        """``loses about 6.5 points`` (or the win rate when no points are known)."""
+        if self.points_lost is not None:
+            return f"loses about {self.points_lost:g} point{'' if self.points_lost == 1 else 's'}"
+        return f"loses about {100 * self.winrate_lost:.0f}% of your chances to win"
+
+    def note(self, decision: str) -> dict[str, Any]:
+        """The keywords of ``Store.note_teaching`` for ``decision`` (taken_back | kept)."""
+        return dict(game_id=self.game_id, move_number=self.number, color=self.color, vertex=self.vertex,
+                    decision=decision, points_lost=self.points_lost, winrate_lost=self.winrate_lost,
+                    better=self.better, level=self.level)
+
+
+def open_verdict(game: PlayGame) -> Verdict | None:
+    """The verdict waiting for the learner's decision, if any (a stale one is dropped)."""
+    verdict: Verdict | None = st.session_state.get(VERDICT)
+    if verdict is not None and not verdict.fits(game):
+        st.session_state.pop(VERDICT, None)
+        return None
+    return verdict
+
+
+def board_marks(verdict: Verdict | None) -> dict[str, Any]:
+    """``board_svg`` keywords for an open verdict: the better point as the first
+    recommendation, the move played marked red."""
+    if verdict is None:
+        return {}
+    winrate = next((m["winrate"] for m in verdict.answer["moves"] if m["move"] == verdict.better), 0.5)
+    return dict(recommendations=[Recommendation(verdict.better, 1, float(winrate))],
+                marks={verdict.vertex: "#d32f2f"})
+
+
+def note(services: Services, verdict: Verdict, decision: str) -> None:
+    """Keep the learner's decision in the store; a failure is logged and told, never fatal."""
+    try:
+        services.store.note_teaching(**verdict.note(decision))
+    except Exception as exc:  # the game goes on; the note is lost
+        log.exception("could not keep the teaching note of %s move %d", verdict.game_id, verdict.number)
+        st.session_state["play_message"] = ("error", f"The teacher's note could not be stored: {exc}")
+
+
+def verdict_panel(verdict: Verdict, on_take_back: Callable[[], None], on_keep: Callable[[], None]) -> None:
+    """The stop: what the move loses, the better point, why, and the two choices."""
+    with st.container(border=True, key="play_teacher"):
+        st.markdown(f"**Teacher: {verdict.vertex} {verdict.loss_words()}.** A better move was "
+                    f"**{verdict.better}** (marked on the board).")
+        _reasons(verdict.against, f"teach_against_{verdict.number}", f"Why not {verdict.vertex}")
+        _reasons(verdict.for_better, f"teach_better_{verdict.number}", f"Why {verdict.better}")
+        c1, c2 = st.columns(2)
+        c1.button("Take back and try again", key="play_take_back", type="primary", on_click=on_take_back)
+        c2.button("Keep my move", key="play_keep", on_click=on_keep)
+
+
+def _reasons(reasons: Sequence[Reason], key: str, title: str) -> None:
+    show_reasons(reasons[:3], key=key, title=title)
+
+
+__all__ = ["TEACH_BELOW", "VERDICT", "Verdict", "board_marks", "judge_request", "note", "open_verdict",
+           "teaches_by_default", "verdict_panel", "wants_judgement"]
