@@ -17,11 +17,9 @@ stones (crossed out on the board, territory shaded, the groups listed, unsure on
 ringed), the players toggle groups by clicking a stone or its box, and "Accept the
 count" stores the area count.
 
-The teacher (``views/play_teach``): with "Teach me" on (by default below "10 kyu"), each
-of the player's moves is judged by the engine at the game's level before the engine
-replies; a mistake stops the game with its point loss, the better point marked and
-the reasons in plain words, until the player takes the move back (kept as a variation
-with its point loss) or keeps it; both are stored as the game's teaching notes.
+With "Teach me" on (below "10 kyu" by default) the teacher (``views/play_teach``) judges
+each of the player's moves before the engine replies: a mistake waits until the player
+takes it back (kept as a variation) or keeps it.
 
 Speed: the board and its panel are one fragment (``play_area``). A click, a button or
 a typed point acts in a widget callback and reruns only the fragment, which draws the
@@ -60,8 +58,8 @@ from dashboard.views.play_engine import (PENDING, Pending, ask_async, ask_engine
 from dashboard.views.play_game import IllegalMove, PlayGame
 from dashboard.views.play_hint import hint_panel, hint_reasons, simple_hints
 from dashboard.views.play_new import LAST_NAME, new_game_settings
-from dashboard.views.play_teach import (VERDICT, Verdict, board_marks, judge_request, note, open_verdict,
-                                        teaches_by_default, verdict_panel, wants_judgement)
+from dashboard.views.play_teach import (VERDICT, board_marks, decide, judge_request, open_verdict, take_judgement,
+                                        teach_switch, teaches_by_default, verdict_panel, wants_judgement)
 from gobuddy.bus import topics
 from gobuddy.bus.delivery import PublishRejected
 from gobuddy.bus.messages import GameEvent
@@ -106,14 +104,8 @@ def take_answer(services: Services, game: PlayGame) -> None:
         return
     purpose, answer, exc = taken
     if purpose == "judge":
-        if exc is not None:
-            st.session_state["play_message"] = ("warning", f"Your move was not judged: {engine_trouble(exc)}")
-            return
-        verdict = Verdict.of(game, answer)
-        if verdict is not None:
-            st.session_state[VERDICT] = verdict  # the engine waits for the player's decision
-        return
-    if purpose == "hint":
+        take_judgement(game, answer, exc, engine_trouble)
+    elif purpose == "hint":
         if exc is not None:
             st.session_state["play_message"] = ("error", f"No hint: {engine_trouble(exc)}")
         else:
@@ -216,30 +208,11 @@ def on_pass() -> None:
         human_move(current(), game, "pass")
 
 
-def on_take_back() -> None:
-    """The teacher's stop: the move is taken back, kept as a variation with its loss."""
+def on_decide(decision: str) -> None:
+    """The teacher's stop: the move taken back (``taken_back``) or kept (``kept``)."""
     game = st.session_state.get(GAME)
-    verdict = open_verdict(game) if game is not None else None
-    if verdict is None or not allowed():
-        return
-    try:
-        events = game.take_back(verdict.points_lost, verdict.better)
-    except ValueError as exc:
-        st.session_state["play_message"] = ("warning", str(exc))
-        return
-    st.session_state.pop(VERDICT, None)
-    note(current(), verdict, "taken_back")
-    send(game, events)
-
-
-def on_keep() -> None:
-    """The teacher's stop: the player keeps the move; the engine replies."""
-    game = st.session_state.get(GAME)
-    verdict = open_verdict(game) if game is not None else None
-    if verdict is None or not allowed():
-        return
-    st.session_state.pop(VERDICT, None)
-    note(current(), verdict, "kept")
+    if game is not None and allowed():
+        send(game, decide(current(), game, decision))
 
 
 def on_undo() -> None:
@@ -399,7 +372,7 @@ def play_area() -> None:
                 st.session_state["replay_game"] = game.game_id
                 st.switch_page("views/replay.py", query_params={"game": game.game_id})
         elif verdict is not None:
-            verdict_panel(verdict, on_take_back, on_keep)
+            verdict_panel(verdict, on_decide)
         elif game.engine_to_play:
             st.markdown(f"**The engine ({engine}) is to play.**")
         else:
@@ -413,9 +386,7 @@ def play_area() -> None:
         typed_move(game)
         controls(game)
         if not game.over:
-            game.teach = st.toggle("Teach me", value=game.teach, key=f"play_teach_{game.game_id}",
-                                   help="After each of your moves the engine judges it at your level; a mistake "
-                                        "stops the game: take it back and try again, or keep it.")
+            teach_switch(game)
         error = st.session_state.get("play_engine_error")
         if error and game.engine_to_play:
             st.error(f"The engine did not move: {error}")

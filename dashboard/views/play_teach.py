@@ -16,7 +16,8 @@ happen; the SGF export writes them (``dashboard.store.sgf_io``). A judgement tha
 move was not judged. The judgement itself is the worker's (``gobuddy.ai.teaching`` on
 the wire: ``engine_answer.judgement``); this page does not import the engine.
 
-Not done here: the callbacks (``views/play``), sending the request (``views/play_engine``).
+Not done here: the page's callbacks and publishing (``views/play``), sending the
+request (``views/play_engine``).
 """
 
 from __future__ import annotations
@@ -150,21 +151,59 @@ def note(services: Services, verdict: Verdict, decision: str) -> None:
         st.session_state["play_message"] = ("error", f"The teacher's note could not be stored: {exc}")
 
 
-def verdict_panel(verdict: Verdict, on_take_back: Callable[[], None], on_keep: Callable[[], None]) -> None:
-    """The stop: what the move loses, the better point, why, and the two choices."""
+def take_judgement(game: PlayGame, answer: Any, exc: BaseException | None, trouble: Callable[[BaseException], str]) -> None:
+    """Apply the judge's answer: a mistake opens the verdict (the engine waits for the
+    decision); a failure is told (``trouble`` words it) and the game goes on."""
+    if exc is not None:
+        st.session_state["play_message"] = ("warning", f"Your move was not judged: {trouble(exc)}")
+        return
+    verdict = Verdict.of(game, answer)
+    if verdict is not None:
+        st.session_state[VERDICT] = verdict
+
+
+def decide(services: Services, game: PlayGame, decision: str) -> list[Any]:
+    """The player's decision on the open verdict (``taken_back``: the move is undone
+    and kept as a variation; ``kept``), noted in the store; the events to publish."""
+    verdict = open_verdict(game)
+    if verdict is None:
+        return []
+    events: list[Any] = []
+    if decision == "taken_back":
+        try:
+            events = game.take_back(verdict.points_lost, verdict.better)
+        except ValueError as exc:
+            st.session_state["play_message"] = ("warning", str(exc))
+            return []
+    st.session_state.pop(VERDICT, None)
+    note(services, verdict, decision)
+    return events
+
+
+def verdict_panel(verdict: Verdict, on_decide: Callable[[str], None]) -> None:
+    """The stop: what the move loses, the better point, why, and the two choices
+    (``on_decide`` gets ``taken_back`` or ``kept``)."""
     with st.container(border=True, key="play_teacher"):
         st.markdown(f"**Teacher: {verdict.vertex} {verdict.loss_words()}.** A better move was "
                     f"**{verdict.better}** (marked on the board).")
         _reasons(verdict.against, f"teach_against_{verdict.number}", f"Why not {verdict.vertex}")
         _reasons(verdict.for_better, f"teach_better_{verdict.number}", f"Why {verdict.better}")
-        c1, c2 = st.columns(2)
-        c1.button("Take back and try again", key="play_take_back", type="primary", on_click=on_take_back)
-        c2.button("Keep my move", key="play_keep", on_click=on_keep)
+        c1, c2 = st.columns([3, 2])
+        c1.button("Take back and try again", key="play_take_back", type="primary", on_click=on_decide,
+                  args=("taken_back",))
+        c2.button("Keep my move", key="play_keep", on_click=on_decide, args=("kept",))
+
+
+def teach_switch(game: PlayGame) -> None:
+    """The "Teach me" switch of the game (its key is the game's: a new game starts at its default)."""
+    game.teach = st.toggle("Teach me", value=game.teach, key=f"play_teach_{game.game_id}",
+                           help="After each of your moves the engine judges it at your level; a mistake stops "
+                                "the game: take it back and try again, or keep it.")
 
 
 def _reasons(reasons: Sequence[Reason], key: str, title: str) -> None:
     show_reasons(reasons[:3], key=key, title=title)
 
 
-__all__ = ["TEACH_BELOW", "VERDICT", "Verdict", "board_marks", "judge_request", "note", "open_verdict",
-           "teaches_by_default", "verdict_panel", "wants_judgement"]
+__all__ = ["TEACH_BELOW", "VERDICT", "Verdict", "board_marks", "decide", "judge_request", "note", "open_verdict",
+           "take_judgement", "teach_switch", "teaches_by_default", "verdict_panel", "wants_judgement"]
