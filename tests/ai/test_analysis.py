@@ -22,7 +22,7 @@ from gobuddy.go.position import Position
 from .boards import EYES, ONE_DAME
 
 KEYS = {"id", "board_id", "position_key", "to_play", "root", "moves", "ownership", "is_during_search",
-        "model", "elapsed_ms", "worker", "ts"}
+        "model", "elapsed_ms", "worker", "ts", "judgement"}
 ROOT_KEYS = {"visits", "winrate", "winrate_black", "score_lead", "value"}
 MOVE_KEYS = {"move", "order", "visits", "winrate", "winrate_black", "score_lead", "prior", "pv"}
 
