@@ -12,9 +12,12 @@ space is ``unknown`` at once. Moves considered, recomputed at every node, are po
 small empty regions only:
 - both sides: the chain's liberties and the rest of the small regions they lie in
   (points freed by a capture join in);
-- the defender also: the liberties of attacker chains next to it with at most
-  ``SHORT_LIBERTIES`` liberties (capturing them, a capturing race), and pass;
-- the attacker also: the liberties of its own chains next to the target in atari.
+- the defender also: the liberty of an attacker chain next to it in atari (a capture,
+  wherever that liberty lies: capturing out into open space saves the chain), the
+  liberties in small regions of attacker chains next to it with at most
+  ``SHORT_LIBERTIES`` liberties (a capturing race), and pass;
+- the attacker also: the liberty of its own chain next to the target in atari
+  (saving it, wherever that liberty lies).
 Sacrifices (self-atari, even of many stones) are tried, after the other moves. A
 defender that captures its way into open space (no small region left to play in) is
 therefore safe.
@@ -109,7 +112,9 @@ class _Reader:
                 if board[q] == self.attacker and q not in seen:
                     chain, theirs = pos.chain_at(q)
                     seen.update(chain)
-                    if (len(theirs) == 1) if attacker else (len(theirs) <= SHORT_LIBERTIES):
+                    if len(theirs) == 1:  # a capture, or saving a chain in atari: wherever it is
+                        moves |= theirs
+                    elif not attacker and len(theirs) <= SHORT_LIBERTIES:
                         moves |= {p for p in theirs if self._region_is_small(pos, p, memo)}
         return sorted(moves)
 

@@ -173,6 +173,15 @@ X X X X O O O
 . X . X O . O
 X X X X O O O
 . X . X O . O""", 7, (), "W+4", seki_at=("C7", "E7")),
+    Row("capture out: black's enclosed corner lives by taking F4 at G4, in open space; white G4 saves F4 and "
+        "kills: unsettled, never read dead", """
+. . . . . . .
+. . . . . . .
+X X X X X X .
+O O O O X O .
+. O . O O X O
+O . O O X X .
+. O . O O X .""", 7, UNSETTLED, "W+26|B+6", unsure_at="F2"),
 ]
 
 
