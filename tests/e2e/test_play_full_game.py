@@ -222,6 +222,9 @@ def test_a_full_game_ends_with_a_dead_group_and_is_counted_right(stack, page, tm
     page.get_by_label("Search (name, player, id)").fill(name)
     page.keyboard.press("Enter")
     page.get_by_text(f"{detail.game.id} · 9x9, komi 5.5").wait_for()
+    # the list (a canvas grid, its cells in an accessible table): the one game found, and its result
+    page.locator('[data-testid="stDataFrame"]').get_by_text(RESULT, exact=True).wait_for(state="attached")
+    page.get_by_text("1 game, newest first").wait_for()
     assert f"result {RESULT}" in page.get_by_text(f"{detail.game.id} · 9x9").inner_text()
     wait_idle(page)
     with page.expect_download() as download_info:
