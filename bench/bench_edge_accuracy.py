@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from multiprocessing import Pool
 
 from edge.classify import ButtonPress, Classifier, Frame, Sighting
-from edge.game import Game, Undone
+from gobuddy.go.game import Game, Undone
 from edge.problems import ProblemRaised
 from edge.reconcile import Reconciler
 from edge.sensor_model import SensorModel, SensorModelConfig

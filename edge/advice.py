@@ -22,9 +22,9 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
-from edge.game import Game
-from edge.game_journal import RULES, GameLog
-from gobuddy.go.game import position_hash
+from edge.game import RULES
+from edge.game_journal import GameLog
+from gobuddy.go.game import Game, position_hash
 from gobuddy.bus import BusClient
 from gobuddy.bus.message import now_ms
 from gobuddy.bus.messages import EngineAnswer, EngineRequest, Position
@@ -68,7 +68,7 @@ class Advisor:
         moves = record.moves()
         request = EngineRequest(
             id=f"{self.board_id}:{purpose}:{game.move_number}:{next(self._ids)}", board_id=self.board_id,
-            purpose=purpose, position=Position(size=game.size, komi=game.settings.komi, rules=RULES, moves=moves,
+            purpose=purpose, position=Position(size=game.size, komi=game.komi, rules=RULES, moves=moves,
                                                setup=record.setup(),
                                                to_play=None if moves else color_to_str(game.to_play)),
             max_visits=self.visits, max_time_ms=self.think_ms, deadline_ms=now_ms() + int(self.timeout_s * 1000))

@@ -51,7 +51,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,9 +62,9 @@ from edge.board_view import FrameView, led_command
 from edge.board_calibration import BoardCalibration
 from edge.calibration import Calibration
 from edge.classify import Classifier, Frame, Sighting
-from edge.game import Game, GameSettings, Mode
+from edge.game import GameSettings, Mode
 from edge.game_adoption import GameAdoption
-from edge.game_journal import GameLog, new_game_id
+from edge.game_journal import GameLog
 from edge.offline_queue import OfflineQueue, QueueSender, StoredFollower
 from edge.problems import UNCLEAR_READING, ProblemRaised
 from edge.reconcile import LedPattern, ReconcileConfig, Reconciler
@@ -125,6 +125,7 @@ class EdgeAgent(BoardStatus, EngineAnswers):
             settle_s=config.calibration_settle_s, retry_s=config.retry_s)
         self.triggers: deque[tuple[str, int, int | None]] = deque(maxlen=4096)  # (game, move, frame seq)
         self.counts = dict.fromkeys(("stale_answers", "answers_used"), 0)
+        self._answer_ids: OrderedDict[str, None] = OrderedDict()  # answers taken (edge.engine_answers)
         self.advisor = Advisor(bus, config.board_id, visits=config.visits, think_ms=config.think_ms,
                                timeout_s=config.request_timeout_s, on_answer=self.consider,
                                on_failure=self._request_failed)
@@ -201,7 +202,7 @@ class EdgeAgent(BoardStatus, EngineAnswers):
         if self.record is not None and not self.record.game.ended and self.bus.is_connected() and now >= self._retry_at:
             if self.record.game.is_engine_turn():
                 self.advisor.ask(self.record, "genmove")
-            elif self.record.game.settings.mode is Mode.HINTS_EVERY_MOVE:
+            elif self.record.settings.mode is Mode.HINTS_EVERY_MOVE:
                 self.advisor.ask(self.record, "hint")
         if now - self._status_at >= self.config.status_every_s:
             self._status_at = now
@@ -281,11 +282,11 @@ class EdgeAgent(BoardStatus, EngineAnswers):
     def _new_game(self) -> None:
         if self.record is not None and not self.record.game.ended:
             self._enqueue_event(self.record.abandoned())
-        record = GameLog(self.config.board_id, new_game_id(self.config.board_id), Game(self.config.settings))
+        record = GameLog.new(self.config.board_id, self.config.settings)
         entry = self._enqueue_event(record.started())
         self.queue.compact(entry.n if entry else 0)
         self._install(record)
-        self.log.info("game %s started (%s)", record.game_id, record.game.settings.mode.value)
+        self.log.info("game %s started (%s)", record.game_id, record.settings.mode.value)
 
     def _install(self, record: GameLog) -> None:
         self.record = record
@@ -363,7 +364,7 @@ class EdgeAgent(BoardStatus, EngineAnswers):
         elif rec is None:
             self._send_led(self.cal.led())
         else:
-            self._send_led(led_command(rec.led_pattern(), rec.problem.kind if rec.problem else None))
+            self._send_led(led_command(rec.led_pattern(), rec.problem.kind if rec.problem else None, rec.game.size))
 
     def _command_done(self, future: Future) -> None:
         if future.exception() is not None:

@@ -26,7 +26,7 @@ from edge.problems import CAPTURES_NOT_REMOVED
 from edge.led_pattern import LedPattern
 from gobuddy.bus.message import now_ms
 from gobuddy.bus.messages import BoardFrame
-from gobuddy.go.coords import BLACK, EMPTY, WHITE
+from gobuddy.go.coords import BLACK, EMPTY, WHITE, to_gtp
 
 _CHARS = {EMPTY: ".", BLACK: "X", WHITE: "O"}
 LED_BLINK_MAX = 16  # points in one LED BLINK command (PROTOCOL.md)
@@ -75,15 +75,15 @@ class FrameView:
                           raw=tuple(int(v) for v in frame.readings))
 
 
-def led_command(pattern: LedPattern, problem_kind: str | None) -> str:
-    """The firmware command for an LED pattern (a problem other than captures still on
-    the board blinks all LEDs)."""
+def led_command(pattern: LedPattern, problem_kind: str | None, size: int) -> str:
+    """The firmware command for an LED pattern on a ``size`` board (a problem other than
+    captures still on the board blinks all LEDs); the points become GTP vertices here."""
     if pattern.mode == "steady" and pattern.points:
-        return f"LED POINT {pattern.points[0]}"
+        return f"LED POINT {to_gtp(pattern.points[0], size)}"
     if pattern.mode == "all_blink" or (pattern.mode == "blink" and problem_kind not in (None, CAPTURES_NOT_REMOVED)):
         return "LED PROBLEM"
     if pattern.mode == "blink" and pattern.points:
-        return blink_command(pattern.points)
+        return blink_command([to_gtp(p, size) for p in pattern.points])
     return "LED OFF"
 
 

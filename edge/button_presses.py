@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from edge import game as board_game
+
 
 class ButtonPresses:
     """The game buttons (see the module docstring); mixed into ``Reconciler``."""
@@ -57,15 +59,15 @@ class ButtonPresses:
         if game.ended:
             return []
         if button == "end_game":
-            return [game.end()]
+            return [board_game.end(game)]
         if button == "pass":
             if game.is_engine_turn():
                 return []
-            events: list[Any] = [game.pass_move()]
+            events: list[Any] = [board_game.pass_move(game)]
         else:
             if game.move_number == 0:
                 return []
-            events = [game.undo()]
+            events = [board_game.undo(game)]
             self._after_undo = True
         self._forget_requests()
         return events + self._evaluate()

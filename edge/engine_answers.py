@@ -5,7 +5,9 @@ answers, as the response to the agent's request (``edge.advice``) or on the boar
 ``led`` topic, and uses one only if its ``position_key`` (move count and position hash)
 is the position on the board now (``consider``): a hint lights its point, the engine's
 move lights where its stone goes (``Reconciler.show_hint``,
-``Reconciler.expect_engine_move``); anything else counts as a stale answer. A failed
+``Reconciler.expect_engine_move``); anything else counts as a stale answer. The worker
+sends the board's own answer twice (the response, and on the ``led`` topic for every
+viewer): an answer id already taken is skipped, so each answer is used and counted once. A failed
 request waits ``retry_s``, or as long as busy workers asked, before the next
 (``_request_failed``; the status says ``engine``: ok / busy / no answer). It needs the
 agent's ``reconciler``, ``record``, ``counts``, ``config``, ``log``, ``_lock``,
@@ -15,12 +17,16 @@ agent's ``reconciler``, ``record``, ``counts``, ``config``, ``log``, ``_lock``,
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 
 from edge.advice import answer_key, position_key
 from gobuddy.bus.inbox import Received
 from gobuddy.bus.messages import EngineAnswer
 from gobuddy.bus.requests import EngineRequestFailed
 from gobuddy.go.coords import from_gtp, pass_move
+
+
+ANSWER_IDS_KEPT = 256  # recent answer ids remembered (an answer comes at most twice, close together)
 
 
 class EngineAnswers:
@@ -41,9 +47,17 @@ class EngineAnswers:
     def _on_led_topic(self, received: Received) -> None:
         self.consider(received.message, "hint")  # type: ignore[arg-type]
 
+    _answer_ids: "OrderedDict[str, None]"
+
     def consider(self, answer: EngineAnswer, purpose: str) -> bool:
-        """Use an engine answer if it is for the position on the board now; True if used."""
+        """Use an engine answer if it is for the position on the board now and not taken
+        already (its ``id``); True if used."""
         with self._lock:
+            if answer.id in self._answer_ids:
+                return False
+            self._answer_ids[answer.id] = None
+            while len(self._answer_ids) > ANSWER_IDS_KEPT:
+                self._answer_ids.popitem(last=False)
             rec = self.reconciler
             if rec is None or self.record is None or rec.game.ended:
                 return False

@@ -1,15 +1,18 @@
 """The live game as messages: wire events out, and the game rebuilt from them after a restart.
 
-``GameLog`` is one game on one board as the rest of the system sees it: a ``Game``
-(``edge.game``), its ``game_id`` and the ``seq`` of its last event. ``wire`` turns the
-game's own events (``edge.game``, ``edge.problems``) into ``gobuddy.bus`` game events
-with the next ``seq``; ``state`` is the retained ``board_state``.
+``GameLog`` is one game on one board as the rest of the system sees it: a
+``gobuddy.go.game.Game`` with the board's ``GameSettings`` (``edge.game``), its
+``game_id`` and the ``seq`` of its last event. ``wire`` turns the game's own events
+(``Played``, ``Undone``, ``Ended`` of ``gobuddy.go.game``; ``edge.problems``) into
+``gobuddy.bus`` game events with the next ``seq``; ``state`` is the retained
+``board_state``.
 
 Rebuilding: ``from_events`` replays a game's published events (``game_started`` first;
-moves, passes, undos, problems, the end), ``from_state`` a retained ``board_state`` (its
-moves, undos already folded in), and ``restore`` finds the latest game in the agent's
-journal (``edge.offline_queue``). Replay stops, with a logged error, at the first event
-that does not fit the game so far (a broken journal is never guessed past).
+moves, passes, undos, problems, the end: the game's own fold, ``Game.apply``),
+``from_state`` a retained ``board_state`` (its moves, undos already folded in), and
+``restore`` finds the latest game in the agent's journal (``edge.offline_queue``).
+Replay stops, with a logged error, at the first event that does not fit the game so far
+(a broken journal is never guessed past).
 
 Problem kinds go on the wire as the reconciler names them (``edge.problems``; every one
 is in the schema's ``problem_kind``).
@@ -23,13 +26,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from edge import game as g
 from edge import problems as pr
-from edge.game import Game, GameSettings, Mode
+from edge.game import RULES, GameSettings, Mode
 from gobuddy.bus import messages as wire
-from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp, pass_move, to_gtp
+from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp, to_gtp
+from gobuddy.go.game import Ended, Game, Played, Undone
 
-RULES = "chinese"  # area scoring, positional superko: what edge.game plays
 ADOPTED = "adopted_state"
 
 log = logging.getLogger("edge.journal")
@@ -46,15 +48,21 @@ class GameLog:
 
     board_id: str
     game_id: str
+    settings: GameSettings
     game: Game
     seq: int = -1
     problem: wire.Problem | None = None
+
+    @classmethod
+    def new(cls, board_id: str, settings: GameSettings) -> "GameLog":
+        """A new game with a new id (``new_game_id``), before its ``started`` event."""
+        return cls(board_id, new_game_id(board_id), settings, settings.new_game())
 
     # ---- events out ----------------------------------------------------------------------
 
     def started(self) -> wire.GameStarted:
         """The ``game_started`` event (seq 0); call once, first."""
-        s, game = self.game.settings, self.game
+        s, game = self.settings, self.game
         players = {"B": wire.Player("black"), "W": wire.Player("white")}
         if s.mode is Mode.VS_ENGINE:
             side = color_to_str(s.engine_color)  # type: ignore[arg-type]
@@ -65,14 +73,19 @@ class GameLog:
 
     def wire(self, event: Any) -> wire.GameEvent:
         """The wire event for one of the game's own events, with the next seq."""
-        ids = dict(board_id=self.board_id, game_id=self.game_id, seq=self._next(), move_number=event.move_number)
-        if isinstance(event, g.MovePlayed):
-            return wire.MovePlayed(**ids, color=event.color, vertex=event.vertex, captures=event.captures)
-        if isinstance(event, g.Passed):
-            return wire.Passed(**ids, color=event.color)
-        if isinstance(event, g.Undone):
-            return wire.Undone(**ids, color=event.color, vertex=event.vertex)
-        if isinstance(event, g.GameEnded):
+        size = self.game.size
+        number = event.number if isinstance(event, Played) else (
+            event.played.number if isinstance(event, Undone) else event.move_number)
+        ids = dict(board_id=self.board_id, game_id=self.game_id, seq=self._next(), move_number=number)
+        if isinstance(event, Played):
+            if event.point == self.game.pass_point:
+                return wire.Passed(**ids, color=color_to_str(event.color))
+            return wire.MovePlayed(**ids, color=color_to_str(event.color), vertex=to_gtp(event.point, size),
+                                   captures=tuple(to_gtp(p, size) for p in event.captured))
+        if isinstance(event, Undone):
+            return wire.Undone(**ids, color=color_to_str(event.played.color),
+                               vertex=to_gtp(event.played.point, size))
+        if isinstance(event, Ended):
             return wire.GameEnded(**ids, result=event.result, reason=event.reason)
         if isinstance(event, pr.ProblemRaised):
             self.problem = wire.Problem(event.kind, tuple(dict.fromkeys(event.points)), event.message[:500])
@@ -86,9 +99,7 @@ class GameLog:
 
     def abandoned(self) -> wire.GameEnded:
         """The end of a game left unfinished (a new game was started)."""
-        self.game.result = "Void"
-        return wire.GameEnded(board_id=self.board_id, game_id=self.game_id, seq=self._next(),
-                              move_number=self.game.move_number, result="Void", reason="abandoned")
+        return self.wire(self.game.finish("Void", "abandoned"))
 
     def _next(self) -> int:
         self.seq += 1
@@ -97,15 +108,13 @@ class GameLog:
     # ---- state ---------------------------------------------------------------------------
 
     def setup(self) -> tuple[tuple[str, str], ...]:
-        return tuple(("B", to_gtp(p, self.game.size)) for p in self.game.handicap_points)
+        return tuple(self.game.gtp_setup())
 
     def moves(self) -> tuple[tuple[str, str], ...]:
-        size = self.game.size
-        return tuple((color_to_str(c), "pass" if p == pass_move(size) else to_gtp(p, size))
-                     for c, p in self.game.moves)
+        return tuple(self.game.gtp_moves())
 
     def state(self) -> wire.BoardState:
-        game, s = self.game, self.game.settings
+        game, s = self.game, self.settings
         pos = game.position
         return wire.BoardState(
             board_id=self.board_id, status="ended" if game.ended else "playing", game_id=self.game_id,
@@ -121,7 +130,8 @@ class GameLog:
         """Replay published events (``events[0]`` a ``game_started``); later games' events
         and events of other games are skipped."""
         first = events[0]
-        log_ = cls(first["board_id"], first["game_id"], Game(_settings(first, defaults)), seq=first["seq"])
+        settings = _settings(first, defaults)
+        log_ = cls(first["board_id"], first["game_id"], settings, settings.new_game(), seq=first["seq"])
         log_.replay(events[1:])
         return log_
 
@@ -132,7 +142,7 @@ class GameLog:
                 continue
             try:
                 self._replay(event)
-            except (ValueError, KeyError) as exc:
+            except (ValueError, KeyError, TypeError) as exc:
                 log.error("journal of game %s: event %s does not fit (%s); replay stops there",
                           self.game_id, event.get("seq"), exc)
                 return
@@ -145,35 +155,28 @@ class GameLog:
             raise ValueError("the state holds no game")
         started = {"size": state.size, "komi": state.komi, "handicap": state.handicap, "mode": state.mode,
                    "players": None}
-        log_ = cls(state.board_id, state.game_id, Game(_settings(started, defaults)), seq=state.seq,
+        settings = _settings(started, defaults)
+        log_ = cls(state.board_id, state.game_id, settings, settings.new_game(), seq=state.seq,
                    problem=state.problem)
         for color, vertex in state.moves:
-            log_._play(color, vertex)
-        if state.result is not None:
-            log_.game.end(result=state.result)
+            log_.game.play_gtp(color, vertex, strict_turns=True)
+        log_.game.result = state.result
         return log_
 
     def _replay(self, event: dict[str, Any]) -> None:
         kind = event["type"]
-        if kind in ("move", "pass"):
-            self._play(event["color"], event.get("vertex", "pass"))
-        elif kind == "undo":
-            self.game.undo()
-        elif kind == "problem":
+        if kind == "problem":
             self.problem = wire.Problem(event["kind"], tuple(event["points"]), event["message"])
         elif kind == "problem_cleared":
             self.problem = None
-        elif kind == "game_ended":
-            self.game.result = event["result"]
-
-    def _play(self, color: str, vertex: str) -> None:
-        game = self.game
-        if color_from_str(color) != game.to_play:
-            raise ValueError(f"{color} played {vertex} but {color_to_str(game.to_play)} was to play")
-        if vertex == "pass":
-            game.pass_move()
+        elif kind in ("move", "pass"):
+            if color_from_str(event["color"]) != self.game.to_play:  # a board's moves alternate
+                raise ValueError(f"{event['color']} played {event.get('vertex', 'pass')} but "
+                                 f"{color_to_str(self.game.to_play)} was to play")
+            self.game.apply(kind, event["color"], event.get("vertex"), event.get("move_number"))
         else:
-            game.play(from_gtp(vertex, game.size))
+            self.game.apply(kind, event.get("color"), event.get("vertex"), event.get("move_number"),
+                            event.get("result"))
 
     def edge_problem(self) -> pr.Problem | None:
         """The published problem as the reconciler holds one (flat points)."""

@@ -11,19 +11,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from edge.game import Game
 from edge.problems import Problem
-from gobuddy.go.coords import to_gtp
+from gobuddy.go.game import Game
 
 
 @dataclass(frozen=True)
 class LedPattern:
     """What the board's row/column LEDs should show: ``off``; ``steady`` on one point (a
     hint, or where the engine's stone goes); ``blink`` points (stones to remove, a
-    problem's points); ``all_blink`` (a problem with no point to show)."""
+    problem's points); ``all_blink`` (a problem with no point to show). Points are flat
+    (``gobuddy.go.coords``); the firmware's words for them are ``edge.board_view``'s."""
 
     mode: str
-    points: tuple[str, ...] = ()
+    points: tuple[int, ...] = ()
 
 
 LED_OFF = LedPattern("off")
@@ -32,16 +32,15 @@ LED_OFF = LedPattern("off")
 def led_pattern(game: Game, problem: Problem | None, pending: tuple[int, ...], engine_move: int | None,
                 hint: int | None) -> LedPattern:
     """The pattern for this state (see the module docstring); off once the game ended."""
-    size = game.size
     if game.ended:
         return LED_OFF
     if problem is not None:
         pts = problem.points
-        return LedPattern("blink", tuple(to_gtp(p, size) for p in pts)) if pts else LedPattern("all_blink")
+        return LedPattern("blink", tuple(pts)) if pts else LedPattern("all_blink")
     if pending:
-        return LedPattern("blink", tuple(to_gtp(p, size) for p in pending))
+        return LedPattern("blink", tuple(pending))
     if game.is_engine_turn() and engine_move is not None:
-        return LedPattern("steady", (to_gtp(engine_move, size),))
+        return LedPattern("steady", (engine_move,))
     if hint is not None:
-        return LedPattern("steady", (to_gtp(hint, size),))
+        return LedPattern("steady", (hint,))
     return LED_OFF

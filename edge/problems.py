@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from edge.classify import STONE
-from edge.game import StoneMove
 from gobuddy.go.coords import BLACK, EMPTY, WHITE, to_gtp
+from gobuddy.go.game import Played
 
 WRONG_COLOR = "wrong_color"
 TWO_STONES = "two_stones"
@@ -204,7 +204,7 @@ class Context:
     size: int
     to_play: int
     moves_played: int
-    last_move: StoneMove | None
+    last_move: Played | None
     handicap_points: tuple[int, ...] = ()
     after_undo: bool = False
 
@@ -229,7 +229,7 @@ def diagnose(diff: BoardDiff, ctx: Context) -> Problem:
         (dst, seen), (src, color) = diff.added[0], diff.removed[0]
         if seen in (color, STONE):
             text = f"{_stones([src], color, size)} moved to {to_gtp(dst, size)}: put it back on {to_gtp(src, size)}"
-            if ctx.last_move is not None and ctx.last_move.point == src and not ctx.last_move.captures:
+            if ctx.last_move is not None and ctx.last_move.point == src and not ctx.last_move.captured:
                 text += ", or take it off to take the move back"
             return Problem(STONE_MOVED, (src, dst), text)
     if len(diff.added) >= 2 and not diff.removed and not diff.recoloured:
@@ -244,10 +244,10 @@ def diagnose(diff: BoardDiff, ctx: Context) -> Problem:
                        "take back those that were not played, one move at a time")
     if diff.removed and not diff.added and not diff.recoloured:
         last = ctx.last_move
-        if last is not None and removed == [last.point] and last.captures:
+        if last is not None and removed == [last.point] and last.captured:
             return Problem(STONE_LIFTED, (last.point,),
                            f"{_stones(removed, last.color, size)} was lifted: put it back, or to take "
-                           f"the move back also put back {_stones(last.captures, -last.color, size)} "
+                           f"the move back also put back {_stones(last.captured, -last.color, size)} "
                            "it captured")
         if len(removed) == 1:
             return Problem(STONE_LIFTED, tuple(removed),

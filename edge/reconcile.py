@@ -7,7 +7,7 @@ the game expects:
 - it matches (captured stones still lying on the board are allowed until the next
   stone is placed; their points blink): nothing to do, any problem is cleared;
 - it shows one new stone of the side to move on a legal point, with every captured
-  stone taken off: the move is played (``MovePlayed``, with its captures);
+  stone taken off: the move is played (``Played``, with its captures);
 - it shows an earlier position of the game, at most ``max_undo_moves`` moves back
   (counting stones, not passes): those moves are taken back (``Undone`` each);
 - anything else is a named problem (``edge.problems``), raised once and cleared when the
@@ -46,7 +46,8 @@ where the engine's stone must go (its LED lights); a stone elsewhere is
 for. What each point did and what masks hide is kept by ``edge.point_memory``; the LEDs'
 pattern is ``edge.led_pattern`` (``LedPattern``, ``LED_OFF`` re-exported here).
 
-Every call returns a list of events in order: the game's (``edge.game``), the problems'
+Every call returns a list of events in order: the game's (``Played``, ``Undone``, ``Ended`` of
+``gobuddy.go.game``, made by ``edge.game``), the problems'
 (``edge.problems``), and a ``LedPattern`` whenever what the LEDs should show changes.
 Time comes from frame timestamps only.
 """
@@ -62,14 +63,15 @@ from edge.led_pattern import LED_OFF, LedPattern, led_pattern
 from edge.point_memory import PointMemory
 from edge.stability import StabilityConfig, Stabiliser, StableBoard
 from edge.unseen_moves import masked_move_candidates, moves_in_order
-from edge.game import Game, GameEnded, MovePlayed, Passed, Undone
+from edge import game as board_game
 from edge.problems import (BoardDiff, Context, Problem, ProblemCleared, ProblemRaised, board_diff,
                            captures_not_removed, diagnose, engine_misplaced, illegal, raised, unclear,
                            with_fault_note, wrong_color)
 from gobuddy.go.coords import EMPTY, pass_move
+from gobuddy.go.game import Ended, Game, Played, Undone
 
 
-Event = Union[MovePlayed, Passed, Undone, GameEnded, ProblemRaised, ProblemCleared, LedPattern]
+Event = Union[Played, Undone, Ended, ProblemRaised, ProblemCleared, LedPattern]
 
 
 @dataclass(frozen=True)
@@ -166,7 +168,7 @@ class Reconciler(ButtonPresses):
         if game.ended or not game.is_engine_turn() or move_number != game.move_number:
             return []
         if point == pass_move(game.size):
-            events: list[Event] = [game.pass_move()]
+            events: list[Event] = [board_game.pass_move(game)]
             self._forget_requests()
             return self._with_led(events + self._evaluate())
         self._engine_move = point
@@ -183,10 +185,10 @@ class Reconciler(ButtonPresses):
 
     def end(self, dead: tuple[int, ...] = (), result: str | None = None) -> list[Event]:
         """Finish the game by counting (see ``Game.end``); the board is no longer read."""
-        return self._with_led([self.game.end(dead, result)])
+        return self._with_led([board_game.end(self.game, dead, result)])
 
     def resign(self, color: int) -> list[Event]:
-        return self._with_led([self.game.resign(color)])
+        return self._with_led([board_game.resign(self.game, color)])
 
     # ------------------------------------------------------------------ deciding
     def _on_stable(self, stable: StableBoard) -> list[Event]:
@@ -215,14 +217,14 @@ class Reconciler(ButtonPresses):
             back = self._undo_depth(board)
             if back:
                 events = self._settle(None)
-                events.extend(game.undo() for _ in range(back))
+                events.extend(board_game.undo(game) for _ in range(back))
                 self._forget_requests()
                 self.pending = ()
                 return events
         again = self._replayed(diff, board)
         if again is not None:
             events = self._settle(None)
-            events.append(game.play(again[0]))
+            events.append(board_game.play(game, again[0]))
             self._forget_requests()
             return events + self._evaluate()
         if len(diff.added) == 1 and not diff.recoloured and self._only_own_captures_gone(diff):
@@ -240,7 +242,7 @@ class Reconciler(ButtonPresses):
         order = moves_in_order(diff, game.position, self.points.since, slack)
         if order is not None:
             events = self._settle(None)
-            events.append(game.play(order[0]))
+            events.append(board_game.play(game, order[0]))
             self._forget_requests()
             return events + self._evaluate()
         if self.points.masked:
@@ -269,7 +271,7 @@ class Reconciler(ButtonPresses):
         candidates = masked_move_candidates(diff, game.position, self.points.masked, self.points.since, slack)
         if len(candidates) == 1:
             events = self._settle(None)
-            events.append(game.play(candidates[0]))
+            events.append(board_game.play(game, candidates[0]))
             self._forget_requests()
             return events + self._evaluate()
         if self.points.recent_empty_mask(self._now, self.config.mask_wait_s, game.position.board):
@@ -285,8 +287,8 @@ class Reconciler(ButtonPresses):
         if self._gone[0] != last.number:
             self._gone = (last.number, set())
         gone = self._gone[1]
-        gone.update(p for p in last.captures if board[p] == EMPTY)
-        return {p: -last.color for p in last.captures if p not in gone}
+        gone.update(p for p in last.captured if board[p] == EMPTY)
+        return {p: -last.color for p in last.captured if p not in gone}
 
     def _only_own_captures_gone(self, diff: BoardDiff) -> bool:
         """True if every stone missing from the board is one the new stone captures (so
@@ -331,7 +333,7 @@ class Reconciler(ButtonPresses):
                 return []
         self._corner = None
         events = self._settle(None)
-        events.append(game.play(point))
+        events.append(board_game.play(game, point))
         self._forget_requests()
         self.pending = tuple(self._leftovers(board))
         return events
@@ -354,7 +356,7 @@ class Reconciler(ButtonPresses):
     def _context(self) -> Context:
         game = self.game
         return Context(game.size, game.to_play, game.move_number, game.last_stone_move(),
-                       game.handicap_points, self._after_undo)
+                       game.setup_black, self._after_undo)
 
     def _settle(self, problem: Problem | None) -> list[Event]:
         """Make ``problem`` the current one (``None``: all is well); events for the change."""

@@ -13,8 +13,11 @@ replays moves into a position by hand.
 | position           | ``Game.position``, derived; ``position_at(n)`` replays        |
 | one error          | ``GameError``: names the move (0 = the setup)                 |
 | position hash      | ``position_hash``: 16 hex digits, what engine answers carry   |
+| events             | ``Played`` (a move or a pass), ``Undone``, ``Ended``: what a  |
+|                    | change of the game is, in the game's own terms                |
 | event fold         | ``Game.apply``: one game event (``move``, ``pass``, ``undo``,  |
 |                    | ``game_ended``) in its wire terms (``"B"``, ``"D4"``)          |
+| players            | ``engine_color``: the side the engine plays (or neither)      |
 | taken-back moves   | ``Game.take_back``: undo the last move, keep it (with its      |
 |                    | point loss and the better move) in ``Game.variations``; a      |
 |                    | ``GameRecord`` holds each as a commented variation             |
@@ -113,6 +116,26 @@ class TakenBack:
 _TAKEN_BACK = re.compile(r"^Taken back(?:: loses (-?\d+(?:\.\d+)?) points?)?(?:[:;] better ([A-HJ-Z]\d{1,2}|pass))?\s*$")
 
 
+@dataclass(frozen=True)
+class Undone:
+    """Move ``played`` was taken back (``Game.undo``)."""
+
+    played: Played
+
+
+@dataclass(frozen=True)
+class Ended:
+    """The game ended after ``move_number`` moves: ``result`` SGF-style (``B+3.5``,
+    ``W+R``, ``0``, ``Void``), ``reason`` ``score``, ``resignation`` or ``abandoned``."""
+
+    move_number: int
+    result: str
+    reason: str
+
+
+GameEvent = Played | Undone | Ended
+
+
 def taken_back_of(comment: str | None, number: int, move: Move, size: int) -> TakenBack | None:
     """The ``TakenBack`` a variation's comment (``TakenBack.comment``) says, or ``None``
     when the comment is not one (its first line decides)."""
@@ -146,6 +169,7 @@ class Game:
     first_to_play: int = BLACK
     handicap: int = 0
     result: str | None = None
+    engine_color: int | None = None  # the side the engine plays; None: people play both
 
     def __post_init__(self) -> None:
         check_size(self.size)
@@ -224,6 +248,15 @@ class Game:
     def hash(self) -> str:
         """``position_hash`` of the current position."""
         return position_hash(self.position)
+
+    @property
+    def ended(self) -> bool:
+        """A result is recorded."""
+        return self.result is not None
+
+    def is_engine_turn(self) -> bool:
+        """The engine plays the side to move (never once the game ended)."""
+        return self.result is None and self.engine_color == self.position.to_play
 
     def is_empty(self) -> bool:
         """No stones set up and no moves yet."""
@@ -389,6 +422,18 @@ class Game:
         taken = TakenBack(last.number, last.color, last.point, points_lost, better)
         self.variations.append(taken)
         return taken
+
+    def finish(self, result: str, reason: str = "score") -> Ended:
+        """Record ``result`` (SGF style) for the given ``reason``; ``GameError`` if the game
+        already ended. Not checked: that the result is a well-formed one."""
+        if self.result is not None:
+            raise GameError(f"the game is over ({self.result})", len(self._played))
+        self.result = result
+        return Ended(len(self._played), result, reason)
+
+    def resign(self, color: int) -> Ended:
+        """``color`` resigns: the other side wins (``B+R``/``W+R``)."""
+        return self.finish(f"{color_to_str(-color)}+R", "resignation")
 
     def set_to_play(self, color: int) -> None:
         """Make ``color`` the side to move now (a wire state may say so after a move;

@@ -24,26 +24,29 @@ the events of the whole step come back described as short strings (``describe``)
 from __future__ import annotations
 
 from edge.classify import STONE, Sighting
-from edge.game import Game, GameEnded, GameSettings, MovePlayed, Passed, Undone
+from edge import game as board_game
+from edge.game import GameSettings
 from edge.problems import ProblemCleared, ProblemRaised
 from edge.reconcile import LedPattern, ReconcileConfig, Reconciler
-from gobuddy.go.coords import BLACK, EMPTY, WHITE, from_gtp, pass_move
+from gobuddy.go.coords import BLACK, EMPTY, WHITE, color_to_str, from_gtp, pass_move, to_gtp
+from gobuddy.go.game import Ended, Played, Undone
 
 CLASSES = {"X": BLACK, "O": WHITE, "#": STONE, ".": EMPTY}
 
 
-def describe(events: list, leds: bool = False) -> list[str]:
+def describe(events: list, leds: bool = False, size: int = 9) -> list[str]:
     """Events as short strings: ``move B D4 x D5``, ``pass W``, ``undo W C3``,
     ``problem two_stones E5 F5``, ``cleared two_stones``, ``led blink D5``, ``end B+R``."""
     out = []
     for e in events:
-        if isinstance(e, MovePlayed):
-            out.append(f"move {e.color} {e.vertex}" + (f" x {' '.join(e.captures)}" if e.captures else ""))
-        elif isinstance(e, Passed):
-            out.append(f"pass {e.color}")
+        if isinstance(e, Played) and e.point == size * size:
+            out.append(f"pass {color_to_str(e.color)}")
+        elif isinstance(e, Played):
+            taken = " ".join(to_gtp(p, size) for p in e.captured)
+            out.append(f"move {color_to_str(e.color)} {to_gtp(e.point, size)}" + (f" x {taken}" if taken else ""))
         elif isinstance(e, Undone):
-            out.append(f"undo {e.color} {e.vertex}")
-        elif isinstance(e, GameEnded):
+            out.append(f"undo {color_to_str(e.played.color)} {to_gtp(e.played.point, size)}")
+        elif isinstance(e, Ended):
             out.append(f"end {e.result}")
         elif isinstance(e, ProblemRaised):
             out.append(f"problem {e.kind} {' '.join(e.points)}".strip())
@@ -51,7 +54,7 @@ def describe(events: list, leds: bool = False) -> list[str]:
             out.append(f"cleared {e.kind}")
         elif isinstance(e, LedPattern):
             if leds:
-                out.append(f"led {e.mode} {' '.join(e.points)}".strip())
+                out.append(f"led {e.mode} {' '.join(to_gtp(p, size) for p in e.points)}".strip())
         else:
             raise AssertionError(f"unexpected event {e!r}")
     return out
@@ -72,14 +75,14 @@ class ScriptedBoard:
     def __init__(self, moves: str = "", settings: GameSettings = GameSettings(),
                  config: ReconcileConfig = ReconcileConfig(), physical: str | None = None,
                  occupancy: bool = False, settle: float = 0.6) -> None:
-        self.game = Game(settings)
+        self.game = settings.new_game()
         size = self.game.size
         for vertex in moves.split():
             point = from_gtp(vertex, size)
             if point == pass_move(size):
-                self.game.pass_move()
+                board_game.pass_move(self.game)
             else:
-                self.game.play(point)
+                board_game.play(self.game, point)
         self.rec = Reconciler(self.game, config=config)
         self.occupancy = occupancy
         self.board = board_from_ascii(physical) if physical else [self._class(v) for v in self.game.position.board]
@@ -87,7 +90,7 @@ class ScriptedBoard:
         self._dark = False  # no frames until the step ends (a reboot)
         self.t = 0.0
         self.settle = settle
-        self.first = describe(self._hold(1.0))  # the first second's events (usually none)
+        self.first = describe(self._hold(1.0), size=self.game.size)  # the first second's events (usually none)
 
     def _class(self, color: int) -> int:
         return STONE if self.occupancy and color != EMPTY else color
@@ -143,7 +146,7 @@ class ScriptedBoard:
                 raise ValueError(f"unknown step {action!r}")
         self._dark = False
         events += self._hold(self.settle)
-        return describe(events, leds)
+        return describe(events, leds, self.game.size)
 
     def _hand(self, head: str, words: list[str]) -> list:
         seconds = float(words[-1])

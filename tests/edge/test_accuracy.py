@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from edge.classify import Classifier, Frame
-from edge.game import Game, GameSettings, MovePlayed, Undone
 from edge.problems import ProblemRaised
 from edge.reconcile import LedPattern, Reconciler
 from edge.sensor_model import Hand, SensorModel, SensorModelConfig
 from edge.simulator import BoardSimulator, Timing, calibrate, game_inputs, random_game
 from gobuddy.go.coords import BLACK, WHITE, from_gtp
+from gobuddy.go.game import Game, Played, Undone
 from tests.edge.scripted_board import board_from_ascii
 
 
@@ -43,7 +43,7 @@ def check_game(seed: int, config: SensorModelConfig = SensorModelConfig(), refer
     recorded = [point for _, point in rec.game.moves]
     assert recorded == moves, f"seed {seed}: the record differs from the game"
     stones = sum(1 for m in moves if m != 81)
-    assert sum(isinstance(e, MovePlayed) for e in events) == stones, f"seed {seed}: a move was taken back"
+    assert sum(isinstance(e, Played) and e.point != 81 for e in events) == stones, f"seed {seed}: a move was taken back"
     assert not any(isinstance(e, Undone) for e in events)
     assert [e for e in events if isinstance(e, ProblemRaised)] == [], f"seed {seed}: a needless problem"
 
@@ -99,17 +99,14 @@ def test_hands_held_still_never_make_moves(occupancy: bool, to_play: int) -> Non
         model = SensorModel(seed=3)
         cal = calibrate(model, colour=not occupancy)
         transmission = np.array([model.stone(c) if c else 1.0 for c in stones])
-        game = Game(GameSettings())
-        for p, c in enumerate(stones):
-            if c:
-                game.position.place(p, c)
-        game.position.to_play = to_play
+        game = Game(9, setup_black=tuple(p for p, c in enumerate(stones) if c == BLACK),
+                    setup_white=tuple(p for p, c in enumerate(stones) if c == WHITE), first_to_play=to_play)
         rec = Reconciler(game, Classifier(cal))
         hand = Hand(x, y, radius, depth)
         events = []
         for k in range(175):  # 3 s quiet, 2 s hand, 2 s quiet
             events += rec.feed(Frame(k * 0.04, model.read(k * 0.04, transmission, hand if 75 <= k < 125 else None), k))
-        moves = [e for e in events if isinstance(e, MovePlayed)]
+        moves = [e for e in events if isinstance(e, Played)]
         assert moves == [], f"hand at ({x}, {y}) r={radius} depth={depth} made {moves}"
         assert rec.problem is None
 
@@ -122,4 +119,4 @@ def test_a_stone_placed_under_a_wide_hand_is_one_move() -> None:
     rec.run(sim.idle(1.0))
     sim.timing = Timing(hand_radius=(2.5, 2.5), hand_depth=(0.7, 0.7))
     events = rec.run(sim.place(from_gtp("E5", 9), BLACK) + sim.idle(1.0))
-    assert [e for e in events if not isinstance(e, LedPattern)] == [MovePlayed(1, "B", "E5", ())]
+    assert [e for e in events if not isinstance(e, LedPattern)] == [Played(1, BLACK, from_gtp("E5", 9))]

@@ -8,7 +8,7 @@ checks the named problem, corrects the board and checks that the game goes on.
 from __future__ import annotations
 
 from edge.classify import Classifier
-from edge.game import Game
+from gobuddy.go.game import Game
 from edge.reconcile import LedPattern, Reconciler
 from edge.sensor_model import SensorModel
 from edge.simulator import BoardSimulator, calibrate

@@ -1,89 +1,104 @@
-"""The live game: moves are the truth, events follow the game_event schema's fields."""
+"""The game on the board: settings, and the board's changes returning the game's own events.
+
+The record, replay and position are ``gobuddy.go.game.Game``'s (``tests/go/test_game.py``);
+here: what the board adds (modes, settings refused, a closed game refused, counting)."""
 
 from __future__ import annotations
 
 import pytest
 
-from edge.game import (Game, GameEnded, GameError, GameSettings, Mode, MovePlayed, Passed,
-                       StoneMove, Undone)
+from edge import game as board_game
+from edge.game import GameSettings, Mode
 from gobuddy.go.coords import BLACK, EMPTY, WHITE, from_gtp, to_gtp
-from gobuddy.go.position import IllegalMove
+from gobuddy.go.game import Ended, Game, GameError, Played, Undone
 
 
 def play(game: Game, vertices: str) -> list:
-    out = []
-    for v in vertices.split():
-        out.append(game.pass_move() if v == "pass" else game.play(from_gtp(v, game.size)))
-    return out
+    return [board_game.pass_move(game) if v == "pass" else board_game.play(game, from_gtp(v, game.size))
+            for v in vertices.split()]
 
 
-def test_moves_passes_and_captures() -> None:
-    game = Game()
+def P(vertex: str) -> int:
+    return from_gtp(vertex, 9)
+
+
+def test_moves_passes_and_captures_are_the_records_own_moves() -> None:
+    game = GameSettings().new_game()
     events = play(game, "C5 D5 E5 A1 D6 pass D4")
-    assert events[0] == MovePlayed(1, "B", "C5", ())
-    assert events[5] == Passed(6, "W")
-    assert events[6] == MovePlayed(7, "B", "D4", ("D5",))
-    assert game.move_number == 7 and game.to_play == WHITE
-    assert game.position.board[from_gtp("D5", 9)] == EMPTY
-    assert game.last_stone_move() == StoneMove(7, BLACK, from_gtp("D4", 9), (from_gtp("D5", 9),))
+    assert events[0] == Played(1, BLACK, P("C5"))
+    assert events[5] == Played(6, WHITE, game.pass_point)
+    assert events[6] == Played(7, BLACK, P("D4"), (P("D5"),))
+    assert list(game.played) == events
+    assert game.move_number == 7 and game.to_play == WHITE and game.position.board[P("D5")] == EMPTY
 
 
-def test_undo_replays_the_record() -> None:
-    game = Game()
+def test_undo_names_the_move_taken_back() -> None:
+    game = GameSettings().new_game()
     play(game, "C5 D5 E5 A1 D6 pass D4")
     before = game.board_after(6)
-    assert game.undo() == Undone(7, "B", "D4")
-    assert tuple(game.position.board) == before and game.position.board[from_gtp("D5", 9)] == WHITE
-    assert game.undo() == Undone(6, "W", "pass")
+    assert board_game.undo(game) == Undone(Played(7, BLACK, P("D4"), (P("D5"),)))
+    assert tuple(game.position.board) == before and game.position.board[P("D5")] == WHITE
+    assert board_game.undo(game) == Undone(Played(6, WHITE, game.pass_point))
     assert game.to_play == WHITE and game.move_number == 5
-
-
-def test_last_stone_move_skips_passes() -> None:
-    game = Game()
-    assert game.last_stone_move() is None
-    play(game, "E5 pass pass")
-    assert game.last_stone_move().point == from_gtp("E5", 9)
-    assert game.both_passed()
 
 
 @pytest.mark.parametrize("moves,vertex,reason", [
     ("E5", "E5", "occupied"),
     ("A2 E5 B1", "A1", "suicide"),
     ("D6 E6 C5 F5 D4 E4 A9 D5 E5", "D5", "ko"),
+    ("E5", "pass", "use pass_move"),
 ])
-def test_illegal_moves_say_why(moves: str, vertex: str, reason: str) -> None:
-    game = Game()
+def test_illegal_moves_say_why_and_change_nothing(moves: str, vertex: str, reason: str) -> None:
+    game = GameSettings().new_game()
     play(game, moves)
-    with pytest.raises(IllegalMove, match=reason):
-        game.play(from_gtp(vertex, 9))
+    with pytest.raises(GameError, match=reason):
+        board_game.play(game, game.pass_point if vertex == "pass" else P(vertex))
     assert game.move_number == len(moves.split())
 
 
+def test_simple_ko_setting_allows_a_repeat_that_superko_refuses() -> None:
+    # Black takes a ko, both sides pass twice, White retakes: a whole-board repeat.
+    moves = "D6 E6 C5 F5 D4 E4 A9 D5 E5 pass pass"
+    for superko, legal in ((True, False), (False, True)):
+        game = GameSettings(superko=superko).new_game()
+        play(game, moves)
+        assert (game.position.illegal_reason(P("D5")) is None) is legal
+
+
 def test_handicap_game_starts_with_stones_and_white() -> None:
-    game = Game(GameSettings(handicap=3, komi=0.5))
-    assert [to_gtp(p, 9) for p in game.handicap_points] == ["C3", "G7", "C7"]
-    assert all(game.position.board[p] == BLACK for p in game.handicap_points)
-    assert game.to_play == WHITE
+    game = GameSettings(handicap=3, komi=0.5).new_game()
+    assert [to_gtp(p, 9) for p in game.setup_black] == ["C3", "G7", "C7"]
+    assert all(game.position.board[p] == BLACK for p in game.setup_black)
+    assert game.to_play == WHITE and game.handicap == 3
     play(game, "E5")
     record = game.record()
-    assert record.info.handicap == 3 and record.root.setup_black == list(game.handicap_points)
-    assert record.moves() == [(WHITE, from_gtp("E5", 9))]
+    assert record.info.handicap == 3 and record.root.setup_black == list(game.setup_black)
+    assert record.moves() == [(WHITE, P("E5"))]
 
 
-def test_end_by_count_and_by_resignation() -> None:
-    game = Game(GameSettings(komi=6.5))
+def test_end_by_count_and_by_resignation_then_nothing_more() -> None:
+    game = GameSettings(komi=6.5).new_game()
     play(game, "E5 pass pass")
-    assert game.end() == GameEnded(3, "B+74.5", "score")
-    with pytest.raises(GameError, match="the game is over"):
-        game.play(from_gtp("D4", 9))
-    other = Game()
-    assert other.resign(BLACK) == GameEnded(0, "W+R", "resignation")
+    assert board_game.end(game) == Ended(3, "B+74.5", "score")
+    for change in (lambda: board_game.play(game, P("D4")), lambda: board_game.pass_move(game),
+                   lambda: board_game.undo(game), lambda: board_game.end(game)):
+        with pytest.raises(GameError, match="the game is over"):
+            change()
+    assert game.move_number == 3
+    other = GameSettings().new_game()
+    assert board_game.resign(other, BLACK) == Ended(0, "W+R", "resignation")
     assert other.record().info.result == "W+R"
+
+
+def test_dead_stones_are_lifted_before_the_count() -> None:
+    game = GameSettings(komi=0.5).new_game()
+    play(game, "E5 A1 pass pass")
+    assert board_game.end(game, dead=(P("A1"),)).result == "B+80.5"
 
 
 def test_nothing_to_undo() -> None:
     with pytest.raises(GameError, match="no move to undo"):
-        Game().undo()
+        board_game.undo(GameSettings().new_game())
 
 
 @pytest.mark.parametrize("kwargs,message", [
@@ -98,8 +113,10 @@ def test_bad_settings(kwargs: dict, message: str) -> None:
 
 
 def test_engine_turn_and_wire_modes() -> None:
-    game = Game(GameSettings(mode=Mode.VS_ENGINE, engine_color=WHITE))
+    game = GameSettings(mode=Mode.VS_ENGINE, engine_color=WHITE).new_game()
     assert not game.is_engine_turn()
     play(game, "E5")
     assert game.is_engine_turn()
+    board_game.resign(game, WHITE)
+    assert not game.is_engine_turn()
     assert [m.wire for m in Mode] == ["two_players", "two_players", "vs_engine"]

@@ -8,12 +8,13 @@ import pytest
 
 from edge import problems
 from edge.classify import STONE
-from edge.game import Game, StoneMove
+from edge.game import GameSettings
 from edge.game_journal import GameLog
 from edge.problems import (BOARD_MISMATCH, KO, STONE_LIFTED, WRONG_COLOR, Context, Problem, board_diff,
                            captures_not_removed, diagnose, illegal, raised, unclear)
 from gobuddy.bus.validation import SCHEMA_DIR
 from gobuddy.go.coords import BLACK, EMPTY, WHITE, from_gtp
+from gobuddy.go.game import Played
 
 
 def pts(vertices: str) -> tuple[int, ...]:
@@ -60,7 +61,7 @@ def test_captured_stones_in_words() -> None:
     assert captures_not_removed(pts("D4"), BLACK, 9).message == "remove the captured black stone at D4"
 
 
-CTX = Context(size=9, to_play=BLACK, moves_played=10, last_move=StoneMove(10, WHITE, from_gtp("C3", 9), ()))
+CTX = Context(size=9, to_play=BLACK, moves_played=10, last_move=Played(10, WHITE, from_gtp("C3", 9)))
 
 
 @pytest.mark.parametrize("expected,seen,ctx,kind,message", [
@@ -91,7 +92,7 @@ def test_every_kind_named_here_goes_on_the_wire_as_it_is() -> None:
     listed = json.loads((SCHEMA_DIR / "common.schema.json").read_text())["$defs"]["problem_kind"]["enum"]
     kinds = [value for name, value in vars(problems).items() if name.isupper() and isinstance(value, str)]
     assert len(kinds) == 10 and set(kinds) <= set(listed)
-    log = GameLog("board-t1", "board-t1-g1", Game())
+    log = GameLog("board-t1", "board-t1-g1", GameSettings(), GameSettings().new_game())
     log.started()
     for kind in kinds:
         event = log.wire(problems.ProblemRaised(0, kind, ("C3", "D4"), f"the board has a {kind} problem"))

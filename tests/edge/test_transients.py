@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from edge.classify import Classifier
-from edge.game import Game
+from gobuddy.go.game import Game
 from edge.problems import ProblemRaised
 from edge.reconcile import Reconciler
 from edge.sensor_faults import GateConfig, SensorGate

@@ -6,7 +6,8 @@ import pytest
 
 from edge import problems as pr
 from edge.board_view import led_command
-from edge.game import Game, GameSettings, Mode
+from edge import game as board_game
+from edge.game import GameSettings, Mode
 from edge.game_journal import GameLog, restore
 from edge.offline_queue import Entry
 from edge.reconcile import LedPattern
@@ -17,15 +18,15 @@ EVENT = "gobuddy/v1/board/board-t1/event"
 
 
 def played(moves: str, settings: GameSettings = GameSettings()) -> tuple[GameLog, list[dict]]:
-    log = GameLog("board-t1", "board-t1-g1", Game(settings))
+    log = GameLog("board-t1", "board-t1-g1", settings, settings.new_game())
     events = [log.started().to_dict()]
     for vertex in moves.split():
         if vertex == "undo":
-            event = log.game.undo()
+            event = board_game.undo(log.game)
         elif vertex == "pass":
-            event = log.game.pass_move()
+            event = board_game.pass_move(log.game)
         else:
-            event = log.game.play(from_gtp(vertex, 9))
+            event = board_game.play(log.game, from_gtp(vertex, 9))
         events.append(log.wire(event).to_dict())
     return log, events
 
@@ -73,26 +74,30 @@ def test_restore_takes_the_last_game_or_adopted_state():
     entries = [Entry(i + 1, EVENT, p) for i, p in enumerate(first + second)]
     record = restore(entries, EVENT, GameSettings())
     assert record.game_id == "board-t1-g2" and record.game.move_number == 2
-    assert record.game.settings.mode is Mode.VS_ENGINE and record.game.settings.engine_color == WHITE
+    assert record.settings.mode is Mode.VS_ENGINE and record.game.engine_color == WHITE
     state = record.state()
     entries.append(Entry(99, "", {"kind": "adopted_state", "state": state.to_dict()}))
-    more = record.wire(record.game.play(from_gtp("G7", 9))).to_dict()
+    more = record.wire(board_game.play(record.game, from_gtp("G7", 9))).to_dict()
     entries.append(Entry(100, EVENT, more))
     again = restore(entries, EVENT, GameSettings())
     assert again.game.move_number == 3 and again.seq == more["seq"]
     assert restore([], EVENT, GameSettings()) is None
 
 
+def G(vertices: str) -> tuple[int, ...]:
+    return tuple(from_gtp(v, 9) for v in vertices.split())
+
+
 @pytest.mark.parametrize("pattern, problem, command", [
     (LedPattern("off"), None, "LED OFF"),
-    (LedPattern("steady", ("D4",)), None, "LED POINT D4"),
-    (LedPattern("blink", ("C3", "G7")), None, "LED BLINK C3 G7"),
-    (LedPattern("blink", ("C3",)), "captures_not_removed", "LED BLINK C3"),
-    (LedPattern("blink", ("C3",)), "wrong_color", "LED PROBLEM"),
+    (LedPattern("steady", G("D4")), None, "LED POINT D4"),
+    (LedPattern("blink", G("C3 G7")), None, "LED BLINK C3 G7"),
+    (LedPattern("blink", G("C3")), "captures_not_removed", "LED BLINK C3"),
+    (LedPattern("blink", G("C3")), "wrong_color", "LED PROBLEM"),
     (LedPattern("all_blink"), "unclear_reading", "LED PROBLEM"),
-    (LedPattern("blink", tuple(f"{c}{r}" for c in "ABCDEFGHJ" for r in "12")), None,
+    (LedPattern("blink", G(" ".join(f"{c}{r}" for c in "ABCDEFGHJ" for r in "12"))), None,
      "LED BLINK " + " ".join(f"{c}{r}" for c in "ABCDEFGHJ" for r in "12")[:47]),
 ])
 def test_led_commands(pattern, problem, command):
-    assert led_command(pattern, problem) == command
+    assert led_command(pattern, problem, 9) == command
     assert len(command) + 5 <= 64

@@ -67,7 +67,9 @@ def test_advice_button_asks_the_engine_and_lights_its_answer(broker, observer, t
         request = received.message
         requests(request)
         pos, _ = build(request.position, (9,))
-        engine.respond(received, answer(request.id, (pos.move_count, position_hash(pos)), "D6", "B"))
+        reply = answer(request.id, (pos.move_count, position_hash(pos)), "D6", "B")
+        engine.respond(received, reply)
+        engine.publish(topics.board_led("board-t1"), reply)  # as the worker does, for every viewer
 
     engine.subscribe(topics.engine_requests_filter(), respond)
     engine.start()
@@ -87,6 +89,8 @@ def test_advice_button_asks_the_engine_and_lights_its_answer(broker, observer, t
             assert (request.purpose, set(request.position.setup), request.position.moves) == \
                 ("hint", {("B", "G7"), ("B", "C3")}, (("W", "E5"), ("B", "pass")))
             wait_until(lambda: rig.board.leds().points == ("D6",), 5, "the engine's hint on the LEDs")
+            time.sleep(0.5)  # the copy on the led topic has come too: the one answer is used once
+            assert (rig.agent.counts["answers_used"], rig.agent.counts["stale_answers"]) == (1, 0)
     finally:
         engine.stop()
 
