@@ -3,7 +3,7 @@
     python -m bench.bench_edge_accuracy [--games 500] [--occupancy 100] [--no-references 50]
                                         [--gnugo 20] [--transients 500] [--jobs 1]
 
-Every game is played by hand on ``edge.simulator.BoardSimulator`` (per-point gains,
+Every game is played by hand on ``edge.simulation.simulator.BoardSimulator`` (per-point gains,
 ambient drift, noise, hand shadows on the way in and out, stones off-centre, captures
 taken off late, idle hands over the board, lost frames, passes as button presses) and
 read by the real ``Classifier`` and ``Reconciler``. Each game gets its own sensor model
@@ -12,7 +12,7 @@ colour sensing; the same on occupancy-only hardware (both colours take about the
 light, so calibration picks occupancy sensing and colours follow the turn); the same
 calibrated with no reference stones (occupancy sensing at the assumed stone level); GNU
 Go self-play games when ``/usr/games/gnugo`` is installed (however long GNU Go plays);
-random games in a real room (``edge.transients.room_transients`` at its default
+random games in a real room (``edge.simulation.transients.room_transients`` at its default
 rates: glints on 1 to 10 points for 1 to 5 frames, two-frame bursts of random readings,
 a sensor stuck at full scale for 2 s, whole-board flashes, reboots of 1 to 2 s, and in
 one game of five a sensor that dies for good), a third of them ended by END pressed as
@@ -42,13 +42,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from multiprocessing import Pool
 
-from edge.classify import ButtonPress, Classifier, Frame, Sighting
+from edge.sensing.classify import ButtonPress, Classifier, Frame, Sighting
 from gobuddy.go.game import Game, Undone
-from edge.problems import ProblemRaised
-from edge.reconcile import Reconciler
-from edge.sensor_model import SensorModel, SensorModelConfig
-from edge.simulator import BoardSimulator, calibrate, game_inputs, gnugo_game, random_game
-from edge.transients import Transient, room_transients, spoil
+from edge.reading.problems import ProblemRaised
+from edge.reading.reconcile import Reconciler
+from edge.simulation.sensor_model import SensorModel, SensorModelConfig
+from edge.simulation.simulator import BoardSimulator, calibrate, game_inputs, gnugo_game, random_game
+from edge.simulation.transients import Transient, room_transients, spoil
 from gobuddy.go.position import Position
 
 GNUGO = "/usr/games/gnugo"

@@ -1,7 +1,7 @@
 """Edge agent latency: from the stable frame to the move event on the broker.
 
 Runs the real edge agent (``edge.agent``) in this process on the simulated board that
-speaks the firmware protocol over a pseudo-terminal (``edge.pty_board``, hands and all,
+speaks the firmware protocol over a pseudo-terminal (``edge.simulation.pty_board``, hands and all,
 rendered ``--speed`` times faster than real time), with a real Mosquitto, and plays
 random legal games by hand until ``--moves`` stone moves were recorded. For each move:
 
@@ -27,11 +27,11 @@ import time
 from pathlib import Path
 
 from edge.agent import AgentConfig, EdgeAgent
-from edge.calibration import CalibrationStore
-from edge.pty_board import PtyBoard
-from edge.sensor_model import SensorModel
-from edge.serial_link import SerialLink
-from edge.simulator import BoardSimulator, calibrate
+from edge.calibration.levels import CalibrationStore
+from edge.simulation.pty_board import PtyBoard
+from edge.simulation.sensor_model import SensorModel
+from edge.link.serial_link import SerialLink
+from edge.simulation.simulator import BoardSimulator, calibrate
 from gobuddy.bus import BusClient, topics
 from gobuddy.go.playout import random_move
 from gobuddy.go.position import Position

@@ -1,6 +1,6 @@
 """A board's sensor health, read from its retained status, for the System page.
 
-The edge agent packs it into its status ``details`` (``edge/sensor_health.py`` writes
+The edge agent packs it into its status ``details`` (``edge/sensing/health.py`` writes
 them; the format is the contract, so it is restated here): per point, fixed-width
 uppercase hex digits, row-major from the top-left intersection A9 —
 ``health_baseline`` and ``health_reading`` 3 digits (counts), ``health_noise`` 2

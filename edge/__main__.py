@@ -16,9 +16,9 @@ is a problem. Holding TURN DONE in those steps goes on without colour. Without
 ``--color-sensing`` only the empty board is measured (occupancy sensing: colour follows
 the turn order); a colour calibration stored earlier is still used.
 
-``--simulate`` starts a simulated board (``edge.pty_board``) on a pseudo-terminal linked
+``--simulate`` starts a simulated board (``edge.simulation.pty_board``) on a pseudo-terminal linked
 at ``<data-dir>/sim-board.pty`` and drives the agent through it exactly as a real board
-would; ``--auto-play`` has it play games by itself (``edge.autoplay``). New games take
+would; ``--auto-play`` has it play games by itself (``edge.simulation.autoplay``). New games take
 ``--mode``, ``--komi``, ``--handicap`` and ``--engine-color``. The agent runs until
 SIGTERM or Ctrl-C, then publishes its offline status and exits.
 """
@@ -31,7 +31,7 @@ from pathlib import Path
 
 from edge.agent import AgentConfig, EdgeAgent
 from edge.game import GameSettings, Mode
-from edge.serial_link import SerialLink
+from edge.link.serial_link import SerialLink
 from gobuddy.bus import BusClient
 from gobuddy.bus.cli import add_broker_arguments, bus_config_from_args
 from gobuddy.bus.lifecycle import stop_on_signals
@@ -100,16 +100,16 @@ def main(argv: list[str] | None = None) -> None:
     board = player = None
     port = args.serial
     if args.simulate:
-        from edge.pty_board import PtyBoard
-        from edge.sensor_model import SensorModel
-        from edge.simulator import BoardSimulator
+        from edge.simulation.pty_board import PtyBoard
+        from edge.simulation.sensor_model import SensorModel
+        from edge.simulation.simulator import BoardSimulator
 
         board = PtyBoard(BoardSimulator(SensorModel(seed=args.seed), seed=args.seed),
                          link=config.data_dir / "sim-board.pty").start()
         port = board.path
     agent = EdgeAgent(config, BusClient(bus_config), SerialLink(port, size=config.settings.size)).start()
     if board is not None and args.auto_play:
-        from edge.autoplay import AutoPlayConfig, AutoPlayer
+        from edge.simulation.autoplay import AutoPlayConfig, AutoPlayer
 
         player = AutoPlayer(board, AutoPlayConfig(seed=args.seed, players=args.auto_play_players,
                                                   engine_color=config.settings.engine_color),

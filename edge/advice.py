@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
 from edge.game import RULES
-from edge.game_journal import GameLog
+from edge.journal.game_journal import GameLog
 from gobuddy.go.game import Game, position_hash
 from gobuddy.bus import BusClient
 from gobuddy.bus.message import now_ms

@@ -2,9 +2,9 @@
 
 One ``EdgeAgent`` serves one board. Its loop takes what the ``SerialLink`` delivers:
 
-- frames are classified (``edge.classify``) with the board's calibration, published
+- frames are classified (``edge.sensing.classify``) with the board's calibration, published
   (QoS 0, at most ``frames_per_s``, sooner when the reading changes) and fed to the
-  ``Reconciler`` (``edge.reconcile``), which turns stable boards into moves, undos and
+  ``Reconciler`` (``edge.reading.reconcile``), which turns stable boards into moves, undos and
   named problems;
 - buttons: START opens a game with the configured settings (ending an unfinished one
   as abandoned), END counts and ends it (once the board has settled, like PASS and
@@ -13,7 +13,7 @@ One ``EdgeAgent`` serves one board. Its loop takes what the ``SerialLink`` deliv
   held ``long_press_s`` recalibrates (board empty). Every press but DONE is published
   as a ``button_event``. While the board calibrates only DONE counts (short: this step
   is done; held: go on without colour sensing);
-- game events get their ``seq`` (``edge.game_journal``) and go to the ``OfflineQueue``,
+- game events get their ``seq`` (``edge.journal.game_journal``) and go to the ``OfflineQueue``,
   which is also the journal: they reach the broker in order, once, whenever it is
   reachable, and are kept until the recorder says it stored them (``game_stored``),
   sent again if it does not (end to end: a broker that crashed after acknowledging
@@ -26,17 +26,17 @@ board's ``led`` topic; one lights the LEDs only if its ``position_key`` (move co
 ``position_hash``) is the position on the board now. LEDs: a hint or the engine's point
 steady, captured stones still to remove blink, any other problem blinks all LEDs.
 
-Calibration (``edge.board_calibration``): loaded per board from ``data_dir``; when there
+Calibration (``edge.calibration.board``): loaded per board from ``data_dir``; when there
 is none, with ``calibrate_on_start``, or on request, the board is calibrated step by
-step (``edge.calibration_procedure``: the empty board, then with ``colour_sensing``
+step (``edge.calibration.procedure``: the empty board, then with ``colour_sensing``
 black and white reference stones where the LEDs ask, each confirmed with DONE) and the
 result stored. Meanwhile no frame reaches the game, and the steps are in the status
 (``calibration``, ``calibration_message``) and the log. A restart rebuilds the game
-(``edge.game_adoption``: from the journal, or, if the journal has none, from the board's
+(``edge.journal.adoption``: from the journal, or, if the journal has none, from the board's
 retained state on the broker), then reads the board in front of it like any other
 frame.
 
-The board in a real room (``edge.sensor_health``): the retained status carries the
+The board in a real room (``edge.sensing.health``): the retained status carries the
 link's problem (``link_problem``: ``board_silent``, ``port_busy``, a HELLO mismatch,
 ...; ``link_message`` says it in words), faulty sensors, the light against its limits
 and each sensor's health. A board that reads unlike its calibration says so there and
@@ -58,20 +58,20 @@ from pathlib import Path
 from typing import Any
 
 from edge.advice import Advisor
-from edge.board_view import FrameView, led_command
-from edge.board_calibration import BoardCalibration
-from edge.calibration import Calibration
-from edge.classify import Classifier, Frame, Sighting
+from edge.link.board_view import FrameView, led_command
+from edge.calibration.board import BoardCalibration
+from edge.calibration.levels import Calibration
+from edge.sensing.classify import Classifier, Frame, Sighting
 from edge.game import GameSettings, Mode
-from edge.game_adoption import GameAdoption
-from edge.game_journal import GameLog
-from edge.offline_queue import OfflineQueue, QueueSender, StoredFollower
-from edge.problems import UNCLEAR_READING, ProblemRaised
-from edge.reconcile import LedPattern, ReconcileConfig, Reconciler
+from edge.journal.adoption import GameAdoption
+from edge.journal.game_journal import GameLog
+from edge.journal.offline_queue import OfflineQueue, QueueSender, StoredFollower
+from edge.reading.problems import UNCLEAR_READING, ProblemRaised
+from edge.reading.reconcile import LedPattern, ReconcileConfig, Reconciler
 from edge.board_status import BoardStatus
 from edge.engine_answers import EngineAnswers
-from edge.sensor_health import SensorHealth
-from edge.serial_link import ButtonChange, CalData, LinkEvent, SerialLink
+from edge.sensing.health import SensorHealth
+from edge.link.serial_link import ButtonChange, CalData, LinkEvent, SerialLink
 from gobuddy.bus import BusClient, topics
 from gobuddy.bus.inbox import Received
 from gobuddy.bus.message import Message, now_ms

@@ -2,7 +2,7 @@
 
 ``BoardStatus`` is the part of ``edge.agent.EdgeAgent`` that builds the board's retained
 presence status (``status``: firmware, the serial link's counters and its problem in
-words, the calibration's step, the sensor health of ``edge.sensor_health``, the outbox,
+words, the calibration's step, the sensor health of ``edge.sensing.health``, the outbox,
 the engine's state, the game) and follows the sensor health frame by frame
 (``_follow_health``: a change of faulty sensors or of the calibration mismatch is
 logged and published at once; a mismatch also blinks all LEDs). It needs the agent's
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from edge.classify import Frame, Sighting
-from edge.sensor_health import SensorHealth
+from edge.sensing.classify import Frame, Sighting
+from edge.sensing.health import SensorHealth
 
 _NO_HEALTH = dict.fromkeys(("health_levels", "health_baseline", "health_reading", "health_noise", "health_drift",
                             "health_margin", "health_transients", "health_unclear", "ambient_alarm",

@@ -4,12 +4,12 @@ The game itself (record, position, replay, hash, events) is ``gobuddy.go.game.Ga
 this module adds what only the board has: ``GameSettings`` (size, komi, handicap, how
 hints are given, the engine's colour) and the changes a board makes, each refused once
 the game ended and each returning the game's own event (``Played`` for a move or a pass,
-``Undone``, ``Ended``) for ``edge.game_journal`` to put on the wire.
+``Undone``, ``Ended``) for ``edge.journal.game_journal`` to put on the wire.
 
 Modes: two players with a hint after every move, two players with hints on request
 (a button), or one player against the engine (the engine's colour is given).
 
-Not here: reading the board (``edge.reconcile``), time, and agreeing on dead stones
+Not here: reading the board (``edge.reading.reconcile``), time, and agreeing on dead stones
 (``end`` takes them from the caller; by default all stones count as alive).
 """
 

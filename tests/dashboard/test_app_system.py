@@ -17,9 +17,9 @@ import pytest
 from dashboard.board_sensing import board_sensing
 from dashboard.config import ConfigError, DashboardConfig, from_args
 from dashboard.views.system import percentile, summary
-from edge.board_calibration import BoardCalibration
-from edge.calibration_procedure import reference_points
-from edge.sensor_model import SensorModel
+from edge.calibration.board import BoardCalibration
+from edge.calibration.procedure import reference_points
+from edge.simulation.sensor_model import SensorModel
 from gobuddy.bus import BusClient
 from gobuddy.go.coords import BLACK, from_gtp
 from tests.e2e.fixtures import (_migrated_sqlite, app_broker, app_db_url, no_exceptions, open_app,  # noqa: F401

@@ -12,10 +12,10 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.sensor_health import board_health, margin_figure, point_rows
 from dashboard.views.system import link_alarm, link_state
-from edge.classify import Classifier, Frame
-from edge.sensor_health import SensorHealth
-from edge.sensor_model import SensorModel
-from edge.simulator import calibrate
+from edge.sensing.classify import Classifier, Frame
+from edge.sensing.health import SensorHealth
+from edge.simulation.sensor_model import SensorModel
+from edge.simulation.simulator import calibrate
 
 
 def edge_details(seed: int = 3, frames: int = 60) -> dict[str, Any]:

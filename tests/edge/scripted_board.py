@@ -23,11 +23,11 @@ the events of the whole step come back described as short strings (``describe``)
 
 from __future__ import annotations
 
-from edge.classify import STONE, Sighting
+from edge.sensing.classify import STONE, Sighting
 from edge import game as board_game
 from edge.game import GameSettings
-from edge.problems import ProblemCleared, ProblemRaised
-from edge.reconcile import LedPattern, ReconcileConfig, Reconciler
+from edge.reading.problems import ProblemCleared, ProblemRaised
+from edge.reading.reconcile import LedPattern, ReconcileConfig, Reconciler
 from gobuddy.go.coords import BLACK, EMPTY, WHITE, color_to_str, from_gtp, pass_move, to_gtp
 from gobuddy.go.game import Ended, Played, Undone
 

@@ -13,7 +13,7 @@ import random
 import time
 from dataclasses import replace
 
-from edge.offline_queue import OfflineQueue, QueueSender, StoredFollower
+from edge.journal.offline_queue import OfflineQueue, QueueSender, StoredFollower
 from gobuddy.bus import topics
 from gobuddy.bus.client import BusClient
 from tests.services.processes import game_events, quiet_game, rows, spawn_recorder, start_service

@@ -1,0 +1,46 @@
+"""What the board's row/column LEDs should show for a game, its problem and its requests.
+
+``led_pattern`` is pure: the game, the current problem (``edge.reading.problems``), captured
+stones still on the board, the engine's point and a hint in; one ``LedPattern`` out, by
+priority: a problem (its points blink, or all LEDs when it names none) > captured stones
+to remove (blink) > the engine's point (steady, on the engine's turn) > a hint
+(steady) > off. Turning a pattern into a firmware command is ``edge.link.board_view``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from edge.reading.problems import Problem
+from gobuddy.go.game import Game
+
+
+@dataclass(frozen=True)
+class LedPattern:
+    """What the board's row/column LEDs should show: ``off``; ``steady`` on one point (a
+    hint, or where the engine's stone goes); ``blink`` points (stones to remove, a
+    problem's points); ``all_blink`` (a problem with no point to show). Points are flat
+    (``gobuddy.go.coords``); the firmware's words for them are ``edge.link.board_view``'s."""
+
+    mode: str
+    points: tuple[int, ...] = ()
+
+
+LED_OFF = LedPattern("off")
+
+
+def led_pattern(game: Game, problem: Problem | None, pending: tuple[int, ...], engine_move: int | None,
+                hint: int | None) -> LedPattern:
+    """The pattern for this state (see the module docstring); off once the game ended."""
+    if game.ended:
+        return LED_OFF
+    if problem is not None:
+        pts = problem.points
+        return LedPattern("blink", tuple(pts)) if pts else LedPattern("all_blink")
+    if pending:
+        return LedPattern("blink", tuple(pending))
+    if game.is_engine_turn() and engine_move is not None:
+        return LedPattern("steady", (engine_move,))
+    if hint is not None:
+        return LedPattern("steady", (hint,))
+    return LED_OFF

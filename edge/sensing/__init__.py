@@ -1,0 +1,1 @@
+"""From raw sensor frames to classified, stable boards; sensor faults and health."""

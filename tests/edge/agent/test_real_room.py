@@ -1,0 +1,234 @@
+"""The board in a real room, through the pseudo-terminal with the real agent: short
+transients (glints, random readings, a sensor stuck for 2 s, a whole-board flash) that
+must not blind the board, readings above adcmax, a dead sensor played around, HELLOs of
+another protocol or size, a silent board, repeated sequence numbers, a stone placed
+just before END, and a second reader on the port. The firmware double is the simulated
+board with its frames spoiled (``PtyBoard.spoil``) or its HELLO changed (``set_hello``)."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Callable
+
+import pytest
+
+from edge.sensing.classify import Frame
+from edge.link.serial_link import SerialLink
+from edge.simulation.transients import Transient, spoil
+from gobuddy.go.coords import from_gtp
+from tests.edge.agent.rig import AgentRig, wait_until
+
+G7, F8 = from_gtp("G7", 9), from_gtp("F8", 9)
+NEAR_G7 = tuple(from_gtp(v, 9) for v in "F8 G8 H8 F7 G7 H7 F6 G6 H6 E7".split())
+
+
+class Window:
+    """A transient of ``kind`` over the first ``seconds`` of board time after it is set;
+    ``last_seq``: the sequence number of the last frame it spoiled."""
+
+    def __init__(self, kind: str, seconds: float, points: tuple[int, ...] = (), level: float = 1.8) -> None:
+        self.kind, self.seconds, self.points, self.level = kind, seconds, points, level
+        self.start: float | None = None
+        self.spoiled = 0
+        self.last_seq: int | None = None
+
+    def __call__(self, frame: Frame) -> Frame | None:
+        if self.start is None:
+            self.start = frame.t
+        transient = Transient(self.kind, self.start, self.start + self.seconds, self.points, self.level)
+        if transient.covers(frame.t):
+            self.spoiled += 1
+            self.last_seq = frame.seq
+        return next(spoil([frame], [transient], seed=self.spoiled), None)
+
+
+def problems(observer) -> list[str]:
+    return [f"{e['kind']} {' '.join(e.get('points', []))}" for e in observer.events("problem_raised")]
+
+
+def status_has(observer, check: Callable[[dict], bool], what: str, timeout_s: float = 10.0) -> dict:
+    return wait_until(lambda: (s := observer.status()) and check(s["details"]) and s["details"], timeout_s, what)
+
+
+@pytest.mark.parametrize("transient", [
+    Window("glint", 0.11, NEAR_G7),  # 3 frames of glare on ten points
+    Window("burst", 0.07),  # 2 frames of random readings
+    Window("stuck", 2.0, (F8,)),  # one sensor at full scale for 2 s, next to the move
+    Window("flash", 0.11, level=2.5),  # a whole-board flash (the brightest sensors saturate)
+], ids=["glint", "random", "stuck", "flash"])
+def test_a_short_transient_does_not_blind_the_board(broker, observer, tmp_path, transient):
+    """The move right after the transient is read as fast as any: the hand's trip and the
+    settling time (at most 1.5 s of board time here), not the transient's aftermath."""
+    with AgentRig(broker, tmp_path) as rig:
+        rig.press("START")
+        rig.play("E5 C3")
+        observer.wait_moves(2)
+        rig.board.spoil(transient)
+        rig.board.idle(transient.seconds).result(20)
+        assert transient.spoiled >= 1
+        rig.play("G7")
+        observer.wait_moves(3)
+        game, number, seq = rig.agent.triggers[-1]
+        assert number == 3 and transient.last_seq is not None
+        delay = (seq - transient.last_seq) / 25
+        assert delay <= 1.8, f"{delay:.2f} s from the transient's end to the move"
+        rig.play("D4")
+        assert observer.wait_moves(4) == ["B E5", "W C3", "B G7", "W D4"]
+        time.sleep(0.5)
+        assert problems(observer) == []
+
+
+def test_readings_above_adcmax_are_refused_and_counted(broker, observer, tmp_path):
+    def above(frame: Frame) -> Frame:
+        readings = list(frame.readings)
+        readings[G7] = 0x7FF  # 2047: three hex digits, but the board's ADC stops at 1023
+        return Frame(frame.t, tuple(readings), frame.seq)
+
+    with AgentRig(broker, tmp_path, status_every_s=0.2) as rig:
+        rig.press("START")
+        rig.play("E5")
+        observer.wait_moves(1)
+        rig.board.spoil(above)
+        rig.board.idle(1.0).result(10)
+        link = rig.agent.link
+        assert link.stats["out_of_range"] >= 10
+        status_has(observer, lambda d: d.get("serial_out_of_range", 0) >= 10, "the count in the status")
+        rig.board.spoil(None)
+        rig.play("C3")
+        assert observer.wait_moves(2) == ["B E5", "W C3"]
+        assert problems(observer) == []
+
+
+def test_a_dead_sensor_is_named_and_play_goes_on_around_it(broker, observer, tmp_path):
+    with AgentRig(broker, tmp_path, status_every_s=0.2) as rig:
+        rig.press("START")
+        rig.play("E5 C3")
+        observer.wait_moves(2)
+        rig.board.spoil(Window("dead", float("inf"), (G7,)))  # G7 reads no light from now on
+        rig.board.idle(2.0).result(10)
+        details = status_has(observer, lambda d: "G7" in (d.get("sensor_faults") or ""), "the fault in the status")
+        assert "no light" in details["sensor_faults"]
+        rig.play("D4 F3")  # around the dead point
+        rig.play("G7 C7")  # on it: only the turn order tells (white's C7 comes while black is to play)
+        assert observer.wait_moves(6) == ["B E5", "W C3", "B D4", "W F3", "B G7", "W C7"]
+        assert problems(observer) == []
+
+
+def test_a_reboot_into_another_protocol_is_refused(broker, observer, tmp_path):
+    with AgentRig(broker, tmp_path, status_every_s=0.2) as rig:
+        rig.press("START")
+        rig.play("E5")
+        observer.wait_moves(1)
+        rig.board.set_hello(proto=2)
+        rig.board.reset()
+        details = status_has(observer, lambda d: d.get("link_problem") == "protocol_mismatch", "a named refusal")
+        assert "protocol 2" in details["link_message"] and details["serial_connected"] is False
+        rig.play("C3 G7")  # frames of protocol 2: nothing is decoded
+        time.sleep(0.5)
+        assert observer.moves() == ["B E5"]
+        assert rig.agent.link.stats["refused"] >= 1
+
+
+def test_a_board_of_another_size_is_refused_by_name(broker, observer, tmp_path):
+    rig = AgentRig(broker, tmp_path, status_every_s=0.2)
+    rig.board.set_hello(size=19, sensors=361)
+    rig.board.start()
+    try:
+        rig.start_agent(wait=False)
+        details = status_has(observer, lambda d: d.get("link_problem") == "size_mismatch", "a named refusal")
+        assert "19x19" in details["link_message"]
+        assert rig.agent.link.stats["framing_errors"] == 0  # refused, not dropped frame by frame
+    finally:
+        rig.stop()
+
+
+def test_a_silent_board_is_reported_and_cleared(broker, observer, tmp_path):
+    with AgentRig(broker, tmp_path, status_every_s=0.2) as rig:
+        rig.board.spoil(lambda frame: None)  # the firmware stops sending frames
+        status_has(observer, lambda d: d.get("link_problem") == "board_silent", "board_silent", timeout_s=15)
+        rig.board.spoil(None)
+        status_has(observer, lambda d: "link_problem" not in d and d["serial_connected"], "frames again")
+        rig.press("START")
+        rig.play("E5")
+        assert observer.wait_moves(1) == ["B E5"]
+
+
+def test_repeated_sequence_numbers_are_not_frames_lost(broker, observer, tmp_path):
+    with AgentRig(broker, tmp_path, status_every_s=0.2) as rig:
+        rig.board.spoil(lambda frame: Frame(frame.t, frame.readings, 7))  # a firmware stuck on one seq
+        rig.board.idle(0.5).result(10)
+        sent = []  # then one frame numbered three billion
+
+        def leap(frame: Frame) -> Frame:
+            sent.append(frame.seq)
+            return Frame(frame.t, frame.readings, 3_000_000_000) if len(sent) == 1 else frame
+        rig.board.spoil(leap)
+        rig.board.idle(0.2).result(10)
+        rig.board.spoil(None)
+        rig.board.idle(0.5).result(10)
+        stats = rig.agent.link.stats
+        assert stats["frames_repeated"] >= 5
+        assert stats["seq_jumps"] >= 2  # there and back
+        assert stats["frames_lost"] < 100
+        status_has(observer, lambda d: d["serial_frames_lost"] < 100, "a believable count in the status")
+
+
+@pytest.mark.parametrize("vertex", ["E5", "J1"])
+def test_a_stone_placed_just_before_end_is_recorded(broker, observer, tmp_path, vertex):
+    with AgentRig(broker, tmp_path) as rig:
+        rig.press("START")
+        rig.play("C3")
+        observer.wait_moves(1)
+        point, color = from_gtp(vertex, 9), rig.pos.to_play
+        rig.pos.play(point)
+        rig.board.place(point, color).result(10)
+        rig.board.press("END").result(10)  # at once: the hand has just left
+        rig.board.idle(4.0).result(20)
+        wait_until(lambda: observer.events("game_ended"), 10, "the end of the game")
+        assert observer.moves() == ["B C3", f"W {vertex}"]
+        assert observer.events("game_ended")[0]["move_number"] == 2
+
+
+def test_a_second_reader_on_the_port_is_named_not_a_flapping_link(broker, observer, tmp_path):
+    with AgentRig(broker, tmp_path) as rig:
+        link = rig.agent.link
+        intruder = SerialLink(rig.board.path, backoff_max_s=0.5).start()
+        try:
+            wait_until(lambda: intruder.problem and intruder.problem[0] == "port_busy", 10, "port_busy")
+            assert f"pid {os.getpid()}" in intruder.problem[1]
+            rig.press("START")
+            rig.play("E5 C3")
+            assert observer.wait_moves(2) == ["B E5", "W C3"]
+            assert link.stats["disconnects"] == 0 and link.rejected == 0
+            assert not intruder.connected.is_set()
+        finally:
+            intruder.stop()
+
+
+def test_a_board_that_does_not_match_its_calibration_offers_recalibration(broker, observer, tmp_path):
+    with AgentRig(broker, tmp_path, board_seed=7, status_every_s=0.2) as rig:  # another board's sensors
+        details = status_has(observer, lambda d: d.get("calibration_mismatch"), "the mismatch", timeout_s=20)
+        assert "recalibrate" in details["calibration_mismatch"]
+        wait_until(lambda: rig.board.leds().mode == "PROBLEM", 5, "the LEDs to ask for it")
+        rig.board.press("DONE", hold_s=2.2).result(20)  # recalibrate (the board reads unlike empty)
+        wait_until(lambda: rig.agent.cal.active or rig.agent.health is None or not rig.agent.health.mismatch, 10,
+                   "a recalibration")
+        wait_until(lambda: not rig.agent.cal.active, 20, "the recalibration to finish")
+        rig.board.idle(1.0).result(10)
+        assert not rig.agent.health.mismatch
+        rig.press("START")
+        rig.play("E5")
+        assert observer.wait_moves(1) == ["B E5"]
+
+
+def test_sensor_health_reaches_the_status(broker, observer, tmp_path):
+    with AgentRig(broker, tmp_path, status_every_s=0.2) as rig:
+        rig.board.idle(1.0).result(10)
+        details = status_has(observer, lambda d: "health_reading" in d, "sensor health")
+        assert len(details["health_baseline"]) == len(details["health_reading"]) == 243
+        for key in ("health_noise", "health_drift", "health_margin", "health_transients", "health_unclear"):
+            assert len(details[key]) == 162, key
+        assert "ambient=" in details["health_levels"]
+        baseline = [int(details["health_baseline"][3 * i:3 * i + 3], 16) for i in range(81)]
+        assert all(abs(b - v) <= 1 for b, v in zip(baseline, rig.agent.calibration.baseline))
