@@ -26,6 +26,9 @@ temperature-proportional move choice serve self-play. Limits are root visits (re
 visits count) and wall time, plus an external ``threading.Event``; with ``early_stop``
 the search ends once the most visited move can no longer be overtaken.
 
+A root policy of its own (``gobuddy.ai.gumbel``) drives the tree with ``evaluate_root``
+and ``simulate`` (simulations whose first move it chooses, PUCT below the root).
+
 Not handled here: resignation and which moves a GTP command allows (``player``), the
 choice of komi (the caller's), thread safety (one thread drives a ``Search``).
 """
@@ -37,7 +40,7 @@ import time
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -240,13 +243,18 @@ class Search:
         stats.batches += 1
         return batch
 
-    def _descend(self) -> tuple[list[tuple[Node, int]], Node]:
+    def _descend(self, first: int | None = None) -> tuple[list[tuple[Node, int]], Node]:
+        """A path from the root under virtual loss, PUCT at every node (at the root, the
+        child ``first`` instead when it is given) down to an unexpanded or terminal node."""
         node = self.root
         path: list[tuple[Node, int]] = []
         vl = self.config.virtual_loss
         c_puct, reduction = self.config.c_puct, self.config.fpu_reduction
         while node.terminal is None and node.moves is not None:
-            i = select(node, c_puct, reduction)
+            if first is None:
+                i = select(node, c_puct, reduction)
+            else:
+                i, first = first, None
             change(node, i, vl, -vl)
             path.append((node, i))
             children = node.children
@@ -255,6 +263,42 @@ class Search:
                 child = self._make_child(node, i)
             node = child
         return path, node
+
+    def evaluate_root(self, stats: SearchStats) -> None:
+        """Expand the root (one evaluation) unless it is expanded already; no noise."""
+        if self.root is None:
+            raise RuntimeError("Search.evaluate_root: no position; call set_position first")
+        if not self.root.expanded:
+            self._finish(self._submit([([], self.root)], stats), stats)
+
+    def simulate(self, firsts: Sequence[int], stats: SearchStats) -> list[int]:
+        """One batch of simulations with a chosen first move: for each root child index in
+        ``firsts``, descend to that child, then by PUCT below it; evaluate the new leaves in
+        one call and back everything up (a terminal leaf at once). Returns the entries of
+        ``firsts`` that met a leaf already in this batch and were not simulated (try them
+        again in the next batch); the first entry is always simulated. The root must be
+        expanded (``evaluate_root``)."""
+        batch: list[tuple[list[tuple[Node, int]], Node]] = []
+        deferred: list[int] = []
+        vl = self.config.virtual_loss
+        for i in firsts:
+            path, leaf = self._descend(first=i)
+            if leaf.terminal is not None:
+                self._backup(path, leaf, *leaf.terminal)
+                stats.visits += 1
+                continue
+            if leaf.pending:
+                for node, j in path:
+                    change(node, j, -vl, vl)
+                stats.collisions += 1
+                deferred.append(i)
+                continue
+            leaf.pending = True
+            batch.append((path, leaf))
+        stats.batches += 1
+        if batch:
+            self._finish(self._submit(batch, stats), stats)
+        return deferred
 
     def _make_child(self, parent: Node, i: int) -> Node:
         move = int(parent.moves[i])
