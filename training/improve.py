@@ -53,6 +53,7 @@ class RoundPlan:
     visits: int = Plan.selfplay_visits
     fast_visits: int = Plan.selfplay_fast_visits
     full_fraction: float = Plan.selfplay_full_fraction
+    selfplay_search: str = "puct"  # training.selfplay --search: puct or gumbel
     mix: str = Plan.round_engine_mix
     max_moves: int | None = None
     steps: int = 2500
@@ -90,7 +91,8 @@ def generator_commands(plan: RoundPlan) -> list[list[str]]:
         commands.append([sys.executable, "-m", "training.selfplay", "--model", str(plan.shipped),
                          "--out", str(plan.data("selfplay")), "--visits", str(plan.visits),
                          "--fast-visits", str(plan.fast_visits), "--full-fraction", str(plan.full_fraction),
-                         "--workers", str(plan.selfplay_workers), "--seed", str(plan.seed)] + common + cap)
+                         "--search", plan.selfplay_search, "--workers", str(plan.selfplay_workers),
+                         "--seed", str(plan.seed)] + common + cap)
     if plan.engine_workers > 0:
         commands.append([sys.executable, "-m", "training.engine_games", "--out", str(plan.data("games")),
                          "--mix", plan.mix, "--workers", str(plan.engine_workers),
@@ -260,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--visits", type=int, default=RoundPlan.visits, help="self-play full-search visits")
     p.add_argument("--fast-visits", type=int, default=RoundPlan.fast_visits, help="self-play fast-search visits")
     p.add_argument("--full-fraction", type=float, default=RoundPlan.full_fraction, help="share of full searches")
+    p.add_argument("--selfplay-search", choices=("puct", "gumbel"), default=RoundPlan.selfplay_search,
+                   help="self-play root search (training.selfplay --search; default puct)")
     p.add_argument("--max-moves", type=int, help="move cap of the generated games")
     p.add_argument("--steps", type=int, default=RoundPlan.steps)
     p.add_argument("--lr", type=float, default=RoundPlan.lr)
@@ -280,7 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.minutes < 0 or a.steps < 1 or a.selfplay_workers < 0 or a.engine_workers < 0 or a.value_weight < 0:
         p.error("--minutes must be >= 0, --steps >= 1, worker counts and --value-weight >= 0")
     plan = RoundPlan(a.round, a.root.resolve(), a.minutes, a.selfplay_workers, a.engine_workers, a.visits,
-                     fast_visits=a.fast_visits, full_fraction=a.full_fraction, mix=a.mix,
+                     fast_visits=a.fast_visits, full_fraction=a.full_fraction, selfplay_search=a.selfplay_search,
+                     mix=a.mix,
                      max_moves=a.max_moves, steps=a.steps, lr=a.lr, value_weight=a.value_weight,
                      threads=a.threads, device=a.device, gate_games=a.gate_games, gate_visits=a.gate_visits,
                      gate_parallel=a.gate_parallel, seed=a.seed, earlier=tuple(a.earlier), until=a.until,

@@ -16,6 +16,14 @@ onnxruntime thread per worker process), the tree reused from move to move. Per m
   points are never played; a pass that loses by the Tromp-Taylor count as it stands
   is replaced by the most visited other move; after the opponent's pass, a side that
   wins the count passes (ending the game).
+- Root search (``--search``): ``puct`` (the default) is the PUCT search above, with
+  Dirichlet noise on full searches and the root visit counts as the policy target;
+  ``gumbel`` is ``gobuddy.ai.gumbel`` (Gumbel-top-k over ``--gumbel-k`` candidates, 16,
+  or ``--gumbel-fast-k``, 8, on fast searches; sequential halving over exactly
+  ``--visits``/``--fast-visits`` new simulations; no Dirichlet noise), which plays its
+  chosen move (the Gumbel draw replaces the temperature; the rules on eyes and passes
+  below still apply) and records ``softmax(logits + sigma(completed Q))`` as the target,
+  in thousandths (integers, entries that round to 0 left out) in ``visits``.
 - Resignation: a side resigns when its root value stays below
   ``--resign-threshold`` for ``--resign-after`` of its moves in a row, once a quarter
   of the points have been played; in ``--no-resign-fraction`` of the games it may not,
@@ -48,13 +56,18 @@ import numpy as np
 from tqdm import tqdm
 
 from gobuddy.ai.features import History, board_array, push_history
+from gobuddy.ai.gumbel import GumbelConfig, GumbelResult, gumbel_search
 from gobuddy.ai.mcts import Search, SearchConfig
 from gobuddy.go.coords import BLACK, WHITE, color_to_str, to_gtp
 from gobuddy.go.position import Position
 from gobuddy.go.scoring import area_score, ownership, tromp_taylor_margin
 from training.game_shards import GameSample, count_games, next_shard_path, write_shard
 
-__all__ = ["GameSettings", "SelfPlayConfig", "choose_move", "generate", "play_game", "root_visits"]
+__all__ = ["GameSettings", "SelfPlayConfig", "choose_move", "generate", "play_game", "root_visits",
+           "target_counts"]
+
+SEARCHES = ("puct", "gumbel")
+TARGET_TOTAL = 1000  # a Gumbel policy target is stored as integer thousandths
 
 
 @dataclass(frozen=True)
@@ -73,6 +86,9 @@ class GameSettings:
     no_resign_fraction: float = 0.2
     max_moves: int | None = None
     search: SearchConfig = field(default_factory=lambda: SearchConfig(pipeline=False))
+    root_search: str = "puct"
+    gumbel_k: int = 16
+    gumbel_fast_k: int = 8
 
     @property
     def move_cap(self) -> int:
@@ -88,6 +104,10 @@ class GameSettings:
             raise ValueError(f"no_resign_fraction must be in [0, 1], got {self.no_resign_fraction}")
         if self.temperature < 0 or self.temperature_moves < 0 or self.resign_after < 1:
             raise ValueError("temperature and temperature_moves must be >= 0, resign_after >= 1")
+        if self.root_search not in SEARCHES:
+            raise ValueError(f"root_search must be one of {', '.join(SEARCHES)}, got {self.root_search!r}")
+        if self.gumbel_k < 1 or self.gumbel_fast_k < 1:
+            raise ValueError(f"gumbel_k and gumbel_fast_k must be >= 1, got {self.gumbel_k}, {self.gumbel_fast_k}")
 
 
 def root_visits(search: Search) -> dict[str, int]:
@@ -97,19 +117,32 @@ def root_visits(search: Search) -> dict[str, int]:
     return {to_gtp(int(m), size): int(round(n)) for m, n in zip(root.moves, root.N) if n >= 1}
 
 
-def choose_move(search: Search, pos: Position, temperature: float, komi: float) -> int:
-    """The move to play after a search of ``pos`` (the rules of the module docstring)."""
+def target_counts(result: GumbelResult, size: int) -> dict[str, int]:
+    """A Gumbel search's policy target by GTP vertex, in integer thousandths (entries
+    that round to 0 left out; ``training.positions`` normalises them)."""
+    counts = np.rint(result.policy * TARGET_TOTAL).astype(int)
+    return {to_gtp(int(m), size): int(c) for m, c in zip(result.moves, counts) if c >= 1}
+
+
+def choose_move(search: Search, pos: Position, temperature: float, komi: float,
+                gumbel: GumbelResult | None = None) -> int:
+    """The move to play after a search of ``pos`` (the rules of the module docstring).
+    With ``gumbel`` (that search's result) its order replaces the search's own choice
+    and ``temperature`` is not used."""
+
+    def pick(exclude: set[int], temperature: float) -> int:
+        return gumbel.choose(exclude) if gumbel is not None else search.choose(temperature, exclude=exclude)
     color = pos.to_play
     margin = tromp_taylor_margin(pos, komi) * color
     if pos.last_move == pos.pass_point and pos.passes >= 1 and margin > 0:
         return pos.pass_point
     eyes = {p for p in range(pos.n) if pos.board[p] == 0 and pos.is_eye_like(p, color)}
-    move = search.choose(temperature, exclude=eyes)
+    move = pick(eyes, temperature)
     if move == pos.pass_point and margin < 0:
         moves = {int(m) for m in search.root.moves}
         others = moves - eyes - {pos.pass_point}
         if others:
-            move = search.choose(0.0, exclude=moves - others)
+            move = pick(moves - others, 0.0)
     return move
 
 
@@ -120,6 +153,8 @@ def play_game(evaluator: Any, settings: GameSettings, seed: int) -> GameSample:
     base = replace(settings.search, komi=settings.komi, noise=True, max_moves=settings.move_cap,
                    seed=rng.getrandbits(32))
     search = Search(evaluator, base)
+    gumbel = settings.root_search == "gumbel"
+    gumbel_rng = np.random.default_rng([base.seed, 23]) if gumbel else None
     pos = Position(settings.size, superko=True)
     history: History = ()
     moves: list[str] = []
@@ -129,9 +164,17 @@ def play_game(evaluator: Any, settings: GameSettings, seed: int) -> GameSample:
     notes: list[str] = []
     while pos.passes < 2 and pos.move_count < settings.move_cap:
         full = settings.fast_visits <= 0 or rng.random() < settings.full_fraction
-        search.config = replace(base, noise=full)
-        search.set_position(pos, history)
-        search.run(visits=settings.visits if full else settings.fast_visits)
+        budget = settings.visits if full else settings.fast_visits
+        result = None
+        if gumbel:
+            search.config = replace(base, noise=False)
+            search.set_position(pos, history)
+            k = settings.gumbel_k if full else settings.gumbel_fast_k
+            result = gumbel_search(search, budget, gumbel_rng, GumbelConfig(considered=k))
+        else:
+            search.config = replace(base, noise=full)
+            search.set_position(pos, history)
+            search.run(visits=budget)
         color = pos.to_play
         if settings.resign_threshold is not None and pos.move_count > pos.n // 4:
             low[color] = low[color] + 1 if search.root.q < settings.resign_threshold else 0
@@ -143,9 +186,12 @@ def play_game(evaluator: Any, settings: GameSettings, seed: int) -> GameSample:
                     notes.append(f"resignation disabled: {color_to_str(color)} would have resigned "
                                  f"at move {pos.move_count + 1}")
         temperature = settings.temperature if pos.move_count < settings.temperature_moves else 0.0
-        move = choose_move(search, pos, temperature, settings.komi)
+        move = choose_move(search, pos, temperature, settings.komi, result)
         moves.append(to_gtp(move, settings.size))
-        visits.append(root_visits(search) if full else None)
+        if not full:
+            visits.append(None)
+        else:
+            visits.append(target_counts(result, settings.size) if result is not None else root_visits(search))
         history = push_history(history, board_array(pos))
         pos.play(move)
     name = evaluator.name
@@ -295,6 +341,10 @@ def parse_args(argv: list[str] | None = None) -> SelfPlayConfig:
     p.add_argument("--dirichlet-alpha", type=float, default=0.15)
     p.add_argument("--batch-size", type=int, default=8, help="leaves evaluated per batch (default 8)")
     p.add_argument("--pipeline", action="store_true", help="evaluate on a second thread while searching")
+    p.add_argument("--search", choices=SEARCHES, default="puct",
+                   help="root search: puct (visit-count targets) or gumbel (Gumbel AlphaZero; default puct)")
+    p.add_argument("--gumbel-k", type=int, default=16, help="Gumbel candidates of a full search (default 16)")
+    p.add_argument("--gumbel-fast-k", type=int, default=8, help="Gumbel candidates of a fast search (default 8)")
     p.add_argument("--workers", type=int, default=1, help="processes, one onnxruntime thread each")
     p.add_argument("--per-shard", type=int, default=50)
     p.add_argument("--prefix", default="selfplay")
@@ -305,7 +355,8 @@ def parse_args(argv: list[str] | None = None) -> SelfPlayConfig:
         size=args.size, komi=args.komi, visits=args.visits, fast_visits=args.fast_visits,
         full_fraction=args.full_fraction, temperature=args.temperature, temperature_moves=args.temperature_moves,
         resign_threshold=None if args.never_resign else args.resign_threshold, resign_after=args.resign_after,
-        no_resign_fraction=args.no_resign_fraction, max_moves=args.max_moves,
+        no_resign_fraction=args.no_resign_fraction, max_moves=args.max_moves, root_search=args.search,
+        gumbel_k=args.gumbel_k, gumbel_fast_k=args.gumbel_fast_k,
         search=SearchConfig(c_puct=args.c_puct, dirichlet_alpha=args.dirichlet_alpha,
                             batch_size=args.batch_size, pipeline=args.pipeline))
     try:

@@ -43,3 +43,52 @@ def test_puct_games_are_byte_identical_to_before():
                             temperature_moves=6, no_resign_fraction=0.0)
     game = play_game(Hashed(), settings, seed=11)
     assert hashlib.sha256(game.to_json().encode()).hexdigest() == PUCT_GAME
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    return build_tiny_model(size=9, blocks=1, channels=8, seed=5, name="tiny-gumbel").save(
+        tmp_path_factory.mktemp("model") / "tiny.onnx")
+
+
+def test_gumbel_option_plays_games_with_distribution_targets(tmp_path, tiny_model):
+    config = parse_args(["--model", str(tiny_model), "--out", str(tmp_path / "selfplay"), "--games", "1",
+                         "--search", "gumbel", "--visits", "12", "--fast-visits", "4", "--full-fraction", "0.5",
+                         "--max-moves", "30", "--seed", "3", "--no-progress"])
+    assert (config.settings.root_search, config.settings.gumbel_k, config.settings.gumbel_fast_k) == ("gumbel", 16, 8)
+    (game,) = generate(config)
+    assert read_shard(shard_paths(tmp_path / "selfplay")[0]) == [game]
+    assert len(game.visits) == len(game.moves) == 30
+    full = [v for v in game.visits if v is not None]
+    assert 0 < len(full) < len(game.moves)
+    pos = Position(9)
+    for vertex, target in zip(game.moves, game.visits):
+        if target is not None:
+            # a distribution in thousandths over legal moves, wider than the 12 simulations reach
+            assert abs(sum(target.values()) - 1000) <= len(target) / 2 and len(target) > 16
+            assert all(pos.is_legal(from_gtp(v, 9)) for v in target)
+        pos.play(from_gtp(vertex, 9))
+
+
+def test_gumbel_games_follow_from_the_seed():
+    settings = GameSettings(size=7, visits=10, fast_visits=3, full_fraction=0.5, max_moves=30, root_search="gumbel")
+    first, again = play_game(Hashed(), settings, seed=4), play_game(Hashed(), settings, seed=4)
+    assert first == again and first != play_game(Hashed(), settings, seed=5)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--search", "alphago"], "--search"),
+    (["--gumbel-k", "0"], "gumbel_k"),
+])
+def test_command_line_refuses_bad_search_settings(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        parse_args(["--model", "m.onnx", "--games", "1", *argv])
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("search", ["puct", "gumbel"])
+def test_a_round_passes_its_selfplay_search_through(tmp_path, search):
+    from training.improve import RoundPlan, generator_commands
+
+    (command,) = generator_commands(RoundPlan("r9", root=tmp_path, engine_workers=0, selfplay_search=search))
+    assert parse_args(command[3:]).settings.root_search == search
