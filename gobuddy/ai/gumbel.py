@@ -153,14 +153,18 @@ def gumbel_search(search: Search, simulations: int, rng: np.random.Generator,
     survivors = list(candidates)
     batch = max(1, search.config.batch_size)
     left = simulations
-    for m, each in halving_phases(simulations, k):
-        if m < len(survivors):
-            ranked = np.argsort(-score(survivors), kind="stable")
-            survivors = [survivors[j] for j in ranked[:m]]
-        todo = [i for _ in range(each) for i in survivors][:left]
-        left -= len(todo)
-        while todo:
-            todo = search.simulate(todo[:batch], stats) + todo[batch:]
+    try:
+        for m, each in halving_phases(simulations, k):
+            if m < len(survivors):
+                ranked = np.argsort(-score(survivors), kind="stable")
+                survivors = [survivors[j] for j in ranked[:m]]
+            todo = [i for _ in range(each) for i in survivors][:left]
+            left -= len(todo)
+            while todo:
+                todo = search.simulate(todo[:batch], stats) + todo[batch:]
+    except BaseException:
+        search.root = None  # virtual losses may be left in the tree: never reuse it
+        raise
     final = score(survivors)
     survivors = [survivors[j] for j in np.argsort(-final, kind="stable")]
     plain = logits + sigma(completed_q(root), root, config)

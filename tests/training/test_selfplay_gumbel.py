@@ -13,7 +13,7 @@ from gobuddy.go.coords import from_gtp
 from gobuddy.go.position import Position
 from tests.tiny_model import build_tiny_model
 from training.game_shards import read_shard, shard_paths
-from training.selfplay import GameSettings, SelfPlayConfig, generate, parse_args, play_game
+from training.selfplay import GameSettings, generate, parse_args, play_game
 
 
 class Hashed:
