@@ -1,6 +1,7 @@
 """The Play page's engine requests: sent without waiting, one in flight, taken when they come.
 
-``ask_async`` sends a ``genmove`` or ``hint`` request for the game's position and keeps
+``ask_async`` sends a ``genmove`` or ``hint`` request for the game's position (or a
+request made elsewhere: the teacher's ``judge``, ``views/play_teach``) and keeps
 it in the session (``Pending``: purpose, game, move count, future, when sent);
 ``take_pending`` hands over its outcome once the answer (or an error, or its deadline)
 came, and drops it when the game moved on meanwhile (an undo, a new game), so a late

@@ -93,6 +93,7 @@ def test_the_teacher_stops_a_big_mistake_lets_a_good_move_pass_and_records_both_
         assert found, said
         lost, better = float(found.group(1)), found.group(2)
         assert lost > 3
+        assert "Why not pass" in said  # the reasons in plain words, as the hints tell them
         board = page.locator(f'{BOARD}[data-move-count="3"]')
         assert board.locator(f'g.rec[data-rank="1"][data-vertex="{better}"]').count() == 1
         screenshot(page, "play-teacher")
