@@ -31,8 +31,8 @@ The teacher's notes (``teaching_notes``) go in too: a move taken back is a varia
 one move commented ``Taken back: loses 6.5 points; better C3`` (as
 ``gobuddy.go.game.Game.record`` writes it, so ``Game.from_record`` reads it back), and
 a mistake the learner kept says ``Kept after the teacher's warning: loses ...`` in its
-move's comment. Import keeps both as it keeps any variation and comment (below), so
-a file exported and imported again exports the same.
+move's comment. Import reads both back into the game's teaching notes
+(``teaching_notes.read_back``), so a file exported and imported again exports the same.
 
 Import (``import_sgf_file``; ``import_sgf`` gives its ids) is all-or-nothing: every
 game of the file is read (leniently: ``gobuddy.go.sgf.read_sgf`` repairs what
@@ -69,8 +69,8 @@ from dashboard.mistakes import MoveReview, black_lead, review_game
 from dashboard.store.analyses import analyses_for_game
 from dashboard.store.games import get_game
 from dashboard.store.games import GameDetail
-from dashboard.store.models import Game, Move, SetupStone
-from dashboard.store.teaching_notes import kept_comment, notes_for_game, variations_of
+from dashboard.store.models import Game, Move, SetupStone, TeachingNote
+from dashboard.store.teaching_notes import kept_comment, notes_for_game, read_back, variations_of
 from gobuddy.explain import Reason, as_comment, explain_hint, explain_move
 from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp, to_gtp
 from gobuddy.go.game import Game as GoGame
@@ -308,12 +308,12 @@ def import_sgf_file(session: Session, data: bytes | str, now: datetime | None = 
     return SgfImport(ids, warnings)
 
 
-def _store(session: Session, game: Game, setup: list[SetupStone], moves: list[Move]) -> None:
+def _store(session: Session, game: Game, setup: list[SetupStone], moves: list[Move | TeachingNote]) -> None:
     old = session.get(Game, game.id)
     if old is not None and old.deleted_at is None:
         return
     if old is not None:
-        for table in (Move, SetupStone):
+        for table in (Move, SetupStone, TeachingNote):
             session.execute(delete(table).where(table.game_id == game.id))
         session.delete(old)
         session.flush()
@@ -322,8 +322,10 @@ def _store(session: Session, game: Game, setup: list[SetupStone], moves: list[Mo
     session.add_all(setup + moves)
 
 
-def _game_rows(record: GameRecord, now: datetime) -> tuple[Game, list[SetupStone], list[Move], list[str]]:
-    """The rows of one game and notes on what was folded into its start position."""
+def _game_rows(record: GameRecord, now: datetime) -> tuple[Game, list[SetupStone], list[Move | TeachingNote],
+                                                           list[str]]:
+    """The rows of one game (its setup; its moves, then its teaching notes) and notes on
+    what was folded into its start position."""
     info, size, root = record.info, record.info.size, record.root
     if root.move is not None:
         raise GameError("a move in the root node is not supported", 1)
@@ -349,6 +351,7 @@ def _game_rows(record: GameRecord, now: datetime) -> tuple[Game, list[SetupStone
     if info.extra:
         extra["sgf"] = {k: list(v) for k, v in info.extra.items()}
     comments, variations, kept_notes = kept_tree(record, start)
+    taught, comments, variations = read_back(comments, variations, [m[1:3] for m in moves], size)
     if comments:
         extra["comments"] = comments
     if variations:
@@ -362,7 +365,8 @@ def _game_rows(record: GameRecord, now: datetime) -> tuple[Game, list[SetupStone
                 deleted_at=None, **fields)
     return (game, [SetupStone(game_id=game.id, color=c, vertex=v) for c, v in setup],
             [Move(game_id=game.id, move_number=n, color=c, vertex=v, captures=caps, played_at=None)
-             for n, c, v, caps in moves], line.notes + kept_notes)
+             for n, c, v, caps in moves] + [TeachingNote(game_id=game.id, noted_at=now, **t) for t in taught],
+            line.notes + kept_notes)
 
 
 def kept_tree(record: GameRecord, start: Position) -> tuple[dict[str, str], dict[str, list], list[str]]:

@@ -5,22 +5,28 @@ A note is written as it happens (the Play page, when the learner decides), perha
 before the recorder has stored the game: nothing here requires the game to exist.
 ``variations_of`` gives the taken-back moves in the shape of ``sgf_io``'s variations
 (move count -> lines), each commented as ``gobuddy.go.game.TakenBack.comment`` says, so
-the SGF export writes them as variations and ``Game.from_record`` reads them back.
+the SGF export writes them as variations and ``Game.from_record`` reads them back;
+``kept_comment`` is the comment of a kept mistake's move. ``read_back`` finds both in
+an imported game's comments and variations (the SGF import stores them as notes again).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from dashboard.store.models import TeachingNote
-from gobuddy.go.coords import color_from_str, from_gtp
-from gobuddy.go.game import TakenBack
+from gobuddy.go.coords import color_from_str, from_gtp, to_gtp
+from gobuddy.go.game import TakenBack, taken_back_of
 
 DECISIONS = ("taken_back", "kept")
+KEPT = "Kept after the teacher's warning"
+_KEPT = re.compile(r"^" + re.escape(KEPT) + r"(?:: loses (-?\d+(?:\.\d+)?) points?)?(?:[:;] better ([A-HJ-Z]\d{1,2}|pass))?$")
 
 
 @dataclass(frozen=True)
@@ -80,10 +86,52 @@ def variations_of(notes: list[NoteView], size: int) -> dict[int, list[list[tuple
 
 def kept_comment(note: NoteView) -> str:
     """The comment of a kept mistake's move: ``Kept after the teacher's warning: loses 6.5 points; better C3``."""
-    parts = ["Kept after the teacher's warning"]
+    parts = [KEPT]
     if note.points_lost is not None:
         lost = f"{note.points_lost:g}"
         parts.append(f": loses {lost} point{'' if lost == '1' else 's'}")
     if note.better:
         parts.append(f"{';' if note.points_lost is not None else ':'} better {note.better}")
     return "".join(parts)
+
+
+def read_back(comments: dict[str, str], variations: dict[str, list], moves: list[tuple[str, str]],
+              size: int) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, list]]:
+    """The teaching notes an imported game's ``comments`` (move count -> text) and
+    ``variations`` (move count -> lines of ``[colour, vertex, comment]``) hold, as
+    ``add_note`` keywords without the game, and the comments and variations without
+    them. ``moves``: the main line's ``(colour, vertex)``. A taken-back move is a
+    one-move variation commented as ``TakenBack.comment``; a kept one a paragraph of its
+    move's comment as ``kept_comment``."""
+    notes: list[dict[str, Any]] = []
+    rest_variations: dict[str, list] = {}
+    for n, lines in variations.items():
+        for line in lines:
+            color, vertex, comment = (list(line[0]) + [None])[:3] if len(line) == 1 else (None, None, None)
+            taken = taken_back_of(comment, int(n) + 1, (color_from_str(color), from_gtp(vertex, size)), size) \
+                if color else None
+            if taken is None:
+                rest_variations.setdefault(n, []).append(line)
+                continue
+            notes.append(dict(move_number=int(n) + 1, color=color, vertex=vertex, decision="taken_back",
+                              points_lost=taken.points_lost, better=_vertex(taken.better, size)))
+    rest_comments: dict[str, str] = {}
+    for n, text in comments.items():
+        kept = []
+        for part in text.split("\n\n"):
+            found = _KEPT.match(part.strip())
+            if found and 0 < int(n) <= len(moves):
+                color, vertex = moves[int(n) - 1]
+                notes.append(dict(move_number=int(n), color=color, vertex=vertex, decision="kept",
+                                  points_lost=float(found.group(1)) if found.group(1) else None,
+                                  better=found.group(2)))
+            else:
+                kept.append(part)
+        if kept:
+            rest_comments[n] = "\n\n".join(kept)
+    notes.sort(key=lambda note: note["move_number"])
+    return notes, rest_comments, rest_variations
+
+
+def _vertex(point: int | None, size: int) -> str | None:
+    return None if point is None else to_gtp(point, size)

@@ -59,6 +59,21 @@ def test_the_sgf_export_writes_them_and_the_record_reads_them_back(store) -> Non
     assert game.variations == [TakenBack(3, BLACK, p("J1"), 6.5, p("C3"))]
     again = store.import_sgf(text)[0]
     assert store.export_sgf(again, with_analysis=False) == text
+    assert [(n.move_number, n.vertex, n.decision, n.points_lost, n.better) for n in store.teaching_notes(again)] == [
+        (3, "J1", "taken_back", 6.5, "C3"), (5, "A9", "kept", 4.0, "G7")]
+    assert "comments" not in store.get_game(again).extra and "variations" not in store.get_game(again).extra
+
+
+def test_other_comments_and_variations_are_kept_as_before_on_import(store) -> None:
+    text = ("(;FF[4]GM[1]SZ[9]KM[7]RU[Chinese];B[ee]C[Kept after the teacher's warning: loses 4 points; better G7"
+            "\n\nA fine move];W[cf]C[Kept by me](;B[cg])(;B[ii]C[Taken back: fun]))")
+    game_id = store.import_sgf(text)[0]
+    notes = store.teaching_notes(game_id)
+    assert [(n.move_number, n.vertex, n.decision, n.points_lost, n.better) for n in notes] == [
+        (1, "E5", "kept", 4.0, "G7")]
+    extra = store.get_game(game_id).extra
+    assert extra["comments"] == {"1": "A fine move", "2": "Kept by me"}
+    assert extra["variations"] == {"2": [[["B", "J1", "Taken back: fun"]]]}
 
 
 def test_a_move_taken_back_and_played_again_stays_its_own_variation_through_import(store) -> None:
