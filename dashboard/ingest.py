@@ -25,6 +25,9 @@ Game events, decided:
   created as needed, kind from the wire). When a game gets its result, it is marked
   ``pending`` review (``dashboard.review``) and a person's adaptive level takes its step
   after a game against an engine level (``players.record_game_end``, once per game).
+- ``teaching`` (a board's teacher: a mistake the learner took back or kept) is kept as
+  the game's teaching note (``dashboard.store.teaching_notes``), once per (game, seq):
+  a taken-back move is then a variation of the game's SGF export.
 - Work and memory per event grow with the number of events logged for its game, never
   with the size of a number a peer sends (a seq of 10**7 costs what a seq of 7 does).
 
@@ -50,6 +53,7 @@ from dashboard.store.analyses import PositionKey, game_positions, save_analysis
 from dashboard.store.engine import start_transaction
 from dashboard.store.models import Board, Game, GameEvent, Move, SetupStone
 from dashboard.store.players import link_game, record_game_end
+from dashboard.store.teaching_notes import add_note
 from gobuddy.go.coords import CoordinateError, from_gtp, to_gtp
 from gobuddy.go.game import Game as GoGame
 from gobuddy.go.game import Ruleset
@@ -193,6 +197,10 @@ def apply_game_event(session: Session, event: dict[str, Any]) -> Outcome:
     session.add(GameEvent(game_id=game_id, seq=seq, type=kind, move_number=event["move_number"], payload=event,
                           ts=when, received_at=datetime.now(timezone.utc)))
     _touch_board(session, event["board_id"], when)
+    if kind == "teaching":
+        add_note(session, game_id, event["move_number"], event["color"], event["vertex"], event["verdict"],
+                 points_lost=event["points_lost"], winrate_lost=event["winrate_lost"], better=event["better"],
+                 level=event["level"], now=when)
     if seq in pending:
         return Outcome("pending", f"{kind} seq {seq} waits for seq {first_missing(s for s, _ in events)}")
     return Outcome("applied", f"{kind} seq {seq}")

@@ -19,7 +19,8 @@ the turn order); a colour calibration stored earlier is still used.
 ``--simulate`` starts a simulated board (``edge.simulation.pty_board``) on a pseudo-terminal linked
 at ``<data-dir>/sim-board.pty`` and drives the agent through it exactly as a real board
 would; ``--auto-play`` has it play games by itself (``edge.simulation.autoplay``). New games take
-``--mode``, ``--komi``, ``--handicap`` and ``--engine-color``. The agent runs until
+``--mode``, ``--komi``, ``--handicap`` and ``--engine-color``; ``--teach LEVEL`` turns the
+teacher on (``edge.teacher``; the dashboard's System page can change it per board). The agent runs until
 SIGTERM or Ctrl-C, then publishes its offline status and exits.
 """
 
@@ -32,6 +33,7 @@ from pathlib import Path
 from edge.agent import AgentConfig, EdgeAgent
 from edge.game import GameSettings, Mode
 from edge.link.serial_link import SerialLink
+from edge.teacher import LEVELS
 from gobuddy.bus import BusClient
 from gobuddy.bus.cli import add_broker_arguments, bus_config_from_args
 from gobuddy.bus.lifecycle import stop_on_signals
@@ -52,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     game.add_argument("--komi", type=float, default=7.0)
     game.add_argument("--handicap", type=int, default=0)
     game.add_argument("--engine-color", choices=("B", "W"), default="W", help="the engine's side in vs_engine")
+    game.add_argument("--teach", metavar="LEVEL", choices=LEVELS,
+                      help="the teacher on the board: judge each learner's stone at this level (e.g. '25 kyu'); "
+                           "a mistake blinks until the stone is lifted (taken back) or TURN DONE keeps it")
     engine = parser.add_argument_group("engine requests")
     engine.add_argument("--visits", type=int, default=200, help="search visits per hint or engine move")
     engine.add_argument("--think-ms", type=int, default=2000, help="search time limit per request")
@@ -82,7 +87,7 @@ def agent_config(args: argparse.Namespace) -> AgentConfig:
     return AgentConfig(board_id=args.board_id, data_dir=args.data_dir, settings=settings, visits=args.visits,
                        think_ms=args.think_ms, request_timeout_s=args.request_timeout,
                        frames_per_s=args.frames_per_s, calibrate_on_start=args.calibrate,
-                       colour_sensing=args.color_sensing, fsync=args.fsync)
+                       colour_sensing=args.color_sensing, fsync=args.fsync, teach=args.teach)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -3,10 +3,13 @@
 ``Advisor.ask`` sends an ``engine_request`` about the game on the board (setup, moves,
 komi; rules ``chinese``) at most once per position and purpose (``hint`` or
 ``genmove``), on a small thread pool so that the agent never waits for the engine.
-The final answer goes to ``on_answer(answer, purpose)``; a failure (timeout, worker
-error — ``EngineRequestFailed.busy`` when the workers said they are too busy —, broker
-gone) to ``on_failure(purpose, error)`` after the request is forgotten, so the next
-``ask`` sends it again.
+``judge`` asks the teacher's judgement of the last move (``edge.teacher``): an
+``analysis`` of the position before it with ``judge`` {move, level}, sent each time it
+is called (the teacher keeps what it asked). The final answer goes to
+``on_answer(answer, purpose)`` (purpose ``judge`` for a judgement); a failure (timeout,
+worker error — ``EngineRequestFailed.busy`` when the workers said they are too busy —,
+broker gone) to ``on_failure(purpose, error, request_id)`` after the request is
+forgotten, so the next ``ask`` sends it again.
 
 ``position_key(game)`` is what an ``engine_answer`` must carry to be for the position
 on the board now: the moves played (``Position.move_count``) and ``position_hash``
@@ -19,6 +22,7 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
+from dataclasses import replace
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
@@ -27,7 +31,7 @@ from edge.journal.game_journal import GameLog
 from gobuddy.go.game import Game, position_hash
 from gobuddy.bus import BusClient
 from gobuddy.bus.message import now_ms
-from gobuddy.bus.messages import EngineAnswer, EngineRequest, Position
+from gobuddy.bus.messages import EngineAnswer, EngineRequest, Judge, Position
 from gobuddy.go.coords import color_to_str
 
 
@@ -44,7 +48,8 @@ class Advisor:
     """Sends a board's engine requests; see the module docstring. Thread-safe."""
 
     def __init__(self, bus: BusClient, board_id: str, *, visits: int, think_ms: int, timeout_s: float,
-                 on_answer: Callable[[EngineAnswer, str], None], on_failure: Callable[[str, Exception], None],
+                 on_answer: Callable[[EngineAnswer, str], None],
+                 on_failure: Callable[[str, Exception, str], None],
                  logger: logging.Logger | None = None) -> None:
         self.bus, self.board_id = bus, board_id
         self.visits, self.think_ms, self.timeout_s = visits, think_ms, timeout_s
@@ -65,15 +70,34 @@ class Advisor:
                 return False
             self._asked[purpose] = key
             self.requests += 1
-        moves = record.moves()
-        request = EngineRequest(
-            id=f"{self.board_id}:{purpose}:{game.move_number}:{next(self._ids)}", board_id=self.board_id,
-            purpose=purpose, position=Position(size=game.size, komi=game.komi, rules=RULES, moves=moves,
-                                               setup=record.setup(),
-                                               to_play=None if moves else color_to_str(game.to_play)),
-            max_visits=self.visits, max_time_ms=self.think_ms, deadline_ms=now_ms() + int(self.timeout_s * 1000))
-        self._pool.submit(self._request, request, purpose, key)
+        self._pool.submit(self._request, self._request_for(record, purpose, record.moves(), game.to_play),
+                          purpose, key)
         return True
+
+    def judge(self, record: GameLog, level: str) -> str | None:
+        """Ask the judgement of the record's last move by a learner of ``level``; the
+        request id, or ``None`` when there is no move or no broker."""
+        game = record.game
+        if not game.played or not self.bus.is_connected():
+            return None
+        last = game.played[-1]
+        moves = record.moves()
+        request = self._request_for(record, "analysis", moves[:-1], last.color)
+        request = replace(request, id=request.id.replace(":analysis:", ":judge:", 1),
+                          judge=Judge(move=moves[-1][1], level=level))
+        with self._lock:
+            self.requests += 1
+        self._pool.submit(self._request, request, "judge", None)
+        return request.id
+
+    def _request_for(self, record: GameLog, purpose: str, moves: tuple[tuple[str, str], ...],
+                     to_play: int) -> EngineRequest:
+        game = record.game
+        return EngineRequest(
+            id=f"{self.board_id}:{purpose}:{len(moves)}:{next(self._ids)}", board_id=self.board_id,
+            purpose=purpose, position=Position(size=game.size, komi=game.komi, rules=RULES, moves=moves,
+                                               setup=record.setup(), to_play=None if moves else color_to_str(to_play)),
+            max_visits=self.visits, max_time_ms=self.think_ms, deadline_ms=now_ms() + int(self.timeout_s * 1000))
 
     def forget(self, purpose: str | None = None) -> None:
         """Allow asking again for ``purpose`` (every purpose when ``None``)."""
@@ -86,15 +110,15 @@ class Advisor:
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
-    def _request(self, request: EngineRequest, purpose: str, key: tuple) -> None:
+    def _request(self, request: EngineRequest, purpose: str, key: tuple | None) -> None:
         try:
             answer = self.bus.request(request, timeout_s=self.timeout_s + 1.0)
         except Exception as exc:
             self.log.warning("engine %s request %s failed: %s", purpose, request.id, exc)
             with self._lock:
                 self.failures += 1
-                if self._asked.get(purpose) == key:
+                if key is not None and self._asked.get(purpose) == key:
                     del self._asked[purpose]
-            self._on_failure(purpose, exc)
+            self._on_failure(purpose, exc, request.id)
             return
         self._on_answer(answer, purpose)

@@ -42,8 +42,16 @@ link's problem (``link_problem``: ``board_silent``, ``port_busy``, a HELLO misma
 and each sensor's health. A board that reads unlike its calibration says so there and
 blinks all LEDs; holding TURN DONE then recalibrates even if the board does not read
 empty. The status and sensor health are ``edge.board_status``, the engine's answers
-``edge.engine_answers`` (both mixed into ``EdgeAgent``). Not done here: choosing dead
-stones at the end (all stones count alive).
+``edge.engine_answers``, the teacher's judgements ``edge.judgements`` (all mixed into
+``EdgeAgent``).
+
+The teacher (``edge.teacher``; ``teach``: a learner's level, or the dashboard's
+``set_teaching`` command): each learner's stone is judged by the workers; a mistake
+blinks the stone and the better point until the learner lifts the stone (taken back,
+kept as a variation) or presses TURN DONE (kept), each a ``teaching`` game event. Against
+the engine its reply waits for the judgement (at most ``request_timeout_s`` and two
+seconds: then the move stands) and for the learner's decision. Not done here: choosing
+dead stones at the end (all stones count alive).
 """
 
 from __future__ import annotations
@@ -69,6 +77,8 @@ from edge.journal.offline_queue import OfflineQueue, QueueSender, StoredFollower
 from edge.reading.problems import UNCLEAR_READING, ProblemRaised
 from edge.reading.reconcile import LedPattern, ReconcileConfig, Reconciler
 from edge.board_status import BoardStatus
+from edge.judgements import Judgements
+from edge.teacher import Decided, Teacher
 from edge.engine_answers import EngineAnswers
 from edge.sensing.health import SensorHealth
 from edge.link.serial_link import ButtonChange, CalData, LinkEvent, SerialLink
@@ -102,9 +112,10 @@ class AgentConfig:
     status_every_s: float = 5.0
     retained_wait_s: float = 2.0
     fsync: bool = False
+    teach: str | None = None
 
 
-class EdgeAgent(BoardStatus, EngineAnswers):
+class EdgeAgent(BoardStatus, EngineAnswers, Judgements):
     """The service for one board; ``start``, then ``stop`` (see the module docstring)."""
 
     def __init__(self, config: AgentConfig, bus: BusClient, link: SerialLink,
@@ -129,6 +140,7 @@ class EdgeAgent(BoardStatus, EngineAnswers):
         self.advisor = Advisor(bus, config.board_id, visits=config.visits, think_ms=config.think_ms,
                                timeout_s=config.request_timeout_s, on_answer=self.consider,
                                on_failure=self._request_failed)
+        self.teacher = Teacher(config.teach, config.request_timeout_s + 2.0)
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._led_text = "LED OFF"
@@ -199,9 +211,12 @@ class EdgeAgent(BoardStatus, EngineAnswers):
     def _tick(self) -> None:
         now = time.monotonic()
         self.cal.tick(now, self.link.connected.is_set(), self.link.hello.size if self.link.hello else 9)
+        if self.record is not None and not self.record.game.ended and self.bus.is_connected():
+            self._ask_judgement()
         if self.record is not None and not self.record.game.ended and self.bus.is_connected() and now >= self._retry_at:
             if self.record.game.is_engine_turn():
-                self.advisor.ask(self.record, "genmove")
+                if not self._teacher_waits():
+                    self.advisor.ask(self.record, "genmove")
             elif self.record.settings.mode is Mode.HINTS_EVERY_MOVE:
                 self.advisor.ask(self.record, "hint")
         if now - self._status_at >= self.config.status_every_s:
@@ -247,6 +262,8 @@ class EdgeAgent(BoardStatus, EngineAnswers):
                 self._done_down = press.t
             elif self._done_down is not None:
                 held, self._done_down = press.t - self._done_down, None
+                if held < self.config.long_press_s and not self.cal.active and self._keep_mistake():
+                    return  # TURN DONE: the learner keeps the move the teacher called a mistake
                 mismatch = self.health is not None and self.health.mismatch
                 if not self.cal.on_done(held >= self.config.long_press_s, time.monotonic(), self._last_sighting,
                                         anyway=mismatch):
@@ -283,6 +300,7 @@ class EdgeAgent(BoardStatus, EngineAnswers):
         if self.record is not None and not self.record.game.ended:
             self._enqueue_event(self.record.abandoned())
         record = GameLog.new(self.config.board_id, self.config.settings)
+        self.teacher.new_game()
         entry = self._enqueue_event(record.started())
         self.queue.compact(entry.n if entry else 0)
         self._install(record)
@@ -310,6 +328,9 @@ class EdgeAgent(BoardStatus, EngineAnswers):
                 continue
             if isinstance(event, ProblemRaised) and event.kind == UNCLEAR_READING and self.health is not None:
                 self.health.note_unclear([from_gtp(v, rec.game.size) for v in event.points])
+            if isinstance(event, Decided):
+                self.log.info("move %d %s after the teacher's warning", event.mistake.number,
+                              event.verdict.replace("_", " "))
             wire = record.wire(event)
             if wire.TYPE == "move":
                 self.triggers.append((record.game_id, wire.move_number, frame.seq if frame else None))
@@ -374,9 +395,15 @@ class EdgeAgent(BoardStatus, EngineAnswers):
 
     def _on_command(self, received: Received) -> None:
         """A person asked from the dashboard: ``recalibrate`` acts as TURN DONE held (the
-        board must read empty, unless it does not match its calibration)."""
+        board must read empty, unless it does not match its calibration); ``set_teaching``
+        sets the teacher's level (``None``: off) from now on."""
         command = received.message
-        if received.retain or command.command != "recalibrate":  # type: ignore[attr-defined]
+        if received.retain:
+            return
+        if command.command == "set_teaching":  # type: ignore[attr-defined]
+            self._set_teaching(command)  # type: ignore[arg-type]
+            return
+        if command.command != "recalibrate":  # type: ignore[attr-defined]
             return
         self.log.info("%s asked to recalibrate from the dashboard", command.by)  # type: ignore[attr-defined]
         with self._lock:

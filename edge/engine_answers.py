@@ -11,7 +11,8 @@ viewer): an answer id already taken is skipped, so each answer is used and count
 request waits ``retry_s``, or as long as busy workers asked, before the next
 (``_request_failed``; the status says ``engine``: ok / busy / no answer). It needs the
 agent's ``reconciler``, ``record``, ``counts``, ``config``, ``log``, ``_lock``,
-``_apply``, ``_engine_state``, ``_retry_at`` and ``_status_at``.
+``_apply``, ``_engine_state``, ``_retry_at``, ``_status_at`` and ``teacher``; a judgement (purpose
+``judge``) goes to ``edge.judgements``.
 """
 
 from __future__ import annotations
@@ -32,10 +33,17 @@ ANSWER_IDS_KEPT = 256  # recent answer ids remembered (an answer comes at most t
 class EngineAnswers:
     """The engine half of the agent (see the module docstring)."""
 
-    def _request_failed(self, purpose: str, error: Exception) -> None:
+    def _request_failed(self, purpose: str, error: Exception, request_id: str = "") -> None:
         """Wait before asking again: ``retry_s``, or longer when the workers said how long
-        they are busy; the board's status says which (``engine``)."""
+        they are busy; the board's status says which (``engine``). A judgement that failed
+        is not asked again: the move stands (``edge.teacher``)."""
         busy = isinstance(error, EngineRequestFailed) and error.busy
+        if purpose == "judge":
+            with self._lock:
+                self.teacher.failed(request_id)
+                self._engine_state = "busy" if busy else "no answer"
+                self._status_at = 0.0
+            return
         wait_s = self.config.retry_s
         if busy and error.error.retry_after_ms:  # type: ignore[union-attr]
             wait_s = max(wait_s, error.error.retry_after_ms / 1000)  # type: ignore[union-attr]
@@ -58,6 +66,8 @@ class EngineAnswers:
             self._answer_ids[answer.id] = None
             while len(self._answer_ids) > ANSWER_IDS_KEPT:
                 self._answer_ids.popitem(last=False)
+            if purpose == "judge":
+                return self._judged(answer)
             rec = self.reconciler
             if rec is None or self.record is None or rec.game.ended:
                 return False

@@ -4,7 +4,8 @@ The game itself (record, position, replay, hash, events) is ``gobuddy.go.game.Ga
 this module adds what only the board has: ``GameSettings`` (size, komi, handicap, how
 hints are given, the engine's colour) and the changes a board makes, each refused once
 the game ended and each returning the game's own event (``Played`` for a move or a pass,
-``Undone``, ``Ended``) for ``edge.journal.game_journal`` to put on the wire.
+``Undone``, ``Ended``) for ``edge.journal.game_journal`` to put on the wire; a move the
+teacher called a mistake is taken back with ``take_back`` (kept as a variation).
 
 Modes: two players with a hint after every move, two players with hints on request
 (a button), or one player against the engine (the engine's colour is given).
@@ -95,6 +96,16 @@ def undo(game: Game) -> Undone:
     return Undone(game.undo())
 
 
+def take_back(game: Game, points_lost: float | None, better: int | None) -> Undone:
+    """Take back the last move after the teacher's warning: undone, and kept in the
+    game's variations with its ``points_lost`` and the ``better`` point (``Game.take_back``)."""
+    _check_open(game)
+    last = game.played[-1] if game.played else None
+    game.take_back(points_lost, better)
+    assert last is not None
+    return Undone(last)
+
+
 def end(game: Game, dead: tuple[int, ...] = (), result: str | None = None) -> Ended:
     """Finish by counting (area scoring with komi, ``dead`` stones lifted first), or with
     an agreed ``result``. Not checked: that both players passed."""
@@ -113,4 +124,4 @@ def _check_open(game: Game) -> None:
         raise GameError(f"the game is over ({game.result})", game.move_number)
 
 
-__all__ = ["GameSettings", "Mode", "RULES", "play", "pass_move", "undo", "end", "resign"]
+__all__ = ["GameSettings", "Mode", "RULES", "play", "pass_move", "undo", "take_back", "end", "resign"]

@@ -5,7 +5,9 @@ stones (colour or occupancy sensing) and its calibration, and while one calibrat
 it waits for and what went wrong (``dashboard.board_sensing``), and its link problem
 (a silent board, a port held by another process, a HELLO refused); per online board its
 sensor health (``dashboard.sensor_health``: alarms, a 9x9 heat map of margins, the
-figures of every point, weakest first, and how to recalibrate); every board and service
+figures of every point, weakest first, and how to recalibrate); per online board its
+teacher (the level its learners' moves are judged at, or off; admins change it with a
+``set_teaching`` board command); every board and service
 with its retained presence (online/offline and since when), engine workers with their
 queue depth, speed and model; recent delays from a board message's timestamp to its
 arrival here and engine round trips (p50/p95/max); recent error reports. From the
@@ -27,6 +29,7 @@ from dashboard.store import Store
 from dashboard.views import login
 from dashboard.views.page_context import current
 from gobuddy.bus import topics
+from gobuddy.ai.levels import level_names
 from gobuddy.bus.board_messages import BoardCommand
 
 
@@ -133,6 +136,41 @@ def recalibrate_button(board_id: str) -> None:
             st.success(f"Asked {board_id} to recalibrate: clear the board; its LEDs guide the steps.")
 
 
+TEACHER_OFF = "off"
+
+
+def render_teaching(items: list[Presence]) -> None:
+    """Each online board's teacher (its status ``teaching``); admins set it (``set_teaching``)."""
+    for p in items:
+        if p.role != "board" or not p.online:
+            continue
+        level = p.details.get("teaching")
+        st.caption(f"{p.client_id}: teacher {'at ' + str(level) if level else 'off'}")
+        if login.can("recalibrate"):
+            teaching_control(p.client_id, level)
+
+
+def teaching_control(board_id: str, level: str | None) -> None:
+    """For admins: choose the board's teacher level (or off) and send it to the board,
+    which judges its learners' moves at that level from then on (the game being played
+    included)."""
+    choices = [TEACHER_OFF, *level_names()]
+    c = st.columns([3, 2])
+    chosen = c[0].selectbox(f"Teacher on {board_id}", choices, key=f"teach-{board_id}",
+                            index=choices.index(level) if level in choices else 0)
+    if c[1].button(f"Set the teacher on {board_id}", key=f"teach-set-{board_id}", icon=":material/school:"):
+        if not login.require("recalibrate"):
+            return
+        wanted = None if chosen == TEACHER_OFF else chosen
+        try:
+            current().feed.publish(topics.board_command(board_id), BoardCommand(
+                board_id=board_id, command="set_teaching", level=wanted, by=login.user_name()))
+        except Exception as exc:  # broker away, refused: say so
+            st.error(f"Could not reach {board_id}: {exc}")
+        else:
+            st.success(f"Asked {board_id} to teach at {wanted}." if wanted else f"Asked {board_id} to stop teaching.")
+
+
 def latency_rows(feed: LiveFeed) -> list[dict[str, Any]]:
     rows = []
     delays = feed.delays()
@@ -165,6 +203,7 @@ def render_status(feed: LiveFeed, store: Store, broker: str) -> None:
         if p.role == "board" and p.online and p.details.get("link_problem"):
             st.warning(f"{p.client_id}: {link_alarm(p.details)}")
     render_health(everyone)
+    render_teaching(everyone)
     st.subheader("Presence")
     if everyone:
         st.dataframe(presence_rows(everyone), hide_index=True, width="stretch")

@@ -4,11 +4,13 @@
 ``gobuddy.go.game.Game`` with the board's ``GameSettings`` (``edge.game``), its
 ``game_id`` and the ``seq`` of its last event. ``wire`` turns the game's own events
 (``Played``, ``Undone``, ``Ended`` of ``gobuddy.go.game``; ``edge.reading.problems``) into
-``gobuddy.bus`` game events with the next ``seq``; ``state`` is the retained
-``board_state``.
+``gobuddy.bus`` game events with the next ``seq``, and the learner's decision after the
+teacher's warning (``edge.teacher.Decided``) into a ``teaching`` event; ``state`` is the
+retained ``board_state``.
 
 Rebuilding: ``from_events`` replays a game's published events (``game_started`` first;
-moves, passes, undos, problems, the end: the game's own fold, ``Game.apply``),
+moves, passes, undos, problems, the end: the game's own fold, ``Game.apply``; a
+``teaching`` event taken_back keeps its move in the game's variations),
 ``from_state`` a retained ``board_state`` (its moves, undos already folded in), and
 ``restore`` finds the latest game in the agent's journal (``edge.journal.offline_queue``).
 Replay stops, with a logged error, at the first event that does not fit the game so far
@@ -28,9 +30,10 @@ from typing import Any
 
 from edge.reading import problems as pr
 from edge.game import RULES, GameSettings, Mode
+from edge.teacher import Decided
 from gobuddy.bus import messages as wire
 from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp, to_gtp
-from gobuddy.go.game import Ended, Game, Played, Undone
+from gobuddy.go.game import Ended, Game, Played, TakenBack, Undone
 
 ADOPTED = "adopted_state"
 
@@ -74,6 +77,12 @@ class GameLog:
     def wire(self, event: Any) -> wire.GameEvent:
         """The wire event for one of the game's own events, with the next seq."""
         size = self.game.size
+        if isinstance(event, Decided):
+            m = event.mistake
+            return wire.Teaching(board_id=self.board_id, game_id=self.game_id, seq=self._next(), move_number=m.number,
+                                 color=color_to_str(m.color), vertex=to_gtp(m.point, size), verdict=event.verdict,
+                                 points_lost=m.points_lost, winrate_lost=m.winrate_lost,
+                                 better=to_gtp(m.better, size) if m.better is not None else None, level=m.level)
         number = event.number if isinstance(event, Played) else (
             event.played.number if isinstance(event, Undone) else event.move_number)
         ids = dict(board_id=self.board_id, game_id=self.game_id, seq=self._next(), move_number=number)
@@ -169,6 +178,13 @@ class GameLog:
             self.problem = wire.Problem(event["kind"], tuple(event["points"]), event["message"])
         elif kind == "problem_cleared":
             self.problem = None
+        elif kind == "teaching":
+            if event["verdict"] == "taken_back":  # its undo came first: keep the move as a variation
+                size = self.game.size
+                better = event["better"]
+                self.game.variations.append(TakenBack(
+                    event["move_number"], color_from_str(event["color"]), from_gtp(event["vertex"], size),
+                    event["points_lost"], from_gtp(better, size) if better not in (None, "pass") else None))
         elif kind in ("move", "pass"):
             if color_from_str(event["color"]) != self.game.to_play:  # a board's moves alternate
                 raise ValueError(f"{event['color']} played {event.get('vertex', 'pass')} but "

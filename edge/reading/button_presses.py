@@ -9,7 +9,7 @@ the press counts first (a stone placed just before END is recorded). Presses are
 applied in the order they came. After undo the board must be set back to the
 recorded position (``_after_undo``). It needs the reconciler's ``game``, ``config``,
 ``stabiliser``, ``_now``, ``_corner``, ``_unsure``, ``_after_undo``, ``_evaluate``,
-``_forget_requests`` and ``_with_led``.
+``_forget_requests``, ``_undo_one`` (UNDO takes back a mistake the teacher shows) and ``_with_led``.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class ButtonPresses:
         else:
             if game.move_number == 0:
                 return []
-            events = [board_game.undo(game)]
+            events = self._undo_one()
             self._after_undo = True
         self._forget_requests()
         return events + self._evaluate()

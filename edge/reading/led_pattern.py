@@ -30,7 +30,7 @@ LED_OFF = LedPattern("off")
 
 
 def led_pattern(game: Game, problem: Problem | None, pending: tuple[int, ...], engine_move: int | None,
-                hint: int | None) -> LedPattern:
+                hint: int | None, mistake: tuple[int, ...] = ()) -> LedPattern:
     """The pattern for this state (see the module docstring); off once the game ended."""
     if game.ended:
         return LED_OFF
@@ -39,6 +39,8 @@ def led_pattern(game: Game, problem: Problem | None, pending: tuple[int, ...], e
         return LedPattern("blink", tuple(pts)) if pts else LedPattern("all_blink")
     if pending:
         return LedPattern("blink", tuple(pending))
+    if mistake:
+        return LedPattern("blink", tuple(mistake))
     if game.is_engine_turn() and engine_move is not None:
         return LedPattern("steady", (engine_move,))
     if hint is not None:

@@ -43,12 +43,14 @@ Buttons: pass, undo and end change the game once the board has settled
 (``edge.reading.button_presses``). Against the engine, ``expect_engine_move`` gives the point
 where the engine's stone must go (its LED lights); a stone elsewhere is
 ``engine_stone_misplaced``. ``show_hint`` lights a hint for the position it was computed
-for. What each point did and what masks hide is kept by ``edge.reading.point_memory``; the LEDs'
+for. ``show_mistake`` blinks the teacher's mistake until the learner takes it back (the board
+set back, or UNDO) or keeps it (``keep``, or play goes on): ``edge.reading.teacher_stops``. What each point did and what masks hide is kept by ``edge.reading.point_memory``; the LEDs'
 pattern is ``edge.reading.led_pattern`` (``LedPattern``, ``LED_OFF`` re-exported here).
 
 Every call returns a list of events in order: the game's (``Played``, ``Undone``, ``Ended`` of
 ``gobuddy.go.game``, made by ``edge.game``), the problems'
-(``edge.reading.problems``), and a ``LedPattern`` whenever what the LEDs should show changes.
+(``edge.reading.problems``), the learner's decisions (``Decided``, ``edge.teacher``), and a
+``LedPattern`` whenever what the LEDs should show changes.
 Time comes from frame timestamps only.
 """
 
@@ -64,6 +66,8 @@ from edge.reading.point_memory import PointMemory
 from edge.sensing.stability import StabilityConfig, Stabiliser, StableBoard
 from edge.reading.unseen_moves import masked_move_candidates, moves_in_order
 from edge import game as board_game
+from edge.reading.teacher_stops import TeacherStops
+from edge.teacher import Decided, Mistake
 from edge.reading.problems import (BoardDiff, Context, Problem, ProblemCleared, ProblemRaised, board_diff,
                            captures_not_removed, diagnose, engine_misplaced, illegal, raised, unclear,
                            with_fault_note, wrong_color)
@@ -71,7 +75,7 @@ from gobuddy.go.coords import EMPTY, pass_move
 from gobuddy.go.game import Ended, Game, Played, Undone
 
 
-Event = Union[Played, Undone, Ended, ProblemRaised, ProblemCleared, LedPattern]
+Event = Union[Played, Undone, Ended, ProblemRaised, ProblemCleared, Decided, LedPattern]
 
 
 @dataclass(frozen=True)
@@ -95,7 +99,7 @@ class ReconcileConfig:
     mask_wait_s: float = 1.0
 
 
-class Reconciler(ButtonPresses):
+class Reconciler(ButtonPresses, TeacherStops):
     """Turns one board's frames and button presses into game events and LED patterns.
 
     ``classifier`` is needed only for ``feed``/``run`` with frames (``observe`` takes
@@ -117,6 +121,7 @@ class Reconciler(ButtonPresses):
         self._after_undo = False
         self._engine_move: int | None = None
         self._hint: int | None = None
+        self.mistake: Mistake | None = None  # the teacher's call waiting for the learner
         self._gone: tuple[int, set[int]] = (0, set())  # (stone move number, captures seen gone)
         self.points = PointMemory()  # when each point changed, what masks hide
         self._unsure = False  # the latest sighting had uncertain points
@@ -217,7 +222,8 @@ class Reconciler(ButtonPresses):
             back = self._undo_depth(board)
             if back:
                 events = self._settle(None)
-                events.extend(board_game.undo(game) for _ in range(back))
+                for _ in range(back):
+                    events.extend(self._undo_one())
                 self._forget_requests()
                 self.pending = ()
                 return events
@@ -380,9 +386,11 @@ class Reconciler(ButtonPresses):
     def led_pattern(self) -> LedPattern:
         """What the LEDs should show now (``edge.reading.led_pattern``: problem > captures to
         remove > the engine's point > a hint > off)."""
-        return led_pattern(self.game, self.problem, self.pending, self._engine_move, self._hint)
+        return led_pattern(self.game, self.problem, self.pending, self._engine_move, self._hint,
+                           self._mistake_points())
 
     def _with_led(self, events: list[Event]) -> list[Event]:
+        self._kept_by_play(events)
         led = self.led_pattern()
         if led != self.led:
             self.led = led

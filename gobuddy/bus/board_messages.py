@@ -85,10 +85,12 @@ class BoardState(Message):
 
 @dataclass(frozen=True, kw_only=True)
 class BoardCommand(Message):
-    """A person asks a board to do something: ``command`` recalibrate; ``by`` who asked."""
+    """A person asks a board to do something: ``command`` recalibrate, or set_teaching
+    with ``level`` (a learner's level, or ``None``: no teacher); ``by`` who asked."""
 
     KIND = "board_command"
     board_id: str
     command: str
     by: str
+    level: str | None = None
     ts: int = field(default_factory=now_ms)

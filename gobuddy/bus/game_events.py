@@ -130,9 +130,26 @@ class GameEnded(GameEvent):
     reason: str
 
 
+@dataclass(frozen=True, kw_only=True)
+class Teaching(GameEvent):
+    """The teacher called move ``move_number`` (``color`` at ``vertex``) a mistake at
+    ``level`` and the learner decided: ``verdict`` taken_back (an undo of the move comes
+    first; the move is kept as a variation) or kept. ``points_lost`` (``None``: not
+    known), ``winrate_lost`` and the ``better`` vertex are the engine's judgement."""
+
+    TYPE = "teaching"
+    color: str
+    vertex: str
+    verdict: str
+    points_lost: float | None
+    winrate_lost: float
+    better: str | None
+    level: str
+
+
 EVENT_TYPES: dict[str, type[GameEvent]] = {
     cls.TYPE: cls
-    for cls in (GameStarted, MovePlayed, Passed, Undone, ProblemRaised, ProblemCleared, GameEnded)
+    for cls in (GameStarted, MovePlayed, Passed, Undone, ProblemRaised, ProblemCleared, GameEnded, Teaching)
 }
 
 

@@ -45,6 +45,7 @@ from gobuddy.bus.game_events import (
     Player,
     ProblemCleared,
     ProblemRaised,
+    Teaching,
     Undone,
 )
 from gobuddy.bus.message import Message, now_ms
@@ -70,6 +71,6 @@ __all__ = [
     "BoardFrame", "BoardState", "ButtonEvent", "EVENT_TYPES", "EngineAnswer", "EngineError",
     "EngineRequest", "ErrorReport", "GameEnded", "GameEvent", "GameStarted", "MESSAGE_TYPES",
     "Judge", "Message", "MessageError", "MoveInfo", "MoveJudgement", "MovePlayed", "Passed", "Player", "Position",
-    "PositionKey", "Problem", "ProblemCleared", "ProblemRaised", "RootInfo", "Status", "Tolerance", "Undone",
+    "PositionKey", "Problem", "ProblemCleared", "ProblemRaised", "RootInfo", "Status", "Teaching", "Tolerance", "Undone",
     "decode", "now_ms",
 ]

@@ -61,7 +61,8 @@ def test_schema_example_round_trips_through_its_typed_object(kind: str, index: i
 def test_game_events_decode_to_the_subclass_named_by_type() -> None:
     types = {ex["type"]: type(decode("game_event", ex)).__name__ for ex in examples("game_event")}
     assert types == {"game_started": "GameStarted", "move": "MovePlayed", "pass": "Passed", "undo": "Undone",
-                     "problem": "ProblemRaised", "problem_cleared": "ProblemCleared", "game_ended": "GameEnded"}
+                     "problem": "ProblemRaised", "problem_cleared": "ProblemCleared", "game_ended": "GameEnded",
+                     "teaching": "Teaching"}
     move = examples("game_event")[2]
     assert isinstance(MovePlayed.from_dict(move), MovePlayed)
     with pytest.raises(MessageError, match="expected 'pass'"):

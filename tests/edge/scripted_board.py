@@ -13,12 +13,15 @@
 | ``dark 1.5``         | no frames for 1.5 s (a reboot): the next actions are seen after |
 | ``engine D4``        | the engine answers D4 (or ``pass``) for the current position   |
 | ``hint D4``          | a hint for the current position                                |
+| ``mistake C3 6.5``   | the teacher calls the last move a mistake: C3 better, 6.5 points lost (``-``: no better point) |
+| ``done``             | TURN DONE pressed: the mistake shown is kept                   |
 | ``hand D4 D5 0.8``   | a hand makes D4 and D5 read uncertain for 0.8 s                |
 | ``hand O E5 / D5 2`` | ... while E5 reads as a white stone (a shadow's phantom)       |
 | ``flash O E5 0.2``   | E5 reads as a white stone for 0.2 s, clearly, then empty again |
 
 After the last action of a step the board is held still for ``settle`` seconds, and
-the events of the whole step come back described as short strings (``describe``).
+the events of the whole step come back described as short strings (``describe``); the
+events themselves are kept in ``events``.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from edge import game as board_game
 from edge.game import GameSettings
 from edge.reading.problems import ProblemCleared, ProblemRaised
 from edge.reading.reconcile import LedPattern, ReconcileConfig, Reconciler
+from edge.teacher import Decided, Mistake
 from gobuddy.go.coords import BLACK, EMPTY, WHITE, color_to_str, from_gtp, pass_move, to_gtp
 from gobuddy.go.game import Ended, Played, Undone
 
@@ -36,7 +40,8 @@ CLASSES = {"X": BLACK, "O": WHITE, "#": STONE, ".": EMPTY}
 
 def describe(events: list, leds: bool = False, size: int = 9) -> list[str]:
     """Events as short strings: ``move B D4 x D5``, ``pass W``, ``undo W C3``,
-    ``problem two_stones E5 F5``, ``cleared two_stones``, ``led blink D5``, ``end B+R``."""
+    ``problem two_stones E5 F5``, ``cleared two_stones``, ``led blink D5``, ``end B+R``,
+    ``taken_back B A1`` / ``kept B A1`` (the learner's decision on a mistake)."""
     out = []
     for e in events:
         if isinstance(e, Played) and e.point == size * size:
@@ -52,6 +57,8 @@ def describe(events: list, leds: bool = False, size: int = 9) -> list[str]:
             out.append(f"problem {e.kind} {' '.join(e.points)}".strip())
         elif isinstance(e, ProblemCleared):
             out.append(f"cleared {e.kind}")
+        elif isinstance(e, Decided):
+            out.append(f"{e.verdict} {color_to_str(e.mistake.color)} {to_gtp(e.mistake.point, size)}")
         elif isinstance(e, LedPattern):
             if leds:
                 out.append(f"led {e.mode} {' '.join(to_gtp(p, size) for p in e.points)}".strip())
@@ -138,6 +145,13 @@ class ScriptedBoard:
                 self._dark = True
             elif head == "engine":
                 events += self.rec.expect_engine_move(from_gtp(rest[0], self.game.size), self.game.move_number)
+            elif head == "mistake":
+                last = self.game.played[-1]
+                better = None if rest[0] == "-" else from_gtp(rest[0], self.game.size)
+                events += self.rec.show_mistake(Mistake(last.number, last.color, last.point, better, float(rest[1]),
+                                                        0.2, "25 kyu"))
+            elif head == "done":
+                events += self.rec.keep()
             elif head == "hint":
                 events += self.rec.show_hint(from_gtp(rest[0], self.game.size), self.game.move_number)
             elif head in ("hand", "flash"):
@@ -146,6 +160,7 @@ class ScriptedBoard:
                 raise ValueError(f"unknown step {action!r}")
         self._dark = False
         events += self._hold(self.settle)
+        self.events = events
         return describe(events, leds, self.game.size)
 
     def _hand(self, head: str, words: list[str]) -> list:
