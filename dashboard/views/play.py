@@ -212,7 +212,7 @@ def on_decide(decision: str) -> None:
     """The teacher's stop: the move taken back (``taken_back``) or kept (``kept``)."""
     game = st.session_state.get(GAME)
     if game is not None and allowed():
-        send(game, decide(current(), game, decision))
+        send(game, decide(game, decision))
 
 
 def on_undo() -> None:

@@ -24,7 +24,7 @@ from typing import Sequence
 from dashboard.ladder import engine_player_name
 from gobuddy.ai.levels import FULL
 from gobuddy.bus.messages import (BoardState, GameEnded, GameEvent, GameStarted, MovePlayed, Passed, Player,
-                                  Undone)
+                                  Teaching, Undone)
 from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp, to_gtp
 from gobuddy.go.game import Game, GameError, Ruleset
 from gobuddy.go.position import IllegalMove, Position
@@ -199,6 +199,15 @@ class PlayGame:
         taken = self.game.take_back(points_lost, from_gtp(better, self.size) if better else None)
         return [Undone(board_id=self.board_id, game_id=self.game_id, seq=self._next_seq(), move_number=taken.number,
                        color=color_to_str(taken.color), vertex=to_gtp(taken.point, self.size))]
+
+    def teaching(self, number: int, color: str, vertex: str, verdict: str, *, points_lost: float | None,
+                 winrate_lost: float, better: str | None, level: str) -> list[GameEvent]:
+        """The ``teaching`` event of the learner's decision on move ``number``: ``verdict``
+        taken_back (after ``take_back``'s undo) or kept; the recorder keeps it as the
+        game's teaching note."""
+        return [Teaching(board_id=self.board_id, game_id=self.game_id, seq=self._next_seq(), move_number=number,
+                         color=color, vertex=vertex, verdict=verdict, points_lost=points_lost,
+                         winrate_lost=winrate_lost, better=better, level=level)]
 
     def resign(self, color: str) -> list[GameEvent]:
         """``color`` resigns: the other side wins by resignation."""

@@ -7,11 +7,12 @@ the learner's level, and when it is a mistake a stop to take it back or keep it.
 | the move | ``judge_request``: an ``analysis`` of the position before the move with ``judge`` (the move, the game's level); the engine's reply is not asked meanwhile |
 | no mistake | the engine is asked for its reply at once: no stop |
 | a mistake | ``Verdict``: the point loss, the better point (marked on the board), the reasons against the move and for the better one in plain words (``views/reasons``: ``gobuddy.explain``); "Take back and try again" or "Keep my move" |
-| take back | ``PlayGame.take_back``: undone, kept as a variation with its point loss; the note ``taken_back`` |
-| keep | the note ``kept``; then the engine replies |
+| take back | ``PlayGame.take_back``: undone, kept as a variation with its point loss; a ``teaching`` event (taken_back) |
+| keep | a ``teaching`` event (kept); then the engine replies |
 
-Both decisions are stored as the game's teaching notes (``Store.note_teaching``) as they
-happen; the SGF export writes them (``dashboard.store.sgf_io``). A judgement that fails
+Both decisions go on the bus as ``teaching`` game events, as a physical board's teacher
+sends them, and the recorder keeps them as the game's teaching notes (one path into
+the database); the SGF export writes them (``dashboard.store.sgf_io``). A judgement that fails
 (no worker, too late) does not stop the game: the engine replies and the page says the
 move was not judged. The judgement itself is the worker's (``gobuddy.ai.teaching`` on
 the wire: ``engine_answer.judgement``); this page does not import the engine.
@@ -22,7 +23,6 @@ request (``views/play_engine``).
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
@@ -38,7 +38,6 @@ from gobuddy.bus.messages import EngineRequest, Judge
 from gobuddy.explain import Reason
 from gobuddy.go.coords import color_from_str, from_gtp
 
-log = logging.getLogger("dashboard.play_teach")
 VERDICT = "play_verdict"
 TEACH_BELOW = "10 kyu"
 
@@ -116,11 +115,10 @@ class Verdict:
             return f"loses about {self.points_lost:g} point{'' if self.points_lost == 1 else 's'}"
         return f"loses about {100 * self.winrate_lost:.0f}% of your chances to win"
 
-    def note(self, decision: str) -> dict[str, Any]:
-        """The keywords of ``Store.note_teaching`` for ``decision`` (taken_back | kept)."""
-        return dict(game_id=self.game_id, move_number=self.number, color=self.color, vertex=self.vertex,
-                    decision=decision, points_lost=self.points_lost, winrate_lost=self.winrate_lost,
-                    better=self.better, level=self.level)
+    def event(self, game: PlayGame, verdict: str) -> list[Any]:
+        """The ``teaching`` event of the decision ``verdict`` (taken_back | kept)."""
+        return game.teaching(self.number, self.color, self.vertex, verdict, points_lost=self.points_lost,
+                             winrate_lost=self.winrate_lost, better=self.better, level=self.level)
 
 
 def open_verdict(game: PlayGame) -> Verdict | None:
@@ -142,15 +140,6 @@ def board_marks(verdict: Verdict | None) -> dict[str, Any]:
                 marks={verdict.vertex: "#d32f2f"})
 
 
-def note(services: Services, verdict: Verdict, decision: str) -> None:
-    """Keep the learner's decision in the store; a failure is logged and told, never fatal."""
-    try:
-        services.store.note_teaching(**verdict.note(decision))
-    except Exception as exc:  # the game goes on; the note is lost
-        log.exception("could not keep the teaching note of %s move %d", verdict.game_id, verdict.number)
-        st.session_state["play_message"] = ("error", f"The teacher's note could not be stored: {exc}")
-
-
 def take_judgement(game: PlayGame, answer: Any, exc: BaseException | None, trouble: Callable[[BaseException], str]) -> None:
     """Apply the judge's answer: a mistake opens the verdict (the engine waits for the
     decision); a failure is told (``trouble`` words it) and the game goes on."""
@@ -162,9 +151,9 @@ def take_judgement(game: PlayGame, answer: Any, exc: BaseException | None, troub
         st.session_state[VERDICT] = verdict
 
 
-def decide(services: Services, game: PlayGame, decision: str) -> list[Any]:
+def decide(game: PlayGame, decision: str) -> list[Any]:
     """The player's decision on the open verdict (``taken_back``: the move is undone
-    and kept as a variation; ``kept``), noted in the store; the events to publish."""
+    and kept as a variation; ``kept``): the events to publish, the ``teaching`` one last."""
     verdict = open_verdict(game)
     if verdict is None:
         return []
@@ -176,8 +165,7 @@ def decide(services: Services, game: PlayGame, decision: str) -> list[Any]:
             st.session_state["play_message"] = ("warning", str(exc))
             return []
     st.session_state.pop(VERDICT, None)
-    note(services, verdict, decision)
-    return events
+    return events + verdict.event(game, decision)
 
 
 def verdict_panel(verdict: Verdict, on_decide: Callable[[str], None]) -> None:
@@ -205,5 +193,5 @@ def _reasons(reasons: Sequence[Reason], key: str, title: str) -> None:
     show_reasons(reasons[:3], key=key, title=title)
 
 
-__all__ = ["TEACH_BELOW", "VERDICT", "Verdict", "board_marks", "decide", "judge_request", "note", "open_verdict",
+__all__ = ["TEACH_BELOW", "VERDICT", "Verdict", "board_marks", "decide", "judge_request", "open_verdict",
            "take_judgement", "teach_switch", "teaches_by_default", "verdict_panel", "wants_judgement"]

@@ -1,7 +1,8 @@
 """The Play page's teacher without a browser (``views/play_teach``, ``PlayGame.take_back``):
 the switch's default by level, the judge request (the position before the move, the
-move and the game's level), a verdict only for a mistake on the player's last move,
-and a taken-back move undone over the wire and kept as a variation."""
+move and the game's level), a verdict only for a mistake on the player's last move
+and its ``teaching`` event, and a taken-back move undone over the wire and kept as a
+variation."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from dashboard.views.page_context import Services
 from dashboard.views.play_game import PlayGame
 from dashboard.views.play_teach import Verdict, judge_request, teaches_by_default, wants_judgement
 from gobuddy.ai.levels import level_names
-from gobuddy.bus.messages import EngineAnswer, Judge, Undone, decode
+from gobuddy.bus.messages import EngineAnswer, Judge, Teaching, Undone, decode
 from gobuddy.bus.validation import examples, validate
 from gobuddy.go.coords import BLACK, from_gtp
 from gobuddy.go.game import TakenBack
@@ -65,8 +66,11 @@ def test_a_verdict_only_for_a_mistake_on_the_players_last_move() -> None:
     verdict = Verdict.of(game, judged_answer("J1", "B", True))
     assert verdict is not None and (verdict.number, verdict.vertex, verdict.better) == (3, "J1", "C5")
     assert verdict.loss_words() == "loses about 11.3 points" and verdict.fits(game)
-    assert verdict.note("kept") == dict(game_id=game.game_id, move_number=3, color="B", vertex="J1", decision="kept",
-                                        points_lost=11.3, winrate_lost=0.27, better="C5", level="25 kyu")
+    [kept] = verdict.event(game, "kept")
+    validate("game_event", kept.to_dict())
+    assert isinstance(kept, Teaching) and kept.seq == 4 and (kept.move_number, kept.color, kept.vertex) == (3, "B", "J1")
+    assert (kept.verdict, kept.points_lost, kept.winrate_lost, kept.better, kept.level) == (
+        "kept", 11.3, 0.27, "C5", "25 kyu")
     assert Verdict.of(game, judged_answer("J1", "B", False)) is None          # no mistake
     assert Verdict.of(game, judged_answer("A1", "B", True)) is None           # another move
     assert Verdict.of(game, judged_answer("J1", "B", True, None)).loss_words() == \

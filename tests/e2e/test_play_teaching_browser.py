@@ -4,8 +4,9 @@ worker with the shipped model, so that the judgements are the engine's own): a
 newcomer (the weakest level: "Teach me" on) plays E5, a good move, and the engine
 replies without a stop; a pass, a big mistake, stops the game with its point loss and
 the better point marked on the board, and is taken back (the engine waits); a pass
-again, kept, lets the engine reply. The store keeps both decisions and the SGF export
-writes the taken-back pass as a variation with its loss. Screenshot:
+again, kept, lets the engine reply. Both decisions go over the bus as ``teaching``
+events and the recorder keeps them as the game's notes; the SGF export writes the
+taken-back pass as a variation with its loss. Screenshot:
 ``artifacts/screenshots/play-teacher.png``."""
 
 from __future__ import annotations
