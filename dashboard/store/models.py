@@ -366,8 +366,9 @@ class TeachingNote(Base):
     as a variation of move ``move_number``) or ``kept`` (it is move ``move_number``).
     ``points_lost``/``winrate_lost`` are the judgement's (NULL when not known),
     ``better`` the engine's choice, ``level`` the learner's level it was judged at.
-    ``game_id`` has no foreign key: the Play page writes a note as it happens, maybe
-    before the recorder stored the game; deleting a game deletes its notes."""
+    Written from ``teaching`` game events (``dashboard.ingest``) and SGF imports;
+    ``game_id`` has no foreign key (``Store.note_teaching`` may write a note apart from
+    the game's rows); deleting a game deletes its notes."""
 
     __tablename__ = "teaching_notes"
 

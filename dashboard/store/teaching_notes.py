@@ -1,8 +1,10 @@
 """The teacher's notes of a game (``teaching_notes``): the moves it called mistakes,
 taken back and kept as variations, or kept by the learner.
 
-A note is written as it happens (the Play page, when the learner decides), perhaps
-before the recorder has stored the game: nothing here requires the game to exist.
+Notes come from the ``teaching`` game events the recorder ingests (a physical board's
+teacher and the Play page's send them when the learner decides), from an SGF import
+(``read_back``), or directly (``Store.note_teaching``): nothing here requires the
+game's row to exist.
 ``variations_of`` gives the taken-back moves in the shape of ``sgf_io``'s variations
 (move count -> lines), each commented as ``gobuddy.go.game.TakenBack.comment`` says, so
 the SGF export writes them as variations and ``Game.from_record`` reads them back;
