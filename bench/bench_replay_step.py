@@ -8,8 +8,9 @@ principal variations, as the worker stores them), imported into a SQLite store; 
 dashboard runs under ``streamlit run`` with a real Mosquitto (as deployed: the engine
 buttons show) and headless Chromium opens the Replay page on that game. In the page a
 MutationObserver records ``Date.now()`` the first time the board's SVG shows each move
-count (``data-move-count``); the bench takes ``time.time()`` just before each step. Both
-clocks are this machine's wall clock. Steps go forward through the game and back again,
+count (``data-move-count``) and the time of the key press or of the pointer going down on
+the button (a listener on the document, before Streamlit's own), so the time Playwright
+takes to find the button and move to it is not counted. Steps go forward through the game and back again,
 alternately by the keyboard (Right/Left) and by the buttons, each after the page's run
 for the previous one has ended and ``--gap`` seconds more (a person reading the board).
 "idle -> page done" is the time until that run ended (the graph, the move list and the
@@ -43,6 +44,9 @@ from tests.mqtt_broker import MosquittoBroker
 MODEL = REPO / "models" / "gobuddy-9x9.onnx"
 OBSERVER = """() => {
   window.__seen = {};
+  const input = () => { window.__input = Date.now(); };
+  document.addEventListener('keydown', input, true);
+  document.addEventListener('pointerdown', input, true);
   const mark = () => {
     for (const svg of document.querySelectorAll('svg.go-board[data-move-count]')) {
       const n = svg.getAttribute('data-move-count');
@@ -126,8 +130,7 @@ def measure(page: Any, steps: int, last: int, gap_s: float) -> tuple[list[float]
     for i in range(steps):
         forward = n < last if i < steps // 2 or n == 0 else False
         target = n + 1 if forward else n - 1
-        page.evaluate(f"() => {{ delete window.__seen['{target}']; }}")
-        started = time.time() * 1000
+        page.evaluate(f"() => {{ delete window.__seen['{target}']; window.__input = null; }}")
         step(page, forward, by_key=i % 2 == 0)
         try:
             page.wait_for_selector(f'svg.go-board[data-move-count="{target}"]', timeout=30_000)
@@ -137,8 +140,8 @@ def measure(page: Any, steps: int, last: int, gap_s: float) -> tuple[list[float]
             n = int(page.locator("svg.go-board[data-move-count]").first.get_attribute("data-move-count"))
             continue
         done = time.time() * 1000
-        shown = page.evaluate(f"() => window.__seen['{target}'] || null")
-        if shown is not None:
+        shown, started = page.evaluate(f"() => [window.__seen['{target}'] || null, window.__input]")
+        if shown is not None and started is not None:
             to_board.append(float(shown) - started)
             to_done.append(done - started)
         n = target

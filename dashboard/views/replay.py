@@ -24,10 +24,20 @@ checked when the request would go out; a viewer sees what is stored. A refused m
 is a toast, which floats: nothing on the page moves.
 
 The page opens on the game in the URL (``?game=``), else the latest finished game.
+
+A step redraws only what shows the position: the page is drawn by a full run (the
+game read, reviewed and replayed once: ``Loaded``), and the parts that depend on the
+position shown are fragments (``VIEWS``: the board with its buttons, the panel beside
+it, the mark under the graph, the move list, the variations). A step's callback
+(``show_position``) reruns just those, with what the full run read: no database, no
+review, no graph, no mistakes list at a step. The tabs and the variations box draw
+their content only while open. Not redrawn at a step: the graph itself (its mark is
+``score_graph.position_ruler``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 import streamlit as st
@@ -48,7 +58,7 @@ from dashboard.views.page_context import Services, current
 from dashboard.views.reasons import answer_tag, hint_reasons, mark_where, move_reasons, show_reasons
 from dashboard.views.replay_data import cached, load
 from dashboard.views.replay_engine import analysis_buttons, engine_asker, ownership_toggle
-from dashboard.views.score_graph import clickable_graph
+from dashboard.views.score_graph import clickable_graph, position_ruler
 from gobuddy.explain import Reason
 from gobuddy.go.coords import color_from_str, from_gtp
 from gobuddy.go.game import Game as GoGame
@@ -57,6 +67,9 @@ from gobuddy.go.position import Position
 from gobuddy.go.record import GameError
 
 MOVE = "replay_move"
+VIEWS = ("replay_board", "replay_panel", "replay_ruler", "replay_moves", "replay_try")  # what shows the position
+TRY_OPEN, TABS = "replay_try_open", "replay_tabs"
+DRAWN = "replay_views"  # those of VIEWS the last run of the page drew (the Moves tab only when open)
 MISTAKES = CLASSES[:CLASSES.index("inaccuracy") + 1]  # the classes whose reasons are shown
 SHORT_NAMES = {"rank": "#", "win rate": "win", "score lead": "lead"}
 
@@ -100,20 +113,33 @@ def position_at(detail: GameDetail, n: int) -> Position:
                            [(m.color, m.vertex) for m in detail.moves[:n]]).position
 
 
+def show_position() -> None:
+    """Redraw the parts that show the position (the ``VIEWS`` the page drew) and nothing
+    else: called last in the callbacks that change what is shown (a step, a click in a
+    list or the graph, a line tried)."""
+    st.rerun(list(st.session_state.get(DRAWN, VIEWS)))
+
+
 def _go(n: int) -> None:
     st.session_state[MOVE] = n
+    show_position()
 
 
 def _step(delta: int, last: int) -> None:
     """Relative to the move shown when the click is handled (two quick presses: two moves)."""
     st.session_state[MOVE] = min(last, max(0, int(st.session_state.get(MOVE, 0)) + delta))
+    show_position()
+
+
+def shown_move(last: int) -> int:
+    """The move count shown (kept within the game)."""
+    return min(max(0, int(st.session_state.get(MOVE, 0))), last)
 
 
 def navigation(last: int) -> int:
     """Buttons (with keyboard shortcuts) and a slider; returns the move count shown."""
-    n = min(max(0, int(st.session_state.get(MOVE, 0))), last)
-    st.session_state[MOVE] = n
-    c = st.columns(4, vertical_alignment="center")
+    st.session_state[MOVE] = shown_move(last)
+    c = [st.container(horizontal=True, gap="small", key="replay_steps")] * 4
     c[0].button("Start", key="replay_first", on_click=_go, args=(0,), shortcut="Home", icon=":material/first_page:",
                 width="stretch")
     c[1].button("Back", key="replay_prev", on_click=_step, args=(-1, last), shortcut="Left",
@@ -123,7 +149,7 @@ def navigation(last: int) -> int:
     c[3].button("End", key="replay_last", on_click=_go, args=(last,), shortcut="End", icon=":material/last_page:",
                 width="stretch")
     if last > 0:
-        st.slider("Move", 0, last, key=MOVE, label_visibility="collapsed")
+        st.slider("Move", 0, last, key=MOVE, label_visibility="collapsed", on_change=show_position)
     return int(st.session_state[MOVE])
 
 
@@ -212,23 +238,16 @@ def best_reasons(detail: GameDetail, answers: Mapping[int, Any], n: int, positio
                                                       answer_tag(after)))
 
 
-def mistakes_why(detail: GameDetail, answers: Mapping[int, Any], review: GameReview) -> dict[int, list[Reason]]:
+def mistakes_why(detail: GameDetail, answers: Mapping[int, Any], review: GameReview,
+                 game: GoGame) -> dict[int, list[Reason]]:
     """Move number -> the first reason about each listed mistake and the first for the
-    engine's choice instead (the mistakes list's lines)."""
+    engine's choice instead (the mistakes list's lines); ``game`` gives the positions,
+    made only for the explanations not kept yet."""
     out = {}
-    game: list[GoGame] = []  # replayed once, and only if some explanation is not cached
-
-    def made(n: int) -> Position:
-        if not game:
-            game.append(GoGame.from_gtp(detail.game.size, Ruleset(detail.game.rules, detail.game.komi),
-                                        detail.game.to_play, detail.setup,
-                                        [(m.color, m.vertex) for m in detail.moves[:len(review.moves)]]))
-        return game[0].position_at(n)
-
     for m in review.mistakes("inaccuracy")[:40]:
         n = m.number - 1
-        out[m.number] = (played_reasons(detail, answers, m, lambda n=n: made(n))[:1]
-                         + best_reasons(detail, answers, n, lambda n=n: made(n), answers.get(n))[:1])
+        out[m.number] = (played_reasons(detail, answers, m, lambda n=n: game.position_at(n))[:1]
+                         + best_reasons(detail, answers, n, lambda n=n: game.position_at(n), answers.get(n))[:1])
     return out
 
 
@@ -236,15 +255,61 @@ def article(category: str) -> str:
     return ("an " if category[:1] in "aeiou" else "a ") + category
 
 
-def the_board(services: Services, detail: GameDetail, n: int, base: Position, path: var.Path,
-              moves: list[tuple[str, str]], answer: Mapping[str, Any] | None, review: GameReview,
-              why: Sequence[Reason] = ()) -> None:
+@dataclass(frozen=True)
+class Loaded:
+    """What a full run of the page read and worked out for the game, once: the views
+    that redraw at a step (the fragments of ``VIEWS``) get it as it was then."""
+
+    services: Services
+    detail: GameDetail
+    keys: dict
+    answers: dict[int, Any]
+    problems: list
+    review: GameReview
+    moves: list[tuple[int, str, str]]  # (number, colour, vertex) of the moves replayed
+    game: GoGame  # the game up to ``last``, replayed once: the positions come from it
+
+    @property
+    def last(self) -> int:
+        return len(self.moves)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """The position shown: after ``n`` moves of the game (``base``), then the moves
+    ``tried`` of the variation being looked at (``pos``), with its engine answer, the
+    next move of the game (reviewed, when no variation is shown) and why it was a mistake."""
+
+    n: int
+    base: Position
+    path: var.Path
+    tried: list[tuple[str, str]]
+    node: var.VarNode | None
+    answer: Mapping[str, Any] | None
+    pos: Position
+    nxt: MoveReview | None
+    why: list[Reason]
+
+
+def shown(page: Loaded, n: int) -> Shown:
+    g = page.detail.game
+    base = page.game.position_at(n)
+    path = var.current_path(g.id, n)
+    tree = var.tree_for(g.id)
+    tried = var.line_moves(tree, path)
+    node = tree.node(n, [v for _, v in tried]) if tried else None
+    answer = node.answer if node is not None else page.answers.get(n)
+    nxt = page.review.moves[n] if n < len(page.review.moves) and not tried else None
+    why = played_reasons(page.detail, page.answers, nxt, base) if is_mistake(nxt) else []
+    return Shown(n, base, path, tried, node, answer, var.position_after(base, tried), nxt, why)
+
+
+def the_board(page: Loaded, s: Shown) -> None:
     """The board: the game's position after ``n`` moves, or the variation's end, with
     marks, the candidates (lines on hover), the chosen line, the ownership and the
-    points the first reason in ``why`` is about."""
-    g = detail.game
-    pos = var.position_after(base, moves)
-    last = moves[-1][1] if moves else last_vertex([(m.color, m.vertex) for m in detail.moves[:n]])
+    points the first reason of ``why`` is about."""
+    g, n, answer, moves = page.detail.game, s.n, s.answer, s.tried
+    last = moves[-1][1] if moves else last_vertex([(c, v) for _, c, v in page.moves[:n]])
     shown_at = n + len(moves)
     owner = answer.get("ownership") if (answer and st.session_state.get("replay_ownership")) else None
     chosen = st.session_state.get("replay_line")
@@ -253,11 +318,11 @@ def the_board(services: Services, detail: GameDetail, n: int, base: Position, pa
         cands = [m for m in answer["moves"][:5] if m["move"] == chosen]
         line = line_of(answer, cands[0]) if cands else []
         line = line[:int(st.session_state.get(f"replay_line_moves_{shown_at}_{chosen}", len(line)))]
-    problems = [p for p in load(services.store, g.id)[3] if p.move_number == n] if not moves else []
-    svg = board_svg(g.size, pos.board, px=520, last_move=last, recommendations=recommendations(answer),
+    problems = [p for p in page.problems if p.move_number == n] if not moves else []
+    svg = board_svg(g.size, s.pos.board, px=520, last_move=last, recommendations=recommendations(answer),
                     ownership=owner, highlights=[v for p in problems for v in p.points], move_count=shown_at,
-                    marks=board_marks(review, n), line=line, hover_lines=hover_lines(answer))
-    svg = mark_where(svg, why, g.size, px=520)
+                    marks=board_marks(page.review, n), line=line, hover_lines=hover_lines(answer))
+    svg = mark_where(svg, s.why, g.size, px=520)
     if not st.session_state.get("replay_trying"):
         st.markdown(f'<div class="gobuddy-board">{svg}</div>', unsafe_allow_html=True)
         return
@@ -265,8 +330,97 @@ def the_board(services: Services, detail: GameDetail, n: int, base: Position, pa
     clicked = clickable_board(svg, g.size, key=f"replay-try-{g.id}-{n}-{len(moves)}-{nonce}", px=520)
     if clicked:
         st.session_state["replay_try_clicks"] = nonce + 1
-        if var.try_point(g.id, n, base, clicked, engine_asker(services, detail, n)):
-            st.rerun()  # draw the line's new end (a refused point: the toast of this run stays)
+        if var.try_point(g.id, n, s.base, clicked, engine_asker(page.services, page.detail, n)):
+            st.rerun()  # the whole page shows the line's new end (a refused point: the toast of this run stays)
+
+
+@st.fragment(key="replay_board")
+def board_view(page: Loaded) -> None:
+    """The step buttons, the slider and the board (a view of ``VIEWS``)."""
+    s = shown(page, navigation(page.last))
+    the_board(page, s)
+    if can("analyse"):
+        st.toggle("Try moves on the board", key="replay_trying",
+                  help="A click plays a move in a variation from this position; the stored game is unchanged")
+    else:
+        st.session_state["replay_trying"] = False
+
+
+@st.fragment(key="replay_panel")
+def panel_view(page: Loaded) -> None:
+    """What is known of the position shown: where it is, the verdict on the next move
+    and why, the win rate, the graph, the candidates and why the first, the line
+    chooser, the ownership toggle and the engine buttons (a view of ``VIEWS``)."""
+    detail, answers, review, last = page.detail, page.answers, page.review, page.last
+    s = shown(page, shown_move(last))
+    n, tried, answer, nxt = s.n, s.tried, s.answer, s.nxt
+    g = detail.game
+    st.markdown(f"**{g.title}** · {g.size}x{g.size}, komi {g.komi:g}, {g.rules}"
+                + (f" · result {g.result}" if g.result else ""))
+    where = f"Move {n} of {last}" + (f" + {len(tried)} tried" if tried else "")
+    st.markdown(f"{where} · {'black' if s.pos.to_play == 1 else 'white'} to play · captures: "
+                f"black {s.pos.captures[1]}, white {s.pos.captures[-1]}")
+    messages()
+    comment = s.node.comment if s.node is not None else ((detail.extra or {}).get("comments") or {}).get(str(n))
+    if comment:
+        st.caption(f"Comment: {comment}")
+    if nxt is not None:
+        st.markdown(verdict(nxt, review.unit))
+        if s.why:
+            show_reasons(s.why, key="replay_played", title=f"Why {'black' if nxt.color == 'B' else 'white'} "
+                         f"{nxt.vertex} was {article(nxt.category or '')}")
+    for p in (page.problems if not tried else []):
+        if p.move_number == n:
+            st.warning(f"The board reported: {p.message or p.kind}")
+    show_winrate(answer)
+    if answer:
+        st.markdown(markdown_table(candidates_table(answer), SHORT_NAMES))
+        hint = best_reasons(detail, answers, n, s.pos, answer, tried)
+        if hint:
+            show_reasons(hint, key="replay_hint", title=f"Why {answer['moves'][0]['move']}, the engine's choice")
+        cands = [m["move"] for m in answer["moves"][:5] if m.get("pv")]
+        if cands:
+            chosen = st.segmented_control("Show the line of", cands, key="replay_line", on_change=show_position,
+                                          help="The engine's expected continuation as numbered stones "
+                                               "(or point at a candidate on the board)")
+            pv = next((m.get("pv") or [] for m in answer["moves"][:5] if m["move"] == chosen), [])
+            if len(pv) > 1:
+                st.slider("Moves of the line shown", 1, len(pv), len(pv),
+                          key=f"replay_line_moves_{n + len(tried)}_{chosen}",
+                          help="Step through the line one move at a time", on_change=show_position)
+        if passes_recommended(answer):
+            st.caption(f"The engine suggests passing ({', '.join(passes_recommended(answer))}).")
+    ownership_toggle(answer, page.services.feed.has_bus, on_change=show_position)
+    analysis_buttons(page.services, detail, page.keys, answers, n)
+
+
+@st.fragment(key="replay_ruler")
+def ruler_view(page: Loaded) -> None:
+    """Under the graph, the position shown (a view of ``VIEWS``)."""
+    st.markdown(position_ruler(shown_move(page.last), page.last), unsafe_allow_html=True)
+
+
+@st.fragment(key="replay_moves")
+def moves_view(page: Loaded) -> None:
+    """Every move with its loss, the one shown selected (a view of ``VIEWS``)."""
+    move_list(page.review, page.moves, shown_move(page.last), _go)
+
+
+@st.fragment(key="replay_try")
+def try_view(page: Loaded) -> None:
+    """Try another move from the position shown (a view of ``VIEWS``)."""
+    s = shown(page, shown_move(page.last))
+    if s.tried:
+        st.session_state[TRY_OPEN] = True  # a line tried: shown open
+    box = st.expander("Try another move here", icon=":material/science:", key=TRY_OPEN, on_change="rerun")
+    with box:
+        if not box.open:
+            return  # drawn when opened
+        if can("analyse"):
+            var.panel(page.detail, s.n, s.base, s.path, s.tried, s.answer,
+                      engine_asker(page.services, page.detail, s.n), then=show_position)
+        else:
+            st.caption("Trying moves needs the player role.")
 
 
 def messages() -> None:
@@ -296,88 +450,42 @@ def render() -> None:
         st.session_state[MOVE] = 0
     try:
         detail, keys, answers, problems = load(store, game_id)
+        last = max(keys) if keys else 0
+        g = detail.game
+        game = GoGame.from_gtp(g.size, Ruleset(g.rules, g.komi), g.to_play, detail.setup,
+                               [(m.color, m.vertex) for m in detail.moves[:last]])
     except (UnknownGame, GameError) as exc:
         st.error(f"This game cannot be replayed: {exc}")
         return
-    last = max(keys) if keys else 0
     if detail.missing_moves:
         st.warning(f"Moves {list(detail.missing_moves)[:10]} have not been received: the replay stops at move {last}.")
     moves = [(m.number, m.color, m.vertex) for m in detail.moves[:last]]
     review = review_game(moves, answers)
-    extra = detail.extra or {}
-    var.tree_for(game_id, extra.get("variations"))  # an imported SGF's variations, once per session
+    var.tree_for(game_id, (detail.extra or {}).get("variations"))  # an imported SGF's variations, once per session
+    page = Loaded(services, detail, keys, answers, problems, review, moves, game)
     left, right = st.columns([3, 2], gap="large")
     with left, st.container(key="replay_board_col"):
-        n = navigation(last)
-        base = position_at(detail, n)
-        path = var.current_path(game_id, n)
-        tried = var.line_moves(var.tree_for(game_id), path)
-        node = var.tree_for(game_id).node(n, [v for _, v in tried]) if tried else None
-        answer = node.answer if node is not None else answers.get(n)
-        shown_pos = var.position_after(base, tried)
-        nxt = review.moves[n] if n < len(review.moves) and not tried else None
-        why = played_reasons(detail, answers, nxt, base) if is_mistake(nxt) else []
-        the_board(services, detail, n, base, path, tried, answer, review, why)
-        if can("analyse"):
-            st.toggle("Try moves on the board", key="replay_trying",
-                      help="A click plays a move in a variation from this position; the stored game is unchanged")
-        else:
-            st.session_state["replay_trying"] = False
+        board_view(page)
     with right:
-        g = detail.game
-        st.markdown(f"**{g.title}** · {g.size}x{g.size}, komi {g.komi:g}, {g.rules}"
-                    + (f" · result {g.result}" if g.result else ""))
-        where = f"Move {n} of {last}" + (f" + {len(tried)} tried" if tried else "")
-        st.markdown(f"{where} · {'black' if shown_pos.to_play == 1 else 'white'} to play · captures: "
-                    f"black {shown_pos.captures[1]}, white {shown_pos.captures[-1]}")
-        messages()
-        comment = node.comment if node is not None else (extra.get("comments") or {}).get(str(n))
-        if comment:
-            st.caption(f"Comment: {comment}")
-        if nxt is not None:
-            st.markdown(verdict(nxt, review.unit))
-            if why:
-                show_reasons(why, key="replay_played", title=f"Why {'black' if nxt.color == 'B' else 'white'} "
-                             f"{nxt.vertex} was {article(nxt.category or '')}")
-        for p in (problems if not tried else []):
-            if p.move_number == n:
-                st.warning(f"The board reported: {p.message or p.kind}")
-        show_winrate(answer)
+        panel_view(page)
         if answers:
-            clickable_graph(answers, review, n, last, key=f"replay_graph_{game_id}", on_move=_go)
-        if answer:
-            st.markdown(markdown_table(candidates_table(answer), SHORT_NAMES))
-            hint = best_reasons(detail, answers, n, shown_pos, answer, tried)
-            if hint:
-                show_reasons(hint, key="replay_hint", title=f"Why {answer['moves'][0]['move']}, the engine's choice")
-            cands = [m["move"] for m in answer["moves"][:5] if m.get("pv")]
-            if cands:
-                chosen = st.segmented_control("Show the line of", cands, key="replay_line",
-                                              help="The engine's expected continuation as numbered stones "
-                                                   "(or point at a candidate on the board)")
-                pv = next((m.get("pv") or [] for m in answer["moves"][:5] if m["move"] == chosen), [])
-                if len(pv) > 1:
-                    st.slider("Moves of the line shown", 1, len(pv), len(pv),
-                              key=f"replay_line_moves_{n + len(tried)}_{chosen}",
-                              help="Step through the line one move at a time")
-            if passes_recommended(answer):
-                st.caption(f"The engine suggests passing ({', '.join(passes_recommended(answer))}).")
-        ownership_toggle(answer, services.feed.has_bus)
-        analysis_buttons(services, detail, keys, answers, n)
-        tabs = st.tabs(["Moves", "Mistakes", "Report"])
+            clickable_graph(answers, review, last, key=f"replay_graph_{game_id}", on_move=_go)
+            ruler_view(page)
+        tabs = st.tabs(["Moves", "Mistakes", "Report"], key=TABS, on_change="rerun")  # drawn when chosen
         with tabs[0]:
-            move_list(review, moves, n, _go)
+            if tabs[0].open:
+                moves_view(page)
         with tabs[1]:
-            mistakes_list(review, _go, mistakes_why(detail, answers, review))
+            if tabs[1].open:
+                mistakes_list(review, _go, mistakes_why(detail, answers, review, game))
         with tabs[2]:
-            st.markdown(markdown_table(report_table(review)))
-            st.caption(f"Losses in {review.unit}; accuracy as KaTrain's (100 = no loss).")
-            sgf_download(services, detail)
-        with st.expander("Try another move here", icon=":material/science:", expanded=bool(tried)):
-            if can("analyse"):
-                var.panel(detail, n, base, path, tried, answer, engine_asker(services, detail, n))
-            else:
-                st.caption("Trying moves needs the player role.")
+            if tabs[2].open:
+                st.markdown(markdown_table(report_table(review)))
+                st.caption(f"Losses in {review.unit}; accuracy as KaTrain's (100 = no loss).")
+                sgf_download(services, detail)
+        try_view(page)
+    st.session_state[DRAWN] = tuple(v for v in VIEWS if (v != "replay_moves" or tabs[0].open)
+                                    and (v != "replay_ruler" or answers))
 
 
 if __name__ == "__main__":

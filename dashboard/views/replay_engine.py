@@ -8,7 +8,7 @@ would go out (``require``).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import streamlit as st
 
@@ -109,12 +109,14 @@ def engine_asker(services: Services, detail: GameDetail, n: int) -> var.Asker | 
     return ask
 
 
-def ownership_toggle(answer: Mapping[str, Any] | None, has_bus: bool) -> None:
-    """The territory toggle; says when this position's analysis has no ownership."""
+def ownership_toggle(answer: Mapping[str, Any] | None, has_bus: bool,
+                     on_change: Callable[[], None] | None = None) -> None:
+    """The territory toggle (``on_change`` called when it is switched); says when this
+    position's analysis has no ownership."""
     has_owner = bool(answer and answer.get("ownership") is not None)
     help_text = None if has_owner else ("Not analysed yet: Analyse this position" if not answer else
                                         "Analysed without ownership: Analyse this position to get it")
-    on = st.toggle("Show territory (ownership)", key="replay_ownership", help=help_text)
+    on = st.toggle("Show territory (ownership)", key="replay_ownership", help=help_text, on_change=on_change)
     if on and not has_owner:
         where = " (needs the engine workers)" if not has_bus else ""
         st.caption(("This position is not analysed yet" if not answer else

@@ -1,8 +1,11 @@
 """The Replay page's graph: black's win rate and score lead over the game, a click away
 from every position.
 
-x is the move count, as everywhere on the page (0 = the start, n = after move n); the
-red line marks the position shown. Two y axes share the plot, and they line up: the
+x is the move count, as everywhere on the page (0 = the start, n = after move n). The
+position shown is marked under the graph by ``position_ruler``, a thin strip of HTML
+aligned with the graph's x axis (the plot's side margins are fixed, ``MARGIN``): a step
+redraws the strip, never the graph (plotly redrawing its figure took some 100 ms of the
+browser's time at every step). Two y axes share the plot, and they line up: the
 win rate in percent on the left (0..100), the score lead in points on the right on a
 range symmetric around 0 (``lead_range``), with ticks at the same heights, so 50% and
 an even score are the same line and a gridline means the same on both sides. A marker
@@ -28,6 +31,7 @@ import streamlit as st
 from dashboard.mistakes import CLASS_COLOURS, GameReview, black_lead
 
 TICKS = (0, 25, 50, 75, 100)
+MARGIN = 56  # px left and right of the plot: room for the axes' ticks and titles, the same in the ruler
 
 
 def lead_range(leads: list[float]) -> float:
@@ -36,8 +40,8 @@ def lead_range(leads: list[float]) -> float:
     return max(5.0, 5.0 * math.ceil(biggest / 5.0))
 
 
-def figure(answers: Mapping[int, Mapping[str, Any]], review: GameReview, n: int, last: int) -> go.Figure:
-    """The graph for positions 0..``last`` with the position after ``n`` moves marked.
+def figure(answers: Mapping[int, Mapping[str, Any]], review: GameReview, last: int) -> go.Figure:
+    """The graph for positions 0..``last`` (the position shown: ``position_ruler``).
     Written as plotly's own dict and not validated again (validation took some 70 ms a
     step); ``test_app_replay`` reads it back through plotly's objects."""
     xs = sorted(x for x in answers if 0 <= x <= last)
@@ -64,15 +68,14 @@ def figure(answers: Mapping[int, Mapping[str, Any]], review: GameReview, n: int,
                      "unselected": kept})
     lead_ticks = [half * (t - 50) / 50 for t in TICKS]
     layout = {
-        "height": 250, "margin": {"l": 10, "r": 10, "t": 30, "b": 10}, "legend": {"orientation": "h", "y": 1.2, "x": 0},
+        "height": 250, "margin": {"l": MARGIN, "r": MARGIN, "t": 30, "b": 40},
+        "legend": {"orientation": "h", "y": 1.2, "x": 0},
         "bargap": 0, "dragmode": False, "hovermode": "closest", "clickmode": "event+select", "plot_bgcolor": "#fafafa",
-        "shapes": [{"type": "line", "xref": "x", "yref": "paper", "x0": n, "x1": n, "y0": 0, "y1": 1,
-                    "line": {"color": "#d32f2f", "width": 2}}],
-        "xaxis": {"title": {"text": "move", "standoff": 4}, "automargin": True, "range": [-0.5, last + 0.5],
+        "xaxis": {"title": {"text": "move", "standoff": 4}, "range": [-0.5, last + 0.5],
                   "tick0": 0, "dtick": max(1, round(last / 10)) if last else 1, "fixedrange": True, "zeroline": False},
-        "yaxis": {"title": {"text": "black win %", "standoff": 4}, "automargin": True, "range": [0, 100],
+        "yaxis": {"title": {"text": "black win %", "standoff": 4}, "range": [0, 100],
                   "tickvals": list(TICKS), "fixedrange": True, "zeroline": False},
-        "yaxis2": {"title": {"text": "black lead", "standoff": 4}, "automargin": True, "overlaying": "y",
+        "yaxis2": {"title": {"text": "black lead", "standoff": 4}, "overlaying": "y",
                    "side": "right", "range": [-half, half], "tickvals": lead_ticks,
                    "ticktext": [f"{v:+g}" if v else "0" for v in lead_ticks], "showgrid": False, "zeroline": False,
                    "fixedrange": True, "visible": bool(known)}}
@@ -96,13 +99,24 @@ def clicked_move(event: Any) -> int | None:
     return None
 
 
-def clickable_graph(answers: Mapping[int, Mapping[str, Any]], review: GameReview, n: int, last: int, *,
+def position_ruler(n: int, last: int) -> str:
+    """HTML for a thin strip under the graph with a red mark at the position after ``n``
+    moves, lined up with the graph's column of ``n`` (the plot spans the width less
+    ``MARGIN`` on each side; column m is centred at (m + 0.5) / (last + 1) of it)."""
+    at = 100.0 * (min(max(n, 0), last) + 0.5) / (last + 1)
+    return (f'<div class="position-ruler" data-move="{n}" style="padding:0 {MARGIN}px;margin-top:-0.75rem">'
+            '<div style="position:relative;height:10px;background:#f0f0f0;border-radius:3px">'
+            f'<div style="position:absolute;left:{at:.3f}%;top:0;width:3px;height:10px;margin-left:-1.5px;'
+            'background:#d32f2f;border-radius:1px"></div></div></div>')
+
+
+def clickable_graph(answers: Mapping[int, Mapping[str, Any]], review: GameReview, last: int, *,
                     key: str, on_move: Callable[[int], None]) -> None:
     """Draw the graph; a click on move ``m``'s column calls ``on_move(m)`` (then the page
     runs again)."""
     clicks = int(st.session_state.get(f"{key}_clicks", 0))
     chart_key = f"{key}_{clicks}"
-    st.plotly_chart(figure(answers, review, n, last), key=chart_key, selection_mode="points",
+    st.plotly_chart(figure(answers, review, last), key=chart_key, selection_mode="points",
                     on_select=functools.partial(selected, chart_key, last, on_move), theme=None,
                     config={"displayModeBar": False}, width="stretch")
 

@@ -208,8 +208,10 @@ def open_line(game_id: str, n: int, vertices: tuple[str, ...]) -> None:
 
 
 def panel(detail: Any, n: int, base: Position, path: Path, moves: list[tuple[str, str]],
-          answer: Mapping[str, Any] | None, ask: Asker | None) -> None:
-    """Try a move by name, play the engine's answer, step back, leave, reopen a line."""
+          answer: Mapping[str, Any] | None, ask: Asker | None, then: Callable[[], None] | None = None) -> None:
+    """Try a move by name, play the engine's answer, step back, leave, reopen a line;
+    ``then`` is called after each of these (in the button's callback: the page redraws
+    what shows the line)."""
     g = detail.game
     tree = tree_for(g.id)
     pos = position_after(base, moves)
@@ -232,21 +234,29 @@ def panel(detail: Any, n: int, base: Position, path: Path, moves: list[tuple[str
         st.markdown(f"The engine answers **{reply['move']}** ({to_play} {mover:.1f}%).")
     c = st.columns([2, 1], vertical_alignment="bottom")
     c[0].text_input(f"{to_play} plays", key="replay_try_text", placeholder="e.g. D4")
-    c[1].button("Try", key="replay_try_button", width="stretch", on_click=_try_typed, args=(g.id, n, base, ask))
+    c[1].button("Try", key="replay_try_button", width="stretch", on_click=_then,
+                args=(then, _try_typed, g.id, n, base, ask))
     c = st.columns(3)
     c[0].button("Its answer", key="replay_try_reply", disabled=reply is None or reply["move"] == "pass",
-                on_click=try_point, args=(g.id, n, base, reply["move"] if reply else "", ask), width="stretch")
-    c[1].button("Back one", key="replay_try_back", disabled=not moves, on_click=step_back, args=(g.id, n),
+                on_click=_then, args=(then, try_point, g.id, n, base, reply["move"] if reply else "", ask),
                 width="stretch")
-    c[2].button("To the game", key="replay_try_leave", disabled=not moves, on_click=leave,
-                args=(g.id, n), width="stretch")
+    c[1].button("Back one", key="replay_try_back", disabled=not moves, on_click=_then,
+                args=(then, step_back, g.id, n), width="stretch")
+    c[2].button("To the game", key="replay_try_leave", disabled=not moves, on_click=_then,
+                args=(then, leave, g.id, n), width="stretch")
     lines = tree.lines(n)
     if lines:
         st.caption(f"Lines tried from move {n} (kept until the browser session ends; in the SGF download):")
         for i, nodes in enumerate(lines):
             vertices = tuple(v.vertex for v in nodes)
             st.button(" ".join(f"{v.color} {v.vertex}" for v in nodes), key=f"replay_line_{i}",
-                      on_click=open_line, args=(g.id, n, vertices), disabled=vertices == path.vertices)
+                      on_click=_then, args=(then, open_line, g.id, n, vertices), disabled=vertices == path.vertices)
+
+
+def _then(then: Callable[[], None] | None, action: Callable[..., Any], *args: Any) -> None:
+    action(*args)
+    if then is not None:
+        then()
 
 
 def _try_typed(game_id: str, n: int, base: Position, ask: Asker | None) -> None:

@@ -42,6 +42,16 @@ def stored_game(store: Store, analysed: bool = True, visits: int = 100, sgf: str
     return game_id
 
 
+def open_part(at, tab: str | None = None, tries: bool = False):
+    """Open a tab of the page ("Mistakes", "Report") or the "Try another move here" box,
+    as a click does (their content is drawn only when open), and run the page."""
+    if tab is not None:
+        at.session_state["replay_tabs"] = tab
+    if tries:
+        at.session_state["replay_try_open"] = True
+    return at.run()
+
+
 def shown_move(at) -> int:
     svg = boards(at)[0]
     return int(svg.split('data-move-count="')[1].split('"')[0])
@@ -69,6 +79,8 @@ def test_stepping_through_a_game(open_app, app_store):
 def test_mistakes_are_ordered_by_loss_and_a_click_away(open_app, app_store):
     stored_game(app_store)
     at = open_app("views/replay.py")
+    assert not [b for b in at.button if (b.key or "").startswith("replay_mistake_")]  # drawn when chosen
+    open_part(at, "Mistakes")
     labels = [b.label for b in at.button if b.key and b.key.startswith("replay_mistake_")]
     # black's A9: 50% -> 20%; white's G3 lost 5 (doubtful) and black's D6 1 (okay): not listed
     assert labels == ["Move 3 · Black A9 · −30.0 % win rate · blunder (best D4)"]
@@ -77,6 +89,7 @@ def test_mistakes_are_ordered_by_loss_and_a_click_away(open_app, app_store):
     assert shown_move(at) == 2
     assert any("move 3, black A9: lost 30.0 % win rate (blunder), the engine preferred D4" in m.value
                for m in at.markdown)
+    open_part(at, "Report")
     (report,) = [m.value for m in at.markdown if m.value.startswith("| player |")]
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in report.splitlines()]
     assert rows[0][:2] == ["player", "moves judged"] and [r[:2] for r in rows[2:]] == [["Black", "3"], ["White", "2"]]
@@ -154,11 +167,41 @@ def test_a_mistake_click_keeps_the_board_where_it_was(open_app, app_store):
     """The mistakes sit beside the board, in a box of their own: a click changes the
     position, and nothing is drawn above the board that was not there before."""
     stored_game(app_store)
-    at = open_app("views/replay.py")
+    at = open_part(open_app("views/replay.py"), "Mistakes")
     before = board_layout(at)
     at.button(key="replay_mistake_3").click().run()
     assert shown_move(at) == 2
+    at.run()  # the whole page, as the browser shows it after the click
+    assert shown_move(at) == 2
     assert board_layout(at) == before
+
+
+def test_a_step_redraws_only_what_shows_the_position(open_app, app_store):
+    """A step (button, key, slider, a click in the lists or the graph) runs the views that
+    show the position (the board, the panel beside it, the mark under the graph, the
+    move list, the variations) and nothing else: not the title, the game's choice, the
+    graph, the mistakes or the report."""
+    stored_game(app_store)
+    at = open_part(open_app("views/replay.py"), tries=True)
+    steps = [  # tab open, the step, the move count shown after it
+        ("Moves", lambda: at.button(key="replay_next").click(), 1),
+        ("Moves", lambda: at.slider(key="replay_move").set_value(4), 4),
+        ("Moves", lambda: at.radio(key="replay_list").set_value(3), 3),
+        ("Mistakes", lambda: at.button(key="replay_mistake_3").click(), 2),
+    ]
+    for tab, step, expected in steps:
+        open_part(at, tab)  # the whole page (the tree of a step's run holds only what it redrew)
+        assert at.title and at.selectbox(key="replay_game") and at.get("plotly_chart")
+        step().run()
+        no_exceptions(at)
+        assert shown_move(at) == expected
+        assert any(m.value.startswith(f"Move {expected} of 5") for m in at.markdown)  # the panel
+        assert any(f'class="position-ruler" data-move="{expected}"' in m.value for m in at.markdown)
+        assert at.text_input(key="replay_try_text")  # the variations
+        if tab == "Moves":
+            assert at.radio(key="replay_list").value == expected
+        assert not at.title and not at.get("selectbox") and not at.get("plotly_chart")  # not run again
+        assert not [b for b in at.button if (b.key or "").startswith("replay_mistake_")]
 
 
 def test_the_graph_has_its_axes_lined_up_and_a_click_goes_to_the_move(open_app, app_store):
@@ -173,7 +216,7 @@ def test_the_graph_has_its_axes_lined_up_and_a_click_goes_to_the_move(open_app, 
     for n, a in answers.items():  # give the model a score head: black leads by 10x (win rate - 50%)
         a["root"]["score_lead"] = (10 if a["to_play"] == "B" else -10) * (a["root"]["winrate_black"] - 0.5) * 10
     moves = [(m.number, m.color, m.vertex) for m in app_store.get_game(game_id).moves]
-    fig = figure(answers, review_game(moves, answers), 2, 5)
+    fig = figure(answers, review_game(moves, answers), 5)
     layout = fig.layout
     half = layout.yaxis2.range[1]
     assert list(layout.yaxis2.range) == [-half, half] and half == 30  # the largest lead, 30, rounded to 5
@@ -224,7 +267,7 @@ def test_a_candidates_line_is_drawn_as_numbered_stones(open_app, app_store):
 
 def test_an_illegal_try_is_a_toast_and_the_board_does_not_move(open_app, app_store):
     stored_game(app_store)
-    at = open_app("views/replay.py")
+    at = open_part(open_app("views/replay.py"), tries=True)
     at.slider(key="replay_move").set_value(1).run()
     before = board_layout(at)
     at.text_input(key="replay_try_text").set_value("E5").run()
@@ -237,7 +280,7 @@ def test_an_illegal_try_is_a_toast_and_the_board_does_not_move(open_app, app_sto
 
 def test_variations_without_the_engine_are_kept_as_a_tree_and_leave_the_game_alone(open_app, app_store):
     game_id = stored_game(app_store)
-    at = open_app("views/replay.py")
+    at = open_part(open_app("views/replay.py"), tries=True)
     at.slider(key="replay_move").set_value(2).run()
     for vertex in ("C3", "D4"):
         at.text_input(key="replay_try_text").set_value(vertex).run()
@@ -272,7 +315,7 @@ def test_variations_without_the_engine_are_kept_as_a_tree_and_leave_the_game_alo
 
 def test_a_tried_move_gets_the_engines_answer(open_app, app_store, app_broker, stand_in_worker):
     game_id = stored_game(app_store)
-    at = open_app("views/replay.py", app_broker)
+    at = open_part(open_app("views/replay.py", app_broker), tries=True)
     at.text_input(key="replay_try_text").set_value("C3").run()
     at.button(key="replay_try_button").click().run(timeout=60)
     no_exceptions(at)
@@ -368,7 +411,7 @@ def test_an_imported_games_comments_and_variations_are_on_the_page(open_app, app
     sgf = ("(;GM[1]FF[4]SZ[9]KM[7]RE[B+5]C[A friendly game];B[ee]C[Black takes the centre](;W[cc];B[gc])"
            "(;W[gg]C[the other corner];B[cc]))")
     (game_id,) = app_store.import_sgf(sgf)
-    at = open_app("views/replay.py")
+    at = open_part(open_app("views/replay.py"), tries=True)
     assert any(c.value == "Comment: A friendly game" for c in at.caption)
     at.button(key="replay_next").click().run()
     assert any(c.value == "Comment: Black takes the centre" for c in at.caption)
@@ -435,7 +478,7 @@ def reasons_block(at, title_start: str) -> str:
 
 def test_a_missed_capture_is_explained_beside_the_mistake_and_on_the_board(open_app, app_store):
     capture_game(app_store)
-    at = open_app("views/replay.py")
+    at = open_part(open_app("views/replay.py"), "Mistakes")
     no_exceptions(at)
     labels = [b.label for b in at.button if b.key and b.key.startswith("replay_mistake_")]
     assert labels == ["Move 15 · Black C8 · −13.0 points · blunder (best G5)"]
@@ -473,7 +516,7 @@ def test_an_explanation_that_fails_leaves_the_page_without_reasons(open_app, app
 
     monkeypatch.setattr(reasons, "explain_move", broken)
     monkeypatch.setattr(reasons, "explain_hint", broken)
-    at = open_app("views/replay.py")
+    at = open_part(open_app("views/replay.py"), "Mistakes")
     at.button(key="replay_mistake_15").click().run()
     no_exceptions(at)
     assert shown_move(at) == 14
