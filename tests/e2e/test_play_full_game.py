@@ -206,9 +206,15 @@ def test_a_full_game_ends_with_a_dead_group_and_is_counted_right(stack, page, tm
     click(page, "H3")
     counting.filter(has_text=COUNTED_H3_ALIVE).wait_for()
     assert page.locator(f'{BOARD} path.dead[data-vertex="H3"]').count() == 0
-    click(page, "H2")
+    group = "White H3 H2 (2 stones)"  # the list's box of that group
+    assert not page.get_by_role("checkbox", name=group).is_checked()
+    page.get_by_text(group, exact=True).click()
     counting.filter(has_text=COUNTED).wait_for()
     assert page.locator(f'{BOARD} path.dead[data-vertex="H2"]').count() == 1
+    click(page, "H2")  # and a click on a stone toggles its whole group, back and forth
+    counting.filter(has_text=COUNTED_H3_ALIVE).wait_for()
+    click(page, "H3")
+    counting.filter(has_text=COUNTED).wait_for()
     screenshot(page, "play-full-game-count")
     page.get_by_role("button", name="Accept the count").click()
     page.get_by_text(f"Game over: {RESULT} (score)").wait_for()
