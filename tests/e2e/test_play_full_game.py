@@ -265,4 +265,5 @@ def test_undo_takes_back_the_learners_move_and_the_engines_answer(stack, page):
     assert [(m.number, m.color, m.vertex) for m in detail.moves] == [
         (1, "B", "E5"), (2, "W", first), (3, "B", third), (4, "W", answer)]
     record = parse_sgf(stack.store.export_sgf(detail.game.id))[0]
-    assert [(color_to_str(c), to_gtp(p, 9)) for c, p in record.moves()] == [("B", "E5"), ("W", first), ("B", third), ("W", answer)]
+    assert [(color_to_str(c), to_gtp(p, 9)) for c, p in record.moves()] == [
+        ("B", "E5"), ("W", first), ("B", third), ("W", answer)]
