@@ -4,7 +4,8 @@ engine worker with the shipped model, and undo.
 The engine plays the "5 kyu" level: a 16-visit search, with no random draw (the game's
 seed plays no part at a search level), so its answers depend only on the position and
 its search tree; the game gets a komi no other game here uses, so the worker starts it
-with a fresh tree, and the scripted learner meets the same answers every time. Each
+with a fresh tree ("Teach me" is off at this level: its judgements would be searches of
+the same worker), and the scripted learner meets the same answers every time. Each
 answer is checked against the script as it comes: a changed model or search fails at
 the move where it differs, naming it (make the script again: GNU Go's moves against it).
 
