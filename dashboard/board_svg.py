@@ -10,8 +10,11 @@ sides), ownership shading (optional), stones with shading, the dead-stone marks 
 the other colour, ``class="dead"``), the last-move mark, the mistake marks (a dot in the
 class colour, optional), the recommendations (a disc with the rank and the win rate in
 percent, best first), a line of play as numbered stones (optional), each
-recommendation's line hidden until the pointer is over it (optional; a ``<style>`` in
-the SVG does it, no script) and the highlighted problem points (red rings).
+recommendation's line hidden until the pointer is over it (optional; the CSS of
+``HOVER_STYLE`` does it, no script: in the SVG as a ``<style>``, or once on a page that
+shows boards often, ``hover_style=False``) and the highlighted problem points (red rings).
+A board without those lines carries no ``<style>``: a page that draws one again and
+again does not make the browser restyle the whole document each time.
 
 Stones are ``stones[r * size + c]`` with row 0 at the TOP (``Position.board``), values
 ``1`` black, ``-1`` white, ``0`` empty. Vertices are GTP strings. Every stone is a
@@ -95,7 +98,8 @@ def board_svg(size: int, stones: Sequence[int], *, px: int = 480, last_move: str
               highlights: Sequence[str] = (), coordinates: bool = True, move_count: int | None = None,
               dead: Sequence[str] = (), marks: Mapping[str, str] | None = None,
               line: Sequence[tuple[str, str]] = (),
-              hover_lines: Mapping[str, Sequence[tuple[str, str]]] | None = None) -> str:
+              hover_lines: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+              hover_style: bool = True) -> str:
     """The board as one ``<svg>`` element, ``px`` pixels square (it scales down to its
     container). Raises ``ValueError`` when ``stones`` or ``ownership`` do not have
     ``size * size`` entries.
@@ -104,7 +108,8 @@ def board_svg(size: int, stones: Sequence[int], *, px: int = 480, last_move: str
     ``class="mistake-mark"``). ``line``: ``(colour "B"/"W", vertex)`` moves drawn as
     numbered stones 1, 2, ... (``class="pv-stone"``; a point already taken is skipped).
     ``hover_lines``: recommendation vertex -> such a line, drawn hidden and shown while
-    the pointer is over that recommendation (CSS only: ``g.pv-hover``)."""
+    the pointer is over that recommendation (CSS only: ``g.pv-hover``, with
+    ``HOVER_STYLE`` in the SVG unless ``hover_style`` is False: the page has it)."""
     check_size(size)
     n = size * size
     if len(stones) != n:
@@ -119,7 +124,7 @@ def board_svg(size: int, stones: Sequence[int], *, px: int = 480, last_move: str
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="go-board" {attrs} width="{px}" height="{px}" '
              f'viewBox="0 0 {px} {px}" style="max-width:100%;height:auto" role="img" '
              f'aria-label="Go board, {size} by {size}, {count} stones">',
-             _defs(),
+             _defs(hover_style and any((hover_lines or {}).get(r.vertex) for r in recommendations)),
              f'<rect class="wood" x="0" y="0" width="{px}" height="{px}" rx="{_f(g.cell * 0.15)}" '
              f'fill="{WOOD}" stroke="{WOOD_EDGE}" stroke-width="2"/>']
     parts += _lines(g)
@@ -151,8 +156,8 @@ HOVER_STYLE = ("<style>.go-board g.pv-hover{visibility:hidden;pointer-events:non
                + "</style>")
 
 
-def _defs() -> str:
-    return (HOVER_STYLE + '<defs>'
+def _defs(with_style: bool) -> str:
+    return ((HOVER_STYLE if with_style else "") + '<defs>'
             '<radialGradient id="gb-black" cx="35%" cy="30%" r="70%">'
             '<stop offset="0%" stop-color="#6b6b6b"/><stop offset="45%" stop-color="#222"/>'
             '<stop offset="100%" stop-color="#000"/></radialGradient>'

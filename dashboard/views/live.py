@@ -10,7 +10,8 @@ is, the board's problem in plain words with its points ringed in red, and whethe
 the board and the engine workers are online. Only the fragment refreshes. Each of its
 runs keeps following the feed (``FOLLOW_S``): it waits (up to a second) for the feed to
 change, so a new move is drawn the moment it arrives rather than at the next tick, and
-clicks on the page interrupt the wait.
+a click on the page ends the run at once (``give_way``: Streamlit's own yield point in
+``st.session_state``; only public Streamlit API here, no peeking at its runner).
 
 A redraw is cheap (``LiveView``): every element has its own place, replaced in place
 and only when its content changed; the board's SVG is made once per position, answer
@@ -112,31 +113,21 @@ def choose_board(feed: LiveFeed) -> str | None:
                         format_func=lambda i: f"{i} (web game)" if i.startswith("web-") else i)
 
 
-def interaction_pending() -> bool:
-    """True when the browser asked for a run that must interrupt this one (a click,
-    leaving the page). Reads Streamlit 1.67's pending script request; on any other
-    shape of its internals it answers False (the fragment then ends after ``FOLLOW_S``)."""
-    try:
-        from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
-        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
-        requests = get_script_run_ctx().script_requests  # type: ignore[union-attr]
-        state = requests._state  # noqa: SLF001 - no public way to peek
-        if state == ScriptRequestType.STOP:
-            return True
-        if state == ScriptRequestType.RERUN:
-            data = requests._rerun_data  # noqa: SLF001
-            return not data.fragment_id_queue or data.is_fragment_scoped_rerun
-    except Exception:
-        return False
-    return False
+def give_way() -> None:
+    """Let a click on the page (or leaving it) take over at once: reading
+    ``st.session_state`` is one of Streamlit's yield points, where a run with a newer
+    request pending (a full rerun or a stop; not this fragment's own next tick, which
+    waits for this run) ends with Streamlit's own exception, as at any ``st`` call.
+    Returns when nothing is pending."""
+    st.session_state.get("live_board")
 
 
 def wait_for_news(feed: LiveFeed, seen: int, max_wait_s: float) -> None:
-    """Block until the feed changed since generation ``seen``, a click is pending, or
-    ``max_wait_s`` passed."""
+    """Block until the feed changed since generation ``seen`` or ``max_wait_s`` passed;
+    a pending click ends the run meanwhile (``give_way``, every ``WAIT_SLICE_S``)."""
     deadline = time.monotonic() + max_wait_s
-    while (left := deadline - time.monotonic()) > 0 and not interaction_pending():
+    while (left := deadline - time.monotonic()) > 0:
+        give_way()
         if feed.wait_for(lambda f: f.generation != seen, min(WAIT_SLICE_S, left)):
             return
 
@@ -180,7 +171,8 @@ def render_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: 
     """The body of the live fragment. In a full run of the page it draws once. In the
     fragment's own (timer) runs it keeps following the feed for ``FOLLOW_S``: it redraws
     the moment the feed changes (at least every second, for the ages), so a new move is
-    drawn as soon as it arrives, not at the next tick; a click on the page ends it at once."""
+    drawn as soon as it arrives, not at the next tick; a click on the page ends it at once
+    (``give_way``)."""
     full = st.session_state.pop("live_full_run", False)
     view = LiveView()
     ends = time.monotonic() + (0.0 if full else FOLLOW_S)
@@ -191,8 +183,7 @@ def render_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: 
         if left <= 0:
             return
         wait_for_news(feed, seen, min(MAX_WAIT_S, left))
-        if interaction_pending():
-            return
+        give_way()
 
 
 _SVGS: dict[tuple[Any, ...], str] = {}

@@ -42,7 +42,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import streamlit as st
 
-from dashboard.board_svg import board_svg
+from dashboard.board_svg import HOVER_STYLE, board_svg
 from dashboard.mistakes import CLASSES, GameReview, MoveReview, review_game
 from dashboard.store import Store, UnknownGame
 from dashboard.store.games import GameDetail
@@ -321,7 +321,8 @@ def the_board(page: Loaded, s: Shown) -> None:
     problems = [p for p in page.problems if p.move_number == n] if not moves else []
     svg = board_svg(g.size, s.pos.board, px=520, last_move=last, recommendations=recommendations(answer),
                     ownership=owner, highlights=[v for p in problems for v in p.points], move_count=shown_at,
-                    marks=board_marks(page.review, n), line=line, hover_lines=hover_lines(answer))
+                    marks=board_marks(page.review, n), line=line, hover_lines=hover_lines(answer),
+                    hover_style=False)  # the page has it (render): no restyling of the page at a step
     svg = mark_where(svg, s.why, g.size, px=520)
     if not st.session_state.get("replay_trying"):
         st.markdown(f'<div class="gobuddy-board">{svg}</div>', unsafe_allow_html=True)
@@ -440,7 +441,7 @@ def render() -> None:
     services = current()
     store = services.store
     st.title("Replay")
-    st.markdown(STICKY, unsafe_allow_html=True)
+    st.markdown(STICKY + HOVER_STYLE, unsafe_allow_html=True)
     game_id = choose_game(store)
     if game_id is None:
         st.info("No game is stored yet. Play one, or import SGF files on the Games page.")

@@ -183,3 +183,49 @@ def test_the_live_page_explains_the_engines_first_choice_once_per_answer(open_ap
         no_exceptions(at)
         assert not [m.value for m in at.markdown if m.value.startswith("**Why")]
     reasons.clear_cache()
+
+
+def test_the_live_page_uses_only_streamlits_public_api():
+    """No import from inside Streamlit (``streamlit.runtime`` and the like) and no private
+    attribute of anything: a click ends the following run through ``st.session_state``
+    (``give_way``), not by peeking at the script runner's pending requests."""
+    import ast
+    from pathlib import Path
+
+    import dashboard.views.live as live
+
+    tree = ast.parse(Path(live.__file__).read_text())
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert {m for m in imported if m.startswith("streamlit")} == {"streamlit"}
+    private = [n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr.startswith("_")
+               and not n.attr.startswith("__")]
+    assert private == []
+
+
+def test_waiting_for_news_returns_when_the_feed_changes_and_yields_meanwhile(app_broker, monkeypatch):
+    """``wait_for_news`` returns once the feed's generation moved on (a board's game
+    starts) or at its limit, and gives way to a pending click at every slice
+    (``give_way``: a session-state read)."""
+    import threading
+
+    import dashboard.views.live as live
+    from dashboard.live_feed import LiveFeed
+
+    feed = LiveFeed(app_broker.config("dashboard"))
+    try:
+        assert feed.wait_for(lambda f: f.connected(), 10)
+        feed.wait_for(lambda f: False, 1.0)  # the retained messages of earlier tests, if any
+        seen, reads = feed.generation, []
+        monkeypatch.setattr(live, "give_way", lambda: reads.append("read"))
+        live.wait_for_news(feed, seen, 0.3)  # nothing happens: it waits its limit, giving way each slice
+        assert feed.generation == seen and len(reads) >= 4
+        reads.clear()
+        with ScriptedBoard(app_broker.config("board-2")) as board:
+            starting = threading.Timer(0.2, lambda: board.start("board-2-news"))
+            starting.start()
+            live.wait_for_news(feed, seen, 10.0)
+            starting.join()
+            assert feed.generation != seen and 1 <= len(reads) < 100
+    finally:
+        feed.close()

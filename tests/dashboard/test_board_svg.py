@@ -160,3 +160,21 @@ def test_each_candidates_line_waits_hidden_for_the_pointer():
     children = list(root)  # the lines follow the candidates, as siblings (the ~ selector needs that)
     last_rec = max(i for i, e in enumerate(children) if e.get("class") == "rec")
     assert all(i > last_rec for i, e in enumerate(children) if e.get("class") == "pv-hover")
+
+
+def test_a_board_carries_a_style_only_for_lines_on_hover():
+    """A <style> that comes and goes with each board makes the browser restyle the page:
+    only a board with hover lines carries one, and not when the page has it."""
+    board, recs = Position.from_ascii(BOARD).board, [Recommendation("E3", 1, 0.6)]
+    lines = {"E3": [("B", "E3")]}
+    cases = [  # recommendations, hover lines, hover_style -> a <style> in the SVG
+        ((), None, True, False),
+        (recs, None, True, False),
+        (recs, {"A1": [("B", "A1")]}, True, False),  # no candidate's line
+        (recs, lines, True, True),
+        (recs, lines, False, False),
+    ]
+    for recommendations, hover, hover_style, styled in cases:
+        root = parse(board_svg(9, board, recommendations=recommendations, hover_lines=hover, hover_style=hover_style))
+        assert (root.find("s:style", NS) is not None) == styled, (recommendations, hover, hover_style)
+        assert len(of_class(root, "pv-hover")) == (1 if hover == lines else 0)

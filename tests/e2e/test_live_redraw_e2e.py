@@ -33,3 +33,25 @@ def test_a_redraw_leaves_nothing_of_the_earlier_draws(stack, page):
         footers = lines(page, "last message")
         assert len(footers) == 1 and footers[0].startswith("Game board-2-second"), footers
         screenshot(page, "live-redraw")
+
+
+def test_a_click_is_taken_while_the_page_follows_a_board(stack, page):
+    """The live part keeps one run going while it follows the board (30 s); a click on a
+    toggle ends that run and the page follows the toggle: the engine's top five leaves
+    the board, then comes back."""
+    with ScriptedBoard(stack.broker.config("board-1")) as board:
+        board.start("board-1-clicks", players=("Ana", "Ben"))
+        board.play("E5 C4")
+        page.goto(stack.server.url("?board=board-1"))
+        wait_for_app(page)
+        shown = page.locator('svg.go-board[data-move-count="2"]')
+        shown.locator("g.rec").first.wait_for(timeout=30_000)  # the engine's answer is on the board
+        page.wait_for_timeout(1500)  # the fragment's own run follows the feed from here on
+        toggle = page.get_by_text("Show the engine's top five")
+        toggle.click()
+        page.locator('svg.go-board[data-move-count="2"]:not(:has(g.rec))').wait_for(timeout=10_000)
+        page.wait_for_timeout(1500)
+        toggle.click()
+        shown.locator("g.rec").first.wait_for(timeout=10_000)
+        board.play("D4")  # and it goes on following the board
+        page.locator('svg.go-board[data-move-count="3"]').wait_for(timeout=10_000)
