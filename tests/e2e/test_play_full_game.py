@@ -188,6 +188,7 @@ COUNTED_H3_ALIVE = "Counting: B+33.5 (black 57, white 18, komi 5.5, 6 neutral)"
 def test_a_full_game_ends_with_a_dead_group_and_is_counted_right(stack, page, tmp_path):
     name = "Greta"
     new_game(stack, page, name, KOMI)
+    assert not page.get_by_role("switch", name="Teach me").is_checked(), "the teacher's searches change the script"
     moves = 0
     for number, (mine, expected) in enumerate(zip(LEARNER, ENGINE), start=1):
         answer = learner_plays(page, mine, moves)
