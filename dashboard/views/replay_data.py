@@ -1,10 +1,12 @@
 """What the Replay page reads of a stored game, kept for a few seconds in the session.
 
-Stepping through a game runs the page again at every step; ``load`` reads the game,
-its position keys, its stored analyses and the problems its board reported once and
-keeps them ``CACHE_S`` seconds (``cached``), or until ``fresh()`` says something was
-stored (an analysis asked from the page). Not kept: anything across sessions; another
-session's new analysis shows here within ``CACHE_S``.
+A step through a game reruns only the page's views of the position, with what the
+page's last full run read: no read at a step. A full run (opening the page, a tab, the
+game's choice, an analysis) calls ``load``, which reads the game, its position keys,
+its stored analyses and the problems its board reported once and keeps them
+``CACHE_S`` seconds (``cached``), or until ``fresh()`` says something was stored (an
+analysis asked from the page). Not kept: anything across sessions; another session's
+new analysis shows here at the next full run after ``CACHE_S``.
 """
 
 from __future__ import annotations

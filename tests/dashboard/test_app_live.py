@@ -229,3 +229,11 @@ def test_waiting_for_news_returns_when_the_feed_changes_and_yields_meanwhile(app
             assert feed.generation != seen and 1 <= len(reads) < 100
     finally:
         feed.close()
+
+
+@pytest.mark.parametrize("ms, words", [(0, "less than a second ago"), (999, "less than a second ago"),
+                                       (1000, "1 s ago"), (61_500, "61 s ago")])
+def test_the_age_of_the_last_message_is_told_to_the_second(ms, words):
+    from dashboard.views.live import age_words
+
+    assert age_words(ms) == words
