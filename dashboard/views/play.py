@@ -379,7 +379,7 @@ def play_area() -> None:
             st.markdown("**Your move** — click a point on the board.")
         status = st.empty()
         last = st.session_state.get("play_last_answer")
-        if last and not game.over:
+        if last and not game.over and not game.counting:  # the engine's last view is not the count
             show_winrate(last)
         if hint:
             hint_panel(*hint, simple=simple)

@@ -211,9 +211,13 @@ def test_a_counted_game_on_the_page(open_app, app_store, app_broker, stand_in_wo
     game = at.session_state["play_game"]
     for v in moves_to(ISSUE_GAME.board):  # the players' moves, published as the page does
         assert publish(services(at).feed, game, game.play(v))
+    # The engine's last answer (from before the count) says white leads: not shown beside the count.
+    at.session_state["play_last_answer"] = {"to_play": "W", "model": "m", "root": {
+        "winrate_black": 0.06, "score_lead": 6.9, "visits": 16}}
     at.run(timeout=60)
     no_exceptions(at)
     assert any(m.value.startswith("**Counting: B+38**") for m in at.markdown), [m.value for m in at.markdown]
+    assert not any(c.value.startswith("Score lead") for c in at.caption), [c.value for c in at.caption]
     box = next(c for c in at.checkbox if c.label.startswith("White C9 D9 E9"))
     assert box.value and "11 stones" in box.label
     box.uncheck().run(timeout=60)  # the players dispute: counted alive
