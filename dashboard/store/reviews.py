@@ -80,7 +80,7 @@ class PlayerHistory:
     first_moves: dict[str, int]
     kinds: list[tuple[str, str, int]]  # (game id, kind, mistakes) for mistakes with a kind
     top_mistakes: list[Mistake]
-    level_changes: list[tuple[datetime, str, str, str | None, str]]  # the last 20: (when, game, outcome, before, after)
+    level_changes: list[tuple[datetime, str, str, str | None, str]]  # the last 100: (when, game, outcome, before, after)
 
 
 # ---------------------------------------------------------------------- writing
@@ -206,7 +206,7 @@ def top_mistakes(session: Session, player_id: int, since: datetime, limit: int =
             for m, started, unit in rows]
 
 
-def level_changes(session: Session, player_id: int, limit: int = 20
+def level_changes(session: Session, player_id: int, limit: int = 100
                   ) -> list[tuple[datetime, str, str, str | None, str]]:
     """The player's last ``limit`` ladder steps, oldest first."""
     rows = session.execute(select(LevelChange.changed_at, LevelChange.game_id, LevelChange.outcome,

@@ -1,7 +1,8 @@
 """Player: one learner's history across all their games, read from stored reviews.
 
 Choose a player (``?player=<name>`` in the URL; the signed-in user's player by
-default). Shown: their current adaptive level (``dashboard.ladder``) and an estimated
+default). Shown: their current adaptive level (``dashboard.ladder``) and its last steps
+over time (plotted), an estimated
 rank with its interval (``dashboard.rank_estimate``: from results against calibrated
 levels, or from move quality until those exist); accuracy and mean point loss per game
 over time; the classes and kinds of their mistakes, by month or by 10-game windows;
@@ -87,6 +88,24 @@ def quality_figure(games: Sequence[PlayerGame]) -> go.Figure:
     fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h"),
                       xaxis=dict(type="date"), yaxis=dict(title="accuracy", range=[0, 100]),
                       yaxis2=dict(title="mean loss a move", overlaying="y", side="right", rangemode="tozero"))
+    return fig
+
+
+def ladder_figure(changes: Sequence[tuple[datetime, str, str, str | None, str]],
+                  levels: Sequence[str]) -> go.Figure:
+    """The adaptive level after each ladder step (weakest level at the bottom), each step
+    marked by the game's outcome; levels no longer offered are placed below the rest."""
+    rank = {name: i for i, name in enumerate(levels)}
+    when = [c[0].strftime("%Y-%m-%d %H:%M:%S") for c in changes]  # text: plotly's datetime encoding is slow
+    y = [rank.get(c[4], -1) for c in changes]
+    colours = {"win": "#1e9600", "loss": "#cc0000", "draw": "#888888"}
+    fig = go.Figure(go.Scatter(
+        x=when, y=y, mode="markers+lines", line=dict(color="#555555", width=1, shape="hv"),
+        marker=dict(size=9, color=[colours.get(c[2], "#888888") for c in changes]),
+        text=[f"{c[2]} · {c[3] or 'no level'} → {c[4]}" for c in changes], hoverinfo="x+text", showlegend=False))
+    fig.update_layout(height=260, margin=dict(l=10, r=10, t=10, b=10), xaxis=dict(type="date"),
+                      yaxis=dict(title="level", tickmode="array", tickvals=list(range(len(levels))),
+                                 ticktext=list(levels), range=[-1.5, len(levels) - 0.5]))
     return fig
 
 
@@ -240,6 +259,13 @@ def render() -> None:
     if waiting:
         review_waiting(store, waiting)
     mistakes_this_week(history.top_mistakes)
+    levels = ladder.default_levels() or []
+    if history.level_changes and levels:
+        st.subheader("Opponent level over time")
+        st.plotly_chart(ladder_figure(history.level_changes, levels), key="player_ladder",
+                        config={"displayModeBar": False})
+        st.caption(f"The last {len(history.level_changes)} steps of the ladder: a green point is a win (one level "
+                   "up), a red one a loss (one level down).")
     if reviewed:
         st.subheader("Accuracy and point loss per game")
         st.plotly_chart(quality_figure(games), key="player_quality", config={"displayModeBar": False})

@@ -51,7 +51,9 @@ def test_the_page_shows_a_players_history(open_player, app_store: Store):
     at = open_player({"player": "Ben"})
     assert at.selectbox(key="player_id").value == ids["Ben"]
     assert at.title[0].value == "Player"
-    assert len(charts(at)) == 3  # quality, classes, kinds
+    assert len(charts(at)) == 4  # the ladder, quality, classes, kinds
+    ladder_steps = app_store.player_history(ids["Ben"]).level_changes
+    assert ladder_steps and any("steps of the ladder" in c.value for c in at.caption)
     games = at.dataframe[2].value  # first moves, results, games
     assert len(games) == app_store.player(ids["Ben"]).games
     assert set(games["colour"]) == {"black", "white"}
@@ -60,7 +62,7 @@ def test_the_page_shows_a_players_history(open_player, app_store: Store):
     assert any("Estimated rank" in c.value and "interval" in c.value for c in at.caption)
     at.radio(key="player_period").set_value("10 games").run()
     no_exceptions(at)
-    assert len(charts(at)) == 3
+    assert len(charts(at)) == 4
 
 
 def test_a_mistake_of_the_week_opens_replay_at_its_move(open_player, app_store: Store):
@@ -107,3 +109,18 @@ def test_waiting_games_are_reviewed_from_the_page(open_player, app_store: Store)
     assert app_store.review_counts() == {"done": 1}
     at.run()
     assert len(charts(at)) >= 2 and at.dataframe[2].value["review"].tolist() == ["done"]
+
+
+def test_the_ladder_plot_puts_each_step_at_its_level():
+    from dashboard.views.player import ladder_figure
+
+    levels = ["25 kyu", "20 kyu", "15 kyu"]
+    t = datetime(2026, 11, 1, 10, 0, tzinfo=timezone.utc)
+    changes = [(t, "g1", "win", None, "20 kyu"),     # step | outcome | level after
+               (t, "g2", "win", "20 kyu", "15 kyu"),
+               (t, "g3", "loss", "15 kyu", "20 kyu"),
+               (t, "g4", "draw", "20 kyu", "30 kyu")]  # a level no longer offered: below the rest
+    trace = ladder_figure(changes, levels).data[0]
+    assert list(trace.y) == [1, 2, 1, -1]
+    assert list(trace.marker.color) == ["#1e9600", "#1e9600", "#cc0000", "#888888"]
+    assert list(ladder_figure(changes, levels).layout.yaxis.ticktext) == levels

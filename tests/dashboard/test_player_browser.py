@@ -43,8 +43,9 @@ def test_a_players_history_in_the_browser(served):
     wait_for_app(page, 90_000)
     page.get_by_role("heading", name="Player").first.wait_for()
     wait_idle(page, 60_000)
-    page.locator(".js-plotly-plot").nth(2).wait_for()  # quality, classes, kinds
-    assert page.locator(".js-plotly-plot").count() == 3
+    page.locator(".js-plotly-plot").nth(3).wait_for()  # the ladder, quality, classes, kinds
+    assert page.locator(".js-plotly-plot").count() == 4
+    page.get_by_text("steps of the ladder", exact=False).first.wait_for()
     page.locator('[data-testid="stDataFrame"]').nth(2).wait_for()  # first moves, results, games
     assert page.locator('[data-testid="stDataFrame"]').count() == 3
     page.get_by_text("Estimated rank", exact=False).first.wait_for()
@@ -56,7 +57,7 @@ def test_a_players_history_in_the_browser(served):
     wait_idle(page, 60_000)
     mistake = store.player_history(ids["Cleo"]).top_mistakes[0]
     page.get_by_text(f"move {mistake.move_number}, ", exact=False).first.wait_for()
-    page.locator(".js-plotly-plot").nth(2).wait_for()
+    page.locator(".js-plotly-plot").nth(3).wait_for()
     screenshot(page, "player_cleo")
 
     page.locator(".st-key-player_mistake_0 button").click()  # the biggest mistake of the week, into Replay
