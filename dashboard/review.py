@@ -18,8 +18,9 @@ where it stopped (resumable); progress is one line per game on standard output.
 
 The bus account: ``reviewer`` (``broker/make_users.py`` makes it: it reads the bus and asks
 the engine as itself, nothing else), or ``--no-engine``. With ``--watch SECONDS`` the
-command is a service (``make run`` starts it): it looks for finished games every SECONDS,
-and tries the partially reviewed ones again every tenth look.
+command is a service (``make run`` starts it): it looks for finished games as soon as the
+bus shows a game ended (``next_look``), and every SECONDS anyway, and tries the partially
+reviewed ones again every tenth look.
 """
 
 from __future__ import annotations
@@ -201,6 +202,27 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def ended_games(feed: Any) -> frozenset[tuple[str, str | None]]:
+    """(board, game) of every board the bus shows with an ended game."""
+    return frozenset((b.board_id, b.game_id) for b in feed.boards() if b.status == "ended")
+
+
+def next_look(feed: Any, store: Store, seconds: float, settle_s: float = 10.0) -> None:
+    """Wait for the next look: ``seconds``, or less when a game ends on the bus (``feed``,
+    a ``LiveFeed``; ``None``: just sleep). The recorder stores the result a moment after
+    the board sends it, so after the news the store is read until the game is pending
+    there, for at most ``settle_s``."""
+    if feed is None:
+        time.sleep(seconds)
+        return
+    before = ended_games(feed)
+    if not feed.wait_for(lambda f: bool(ended_games(f) - before), seconds):
+        return
+    deadline = time.monotonic() + settle_s
+    while time.monotonic() < deadline and not store.review_counts().get("pending", 0):
+        time.sleep(0.2)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = parser()
     args = p.parse_args(argv)
@@ -237,7 +259,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.watch is None:
                 break
             looks += 1
-            time.sleep(args.watch)
+            next_look(feed, store, args.watch)
         return 0
     finally:
         if feed is not None:

@@ -180,6 +180,44 @@ def test_watching_reviews_a_game_that_finishes_later(tmp_path):
     assert "[1/1] g-1: 7 positions, 0 asked (0 answered), 6 moves judged, done" in out, out
 
 
+def test_a_game_ended_on_the_bus_is_reviewed_at_once(tmp_path, app_broker, stand_in_worker):
+    """The service looks when the bus shows a game ended, not only every ``--watch``
+    seconds (here 600: only the news can explain a review within 60 s)."""
+    import subprocess
+    import sys
+    import time
+
+    from gobuddy.bus import BusClient, topics
+
+    url = f"sqlite:///{tmp_path / 'news.db'}"
+    Store.open(url).close()
+    proc = subprocess.Popen([sys.executable, "-m", "dashboard.review", "--db", url, "--watch", "600", "--visits", "4",
+                             "--broker-port", str(app_broker.port), "--username", "dashboard",
+                             "--password-file", str(app_broker.password_file("dashboard"))],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    board = BusClient(app_broker.config("board-1"))
+    board.start()
+    store = Store.open(url)
+    try:
+        time.sleep(3.0)  # the service is up and has looked once (nothing pending)
+        assert proc.poll() is None, proc.stdout.read()
+        g = WireGame("g-1", players=("Ana", "Ben"), t0=T0).play(MOVES)
+        ended = g.end("W+R", "resignation")
+        for event in [*g.events, ended]:  # the board publishes; the recorder (here: send) stores
+            board.publish(topics.board_event("board-1"), event, wait=True)
+        send(store, *g.events, ended)
+        deadline = time.monotonic() + 60
+        while store.games_to_review() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert store.games_to_review() == []
+    finally:
+        store.close()
+        board.stop()
+        proc.terminate()
+        out, _ = proc.communicate(timeout=10)
+    assert "[1/1] g-1: 7 positions, 7 asked (7 answered), 6 moves judged, done" in out, out
+
+
 def test_watch_needs_a_positive_interval(capsys):
     with pytest.raises(SystemExit):
         review.main(["--no-engine", "--watch", "0"])
