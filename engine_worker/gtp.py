@@ -165,13 +165,14 @@ def main(argv: list[str] | None = None) -> int:
     from gobuddy.ai.final_status import judge
     from engine_worker.gtp_explain import register as register_explain
     from engine_worker.gtp_engine import GtpEngine
+    from engine_worker.gtp_manners import register_player
     from gobuddy.go.game import Game, Ruleset
 
     game = Game(config.boardsize, Ruleset("chinese", config.komi, simple_ko=not config.superko))
     player = make_player(config)
     engine = GtpEngine(player, game, final_status=judge)
-    if hasattr(player, "register"):  # the search player adds kgs-genmove_cleanup, lz-analyze
-        player.register(engine)
+    if hasattr(player, "evaluator"):  # a model's player adds kgs-genmove_cleanup, lz-analyze
+        register_player(engine, player)
     register_explain(engine, player)  # gobuddy-explain COLOR VERTEX
     engine.run(sys.stdin, sys.stdout)
     return 0

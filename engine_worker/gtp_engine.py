@@ -6,7 +6,7 @@ commands and ``loadsgf`` replace it with a new one. ``GtpEngine`` registers the
 standard GTP 2 commands and the GNU Go extensions the project relies on
 (``list_stones``, ``captures``, ``printsgf``, ``loadsgf``) on a ``GtpShell``; a
 ``Player`` answers ``genmove``/``reg_genmove``. To add a command, register it on
-``engine.shell`` (see ``gobuddy.go.gtp``); to change how moves are chosen, pass
+``engine.shell`` (see ``engine_worker.gtp_shell``); to change how moves are chosen, pass
 another ``Player``.
 
 Error messages use the specification's wording (``syntax error``, ``illegal move``,
@@ -32,7 +32,7 @@ from gobuddy.go.coords import (
     BLACK, EMPTY, GTP_COLUMNS, MAX_SIZE, MIN_SIZE, WHITE, CoordinateError, color_from_str,
     from_gtp, to_gtp)
 from gobuddy.go.game import RESIGN, Game
-from gobuddy.go.gtp import GtpError, GtpShell
+from engine_worker.gtp_shell import GtpError, GtpShell
 from gobuddy.go.handicap import HandicapError, fixed_handicap_points, free_handicap_points
 from gobuddy.go.position import IllegalMove, Position
 from gobuddy.go.scoring import area_score

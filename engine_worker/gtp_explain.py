@@ -33,7 +33,7 @@ from gobuddy.explain.explainer import explain_played
 from gobuddy.explain.played import Played
 from gobuddy.explain.reason import as_lines
 from gobuddy.go.coords import CoordinateError, color_from_str, color_to_str, from_gtp
-from gobuddy.go.gtp import GtpError
+from engine_worker.gtp_shell import GtpError
 from gobuddy.go.position import IllegalMove
 
 EXPLAIN_VISITS = 200  # per analysis (two or three per command): about 0.2 s each on the project machine

@@ -26,7 +26,7 @@ from typing import Any
 
 from gobuddy.ai.evaluator import Query
 from gobuddy.ai.mcts import SearchConfig
-from gobuddy.ai.player import PlayerConfig, SearchPlayer, cleanup_candidates, game_position, register_manners
+from gobuddy.ai.player import PlayerConfig, SearchPlayer, cleanup_candidates, game_position
 from gobuddy.ai.weak_move import Style, choose
 from gobuddy.ai.atari import answers_atari
 from gobuddy.go.coords import BLACK, WHITE
@@ -158,14 +158,6 @@ class LevelPlayer:
             return False
         self._low[color] = self._low[color] + 1 if value < self.resign_value else 0
         return self._low[color] >= self.resign_after
-
-    def register(self, engine: Any) -> None:
-        """Add ``kgs-genmove_cleanup`` (and for a search level ``lz-analyze``) to a
-        ``GtpEngine``; ``boardsize`` refuses sizes the model does not play."""
-        if self.search is not None:
-            self.search.register(engine)
-        register_manners(engine, self, self.evaluator.board_sizes,
-                         lambda: self.search.search.clear() if self.search is not None else None)
 
 
 __all__ = ["FULL", "LEVELS", "Level", "LevelPlayer", "level_named", "level_names", "level_rng"]

@@ -1,6 +1,6 @@
-"""The search player behind GTP: ``genmove``/``reg_genmove`` through the ``Player``
-protocol of ``engine_worker.gtp_engine``, plus ``kgs-genmove_cleanup`` and Leela Zero's
-streaming ``lz-analyze``, registered on the engine's shell by ``SearchPlayer.register``.
+"""The search player: ``genmove`` through the ``Player`` protocol of
+``engine_worker.gtp_engine`` (and ``cleanup_genmove`` for ``kgs-genmove_cleanup``); its GTP
+commands, ``lz-analyze`` included, are registered by ``engine_worker.gtp_manners``.
 
 Move choice after the search (tree reused from move to move):
 
@@ -15,34 +15,24 @@ Move choice after the search (tree reused from move to move):
   count as it stands), else the most visited other move is played, if there is one.
   Caveat: Tromp-Taylor counts every stone as alive, so against an opponent who scores
   with dead stones removed, a Tromp-Taylor win after a pass can still be a loss.
-- ``kgs-genmove_cleanup`` never passes while a legal move remains that neither fills an
+- ``cleanup_genmove`` never passes while a legal move remains that neither fills an
   own eye-like point nor puts an own chain of two or more stones in atari without
   capturing (so dead stones get captured, sekis are left alone), and never resigns.
 
-``lz-analyze [colour] [interval]`` (interval in centiseconds, default 100) writes one
-line per interval, every visited move on it, best first::
-
-    info move D4 visits 120 winrate 5432 prior 1234 lcb 5300 order 0 pv D4 E5 info move ...
-
-(win rate, prior and lcb in 1/10000; lcb is the win rate minus 1.96 binomial standard
-errors, ``sqrt(w(1-w)/visits)``, an approximation: the search keeps no variance), until
-the next command arrives. Not handled: time controls (``time_left``); each move gets the
-configured visits and seconds.
-"""
+Not handled: time controls (``time_left``); each move gets the configured visits and
+seconds."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from typing import Any
 
 from gobuddy.ai.features import History, game_history
 from gobuddy.ai.mcts import Search, SearchConfig
-from gobuddy.go.coords import BLACK, WHITE, CoordinateError, color_from_str, to_gtp
+from gobuddy.go.coords import BLACK, WHITE
 from gobuddy.go.game import RESIGN
 from gobuddy.go.position import Position
 from gobuddy.go.scoring import tromp_taylor_margin
-
 
 
 @dataclass(frozen=True)
@@ -116,7 +106,9 @@ class SearchPlayer:
         """As ``genmove``, but plays on until dead stones are captured (see module doc)."""
         return self._choose(game, color, cleanup=True)
 
-    def _prepare(self, game: Any, color: int | None) -> Position:
+    def prepare(self, game: Any, color: int | None) -> Position:
+        """Set the search on ``game``'s position with ``color`` to move (default: the
+        game's side to move); ``ValueError`` for a size the model does not play."""
         if game.size not in self.evaluator.board_sizes:
             raise ValueError(f"the model plays {self.evaluator.board_sizes}, not {game.size}x{game.size}")
         if self.search.config.komi != game.komi:
@@ -128,7 +120,7 @@ class SearchPlayer:
 
     def _choose(self, game: Any, color: int, cleanup: bool) -> int:
         cfg = self.config
-        pos = self._prepare(game, color)
+        pos = self.prepare(game, color)
         komi = game.komi
         pass_point = pos.pass_point
         my_margin = tromp_taylor_margin(pos, komi) * color
@@ -160,107 +152,3 @@ class SearchPlayer:
             return False
         self._low[color] = self._low[color] + 1 if value < cfg.resign_threshold else 0
         return self._low[color] >= cfg.resign_after
-
-    # ------------------------------------------------------------------ lz-analyze
-    def info_line(self) -> str:
-        """The current root as one ``lz-analyze`` line (empty before any visit)."""
-        search = self.search
-        root = search.root
-        if root is None or not root.expanded:
-            return ""
-        size = root.position.size
-        parts = []
-        order = 0
-        for i in search.ranked():
-            n = int(round(root.N[i]))
-            if n < 1:
-                break
-            w = min(1.0, max(0.0, (search.child_q(root, i) + 1.0) / 2.0))
-            lcb = max(0.0, w - 1.96 * math.sqrt(w * (1.0 - w) / n))
-            pv = " ".join(to_gtp(m, size) for m in search.pv(root, i))
-            parts.append(f"info move {to_gtp(int(root.moves[i]), size)} visits {n} winrate {int(w * 10000)} "
-                         f"prior {int(root.prior_raw[i] * 10000)} lcb {int(lcb * 10000)} order {order} pv {pv}")
-            order += 1
-        return " ".join(parts)
-
-    def lz_analyze(self, game: Any, args: list[str], stream: Any) -> None:
-        """Serve ``lz-analyze [colour] [interval]`` on a ``gobuddy.go.gtp.Stream``."""
-        from gobuddy.go.gtp import GtpError
-
-        color = None
-        interval = 100
-        rest = list(args)
-        if rest:
-            try:
-                color = color_from_str(rest[0])
-                rest = rest[1:]
-            except CoordinateError:
-                pass
-        if len(rest) > 1:
-            raise GtpError("syntax error")
-        if rest:
-            if not (rest[0].isascii() and rest[0].isdigit()):
-                raise GtpError("syntax error")
-            interval = max(1, int(rest[0]))
-        try:
-            self._prepare(game, color)
-        except ValueError as exc:
-            raise GtpError(str(exc)) from None
-        stopper = _StreamStop(stream)
-        cap = self.config.analyze_max_visits
-        while True:
-            if self.search.root.visits < cap:
-                self.search.run(visits=cap, seconds=interval / 100.0, stop=stopper)
-            elif stream.wait(interval / 100.0):
-                stopper.seen = True
-            line = self.info_line()
-            if line:
-                stream.write(line)
-            if stopper.is_set():
-                return
-
-    # ------------------------------------------------------------------ GTP wiring
-    def register(self, engine: Any) -> None:
-        """Add ``kgs-genmove_cleanup`` and ``lz-analyze`` to a ``GtpEngine`` and make
-        ``boardsize`` refuse sizes the model does not play."""
-        register_manners(engine, self, self.evaluator.board_sizes, lambda: self.search.clear())
-        engine.shell.register("lz-analyze", lambda args, stream: self.lz_analyze(engine.game, args, stream),
-                              streaming=True)
-
-
-def register_manners(engine: Any, player: Any, board_sizes: tuple[int, ...], on_resize: Any) -> None:
-    """Register on a ``GtpEngine`` what every model player offers: ``kgs-genmove_cleanup``
-    (``player.cleanup_genmove``, played on the engine's game) and a ``boardsize`` that
-    refuses sizes outside ``board_sizes`` and calls ``on_resize()`` after a change."""
-    from gobuddy.go.gtp import GtpError
-
-    def cleanup(args: list[str]) -> str:
-        try:
-            (color,) = (color_from_str(a) for a in args)
-        except (ValueError, CoordinateError):
-            raise GtpError("syntax error") from None
-        move = player.cleanup_genmove(engine.game, color)
-        engine.play(color, move)
-        return to_gtp(move, engine.game.size)
-
-    def boardsize(args: list[str]) -> None:
-        if len(args) == 1 and args[0].isdigit() and int(args[0]) not in board_sizes:
-            raise GtpError("unacceptable size")
-        engine.cmd_boardsize(args)
-        on_resize()
-
-    engine.shell.register("kgs-genmove_cleanup", cleanup)
-    engine.shell.register("boardsize", boardsize)
-
-
-class _StreamStop:
-    """A stop signal that turns true once the GTP stream has more input waiting."""
-
-    def __init__(self, stream: Any) -> None:
-        self.stream = stream
-        self.seen = False
-
-    def is_set(self) -> bool:
-        if not self.seen and self.stream.interrupted():
-            self.seen = True
-        return self.seen

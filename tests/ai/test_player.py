@@ -12,6 +12,7 @@ from gobuddy.ai.onnx_evaluator import OnnxEvaluator
 from gobuddy.ai.player import PlayerConfig, SearchPlayer, cleanup_candidates
 from gobuddy.go.coords import BLACK, from_gtp, to_gtp
 from engine_worker.gtp_engine import GtpEngine
+from engine_worker.gtp_manners import register_player
 from gobuddy.go.game import Game, Ruleset
 from gobuddy.go.position import Position
 
@@ -27,7 +28,7 @@ def engine_on(board: str, komi: float, evaluator=None, **config) -> GtpEngine:
     size = len(rows)
     player = SearchPlayer(evaluator or TrompTaylorEvaluator(komi), PlayerConfig(**{"visits": 300, **config}))
     engine = GtpEngine(player, Game(size, Ruleset("chinese", komi)))
-    player.register(engine)
+    register_player(engine, player)
     for r, row in enumerate(rows):
         for c, ch in enumerate(row):
             if ch in "XO":
@@ -122,7 +123,7 @@ def test_with_the_onnx_model_and_board_size_guard(tiny5):
     _, path = tiny5
     player = SearchPlayer(OnnxEvaluator(path), PlayerConfig(visits=32))
     engine = GtpEngine(player, Game(5, Ruleset("chinese", 7.0)))
-    player.register(engine)
+    register_player(engine, player)
     for _ in range(4):
         for color in "BW":
             move = ask(engine, f"genmove {color}")

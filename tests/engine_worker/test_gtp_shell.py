@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gobuddy.go.gtp import GtpError, GtpShell, parse, preprocess
+from engine_worker.gtp_shell import GtpError, GtpShell, parse, preprocess
 from tests.go.test_scoring import SEKI, SEKI_WITH_EYES
 
 ROOT = Path(__file__).resolve().parents[2]
