@@ -14,9 +14,9 @@ worse, why in plain words (``reasons``: the explainer with the stored analyses b
 and after it, ranked; the first reason's points squared on the board), the buttons
 that ask the engine (this position; the whole game spread over all workers; "think
 longer": more visits, the answer growing on the page, the deeper answer stored), tabs:
-every move with its loss (``move_list``: a click jumps there), the mistakes worst first
-(each with its first reasons), the report per player with the SGF download (the review as
-comments, the variations as branches); and "Try another move here" (``variations``:
+the mistakes worst first (each with its first reasons; the tab open first), every move
+with its loss (``move_list``: a click jumps there), the report per player with the SGF
+download (the review as comments, the variations as branches); and "Try another move here" (``variations``:
 try moves on the board or by name and see the engine's answer, kept as a tree, never
 changing the stored game; an imported SGF's variations and comments are there too).
 Asking the engine and trying moves need the player role (``dashboard.access``),
@@ -472,20 +472,22 @@ def render() -> None:
         if answers:
             clickable_graph(answers, review, last, key=f"replay_graph_{game_id}", on_move=_go)
             ruler_view(page)
-        tabs = st.tabs(["Moves", "Mistakes", "Report"], key=TABS, on_change="rerun")  # drawn when chosen
+        # drawn when chosen; the mistakes first: the move list, redrawn at every step (the
+        # selection moves), was half of the browser's time for a step
+        tabs = st.tabs(["Mistakes", "Moves", "Report"], key=TABS, on_change="rerun")
         with tabs[0]:
             if tabs[0].open:
-                moves_view(page)
+                mistakes_list(review, _go, mistakes_why(detail, answers, review, game))
         with tabs[1]:
             if tabs[1].open:
-                mistakes_list(review, _go, mistakes_why(detail, answers, review, game))
+                moves_view(page)
         with tabs[2]:
             if tabs[2].open:
                 st.markdown(markdown_table(report_table(review)))
                 st.caption(f"Losses in {review.unit}; accuracy as KaTrain's (100 = no loss).")
                 sgf_download(services, detail)
         try_view(page)
-    st.session_state[DRAWN] = tuple(v for v in VIEWS if (v != "replay_moves" or tabs[0].open)
+    st.session_state[DRAWN] = tuple(v for v in VIEWS if (v != "replay_moves" or tabs[1].open)
                                     and (v != "replay_ruler" or answers))
 
 

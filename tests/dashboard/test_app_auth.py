@@ -246,6 +246,8 @@ def test_a_viewer_gets_no_engine_answer_on_replay(open_app, app_broker, app_stor
     at.switch_page("views/replay.py").run()
     no_exceptions(at)
     assert not at.button(key="replay_ask").disabled
+    at.session_state["replay_try_open"] = True  # the box opened, as a click does (drawn when open)
+    at.run()
     assert at.expander[-1].label == "Try another move here" and at.expander[-1].text_input
     set_role(app_store, "pia", "viewer")  # the enabled button is still on the screen
     at.button(key="replay_ask").click().run()

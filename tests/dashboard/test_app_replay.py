@@ -79,8 +79,7 @@ def test_stepping_through_a_game(open_app, app_store):
 def test_mistakes_are_ordered_by_loss_and_a_click_away(open_app, app_store):
     stored_game(app_store)
     at = open_app("views/replay.py")
-    assert not [b for b in at.button if (b.key or "").startswith("replay_mistake_")]  # drawn when chosen
-    open_part(at, "Mistakes")
+    assert not at.get("radio")  # the tab open first is the mistakes': the move list is drawn when chosen
     labels = [b.label for b in at.button if b.key and b.key.startswith("replay_mistake_")]
     # black's A9: 50% -> 20%; white's G3 lost 5 (doubtful) and black's D6 1 (okay): not listed
     assert labels == ["Move 3 · Black A9 · −30.0 % win rate · blunder (best D4)"]
@@ -137,7 +136,7 @@ def board_layout(at) -> list[str]:
 
 def test_the_move_list_shows_each_loss_in_its_class_colour_and_jumps(open_app, app_store):
     stored_game(app_store)
-    at = open_app("views/replay.py")
+    at = open_part(open_app("views/replay.py"), "Moves")
     moves = at.radio(key="replay_list")
     assert moves.value == 0
     labels = list(moves.options)
@@ -251,8 +250,10 @@ def test_a_candidates_line_is_drawn_as_numbered_stones(open_app, app_store):
     stored_game(app_store)
     at = open_app("views/replay.py")
     svg = boards(at)[0]
-    # on hover: each candidate's line is there, hidden until the pointer is over it
-    assert svg.count('<g class="pv-hover"') == 5 and 'g.rec[data-rank="1"]:hover~g.pv-hover[data-rank="1"]' in svg
+    # on hover: each candidate's line is there, hidden until the pointer is over it (the
+    # page's CSS, drawn once: not in the board, which is drawn again at every step)
+    assert svg.count('<g class="pv-hover"') == 5 and "<style>" not in svg
+    assert sum('g.rec[data-rank="1"]:hover~g.pv-hover[data-rank="1"]' in m.value for m in at.markdown) == 1
     assert 'class="pv"' not in svg
     at.segmented_control(key="replay_line").set_value("E5").run()
     no_exceptions(at)
