@@ -5,7 +5,8 @@ komi; rules ``chinese``) at most once per position and purpose (``hint`` or
 ``genmove``), on a small thread pool so that the agent never waits for the engine.
 ``judge`` asks the teacher's judgement of the last move (``edge.teacher``): an
 ``analysis`` of the position before it with ``judge`` {move, level}, sent each time it
-is called (the teacher keeps what it asked). The final answer goes to
+is called (the teacher keeps what it asked); ``count`` asks which stones count dead at
+the end (``final_status``: ``edge.end_count``), with its own time limit. The final answer goes to
 ``on_answer(answer, purpose)`` (purpose ``judge`` for a judgement); a failure (timeout,
 worker error — ``EngineRequestFailed.busy`` when the workers said they are too busy —,
 broker gone) to ``on_failure(purpose, error, request_id)`` after the request is
@@ -70,8 +71,10 @@ class Advisor:
                 return False
             self._asked[purpose] = key
             self.requests += 1
-        self._pool.submit(self._request, self._request_for(record, purpose, record.moves(), game.to_play),
-                          purpose, key)
+        request = self._request_for(record, purpose, record.moves(), game.to_play)
+        if purpose == "hint":
+            request = replace(request, explain=True)  # its reason: ADVICE again points at it
+        self._pool.submit(self._request, request, purpose, key)
         return True
 
     def judge(self, record: GameLog, level: str) -> str | None:
@@ -88,6 +91,21 @@ class Advisor:
         with self._lock:
             self.requests += 1
         self._pool.submit(self._request, request, "judge", None)
+        return request.id
+
+    def count(self, record: GameLog, timeout_s: float) -> str | None:
+        """Ask which stones of the record's position count dead (``final_status``, with
+        the search's ownership), within ``timeout_s``; the request id, or ``None`` with
+        no broker. The answer goes to ``on_answer(answer, "count")``."""
+        if not self.bus.is_connected():
+            return None
+        game = record.game
+        request = self._request_for(record, "analysis", record.moves(), game.to_play)
+        request = replace(request, id=request.id.replace(":analysis:", ":count:", 1), include_ownership=True,
+                          final_status=True, deadline_ms=now_ms() + int(timeout_s * 1000))
+        with self._lock:
+            self.requests += 1
+        self._pool.submit(self._request, request, "count", None, timeout_s)
         return request.id
 
     def _request_for(self, record: GameLog, purpose: str, moves: tuple[tuple[str, str], ...],
@@ -110,9 +128,10 @@ class Advisor:
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
-    def _request(self, request: EngineRequest, purpose: str, key: tuple | None) -> None:
+    def _request(self, request: EngineRequest, purpose: str, key: tuple | None,
+                 timeout_s: float | None = None) -> None:
         try:
-            answer = self.bus.request(request, timeout_s=self.timeout_s + 1.0)
+            answer = self.bus.request(request, timeout_s=(self.timeout_s if timeout_s is None else timeout_s) + 1.0)
         except Exception as exc:
             self.log.warning("engine %s request %s failed: %s", purpose, request.id, exc)
             with self._lock:

@@ -7,8 +7,8 @@ One ``EdgeAgent`` serves one board. Its loop takes what the ``SerialLink`` deliv
   ``Reconciler`` (``edge.reading.reconcile``), which turns stable boards into moves, undos and
   named problems;
 - buttons: START opens a game with the configured settings (ending an unfinished one
-  as abandoned), END counts and ends it (once the board has settled, like PASS and
-  UNDO: a stone placed just before counts), ADVICE asks for a hint (against the engine,
+  as abandoned), END counts (the dead stones first, see below) and ends it (once the board has settled,
+  like PASS and UNDO: a stone placed just before counts), ADVICE asks for a hint (against the engine,
   on the engine's turn, for its move again), PASS and UNDO go to the reconciler, DONE
   held ``long_press_s`` recalibrates (board empty). Every press but DONE is published
   as a ``button_event``. While the board calibrates only DONE counts (short: this step
@@ -42,16 +42,20 @@ link's problem (``link_problem``: ``board_silent``, ``port_busy``, a HELLO misma
 and each sensor's health. A board that reads unlike its calibration says so there and
 blinks all LEDs; holding TURN DONE then recalibrates even if the board does not read
 empty. The status and sensor health are ``edge.board_status``, the engine's answers
-``edge.engine_answers``, the teacher's judgements ``edge.judgements`` (all mixed into
-``EdgeAgent``).
+``edge.engine_answers``, the teacher's judgements ``edge.judgements``, the count at the
+end ``edge.end_count``, the buttons ``edge.board_buttons`` (all mixed into ``EdgeAgent``).
 
 The teacher (``edge.teacher``; ``teach``: a learner's level, or the dashboard's
 ``set_teaching`` command): each learner's stone is judged by the workers; a mistake
 blinks the stone and the better point until the learner lifts the stone (taken back,
 kept as a variation) or presses TURN DONE (kept), each a ``teaching`` game event. Against
 the engine its reply waits for the judgement (at most ``request_timeout_s`` and two
-seconds: then the move stands) and for the learner's decision. Not done here: choosing
-dead stones at the end (all stones count alive).
+seconds: then the move stands) and for the learner's decision.
+
+The end (``edge.end_count``, the count's half of the agent; ``count_dead``): two passes
+or END start a count: the workers say which stones are dead, they blink, TURN DONE (or
+END, START, or ``count_accept_s`` without a decision) accepts, UNDO plays on; with no
+worker (no answer in ``count_wait_s``) every stone counts alive.
 """
 
 from __future__ import annotations
@@ -76,7 +80,9 @@ from edge.journal.game_journal import GameLog
 from edge.journal.offline_queue import OfflineQueue, QueueSender, StoredFollower
 from edge.reading.problems import UNCLEAR_READING, ProblemRaised
 from edge.reading.reconcile import LedPattern, ReconcileConfig, Reconciler
+from edge.board_buttons import BoardButtons
 from edge.board_status import BoardStatus
+from edge.end_count import CountStarted, EndCount
 from edge.judgements import Judgements
 from edge.teacher import Decided, Teacher
 from edge.engine_answers import EngineAnswers
@@ -84,12 +90,9 @@ from edge.sensing.health import SensorHealth
 from edge.link.serial_link import ButtonChange, CalData, LinkEvent, SerialLink
 from gobuddy.bus import BusClient, topics
 from gobuddy.bus.inbox import Received
-from gobuddy.bus.message import Message, now_ms
-from gobuddy.bus.messages import BoardState, ButtonEvent, GameEvent
+from gobuddy.bus.message import Message
+from gobuddy.bus.messages import BoardState, GameEvent
 from gobuddy.go.coords import from_gtp
-
-BUTTONS = {"START": "new_game", "END": "end_game", "ADVICE": "hint", "PASS": "pass", "UNDO": "undo"}
-
 
 @dataclass(frozen=True)
 class AgentConfig:
@@ -113,9 +116,12 @@ class AgentConfig:
     retained_wait_s: float = 2.0
     fsync: bool = False
     teach: str | None = None
+    count_dead: bool = True
+    count_wait_s: float = 4.0
+    count_accept_s: float = 60.0
 
 
-class EdgeAgent(BoardStatus, EngineAnswers, Judgements):
+class EdgeAgent(BoardStatus, EngineAnswers, Judgements, EndCount, BoardButtons):
     """The service for one board; ``start``, then ``stop`` (see the module docstring)."""
 
     def __init__(self, config: AgentConfig, bus: BusClient, link: SerialLink,
@@ -141,6 +147,9 @@ class EdgeAgent(BoardStatus, EngineAnswers, Judgements):
                                timeout_s=config.request_timeout_s, on_answer=self.consider,
                                on_failure=self._request_failed)
         self.teacher = Teacher(config.teach, config.request_timeout_s + 2.0)
+        self.count = None  # a count of dead stones under way (edge.end_count)
+        self._hint_reason = None  # (position key, points) of the lit hint's reason
+        self._count_note: str | None = None
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._led_text = "LED OFF"
@@ -211,9 +220,11 @@ class EdgeAgent(BoardStatus, EngineAnswers, Judgements):
     def _tick(self) -> None:
         now = time.monotonic()
         self.cal.tick(now, self.link.connected.is_set(), self.link.hello.size if self.link.hello else 9)
+        self._count_tick(now)
         if self.record is not None and not self.record.game.ended and self.bus.is_connected():
             self._ask_judgement()
-        if self.record is not None and not self.record.game.ended and self.bus.is_connected() and now >= self._retry_at:
+        if (self.record is not None and not self.record.game.ended and self.bus.is_connected()
+                and now >= self._retry_at and self.count is None):  # no move while the count is shown
             if self.record.game.is_engine_turn():
                 if not self._teacher_waits():
                     self.advisor.ask(self.record, "genmove")
@@ -254,48 +265,6 @@ class EdgeAgent(BoardStatus, EngineAnswers, Judgements):
         if self.reconciler is not None:
             self._apply(self.reconciler.observe(sighting), frame)
 
-    # ---- buttons ------------------------------------------------------------------------------
-
-    def _on_button(self, press: ButtonChange) -> None:
-        if press.name == "DONE":
-            if press.down:
-                self._done_down = press.t
-            elif self._done_down is not None:
-                held, self._done_down = press.t - self._done_down, None
-                if held < self.config.long_press_s and not self.cal.active and self._keep_mistake():
-                    return  # TURN DONE: the learner keeps the move the teacher called a mistake
-                mismatch = self.health is not None and self.health.mismatch
-                if not self.cal.on_done(held >= self.config.long_press_s, time.monotonic(), self._last_sighting,
-                                        anyway=mismatch):
-                    self.advisor.forget("genmove")  # ask the engine again if it is to move
-            return
-        if self.cal.active:
-            if press.down:
-                self.log.info("%s ignored: the board is calibrating", press.name)
-            return
-        action = BUTTONS.get(press.name)
-        if action is None or not press.down:
-            return
-        self._enqueue(topics.board_button(self.config.board_id), ButtonEvent(
-            board_id=self.config.board_id, seq=self._button_seq_next(), button=action, press="short"))
-        if action == "new_game":
-            self._new_game()
-            return
-        rec = self.reconciler
-        if rec is None or rec.game.ended:
-            return
-        if action in ("pass", "undo", "end_game"):
-            self._apply(rec.press(action, press.t))
-        elif action == "hint" and self.record is not None:
-            purpose = "genmove" if rec.game.is_engine_turn() else "hint"
-            self.advisor.forget(purpose)
-            self.advisor.ask(self.record, purpose)
-
-    def _button_seq_next(self) -> int:
-        """Button events' ``seq``: Unix ms of the press, kept increasing (survives restarts)."""
-        self._button_seq = max(self._button_seq + 1, now_ms())
-        return self._button_seq
-
     def _new_game(self) -> None:
         if self.record is not None and not self.record.game.ended:
             self._enqueue_event(self.record.abandoned())
@@ -310,6 +279,8 @@ class EdgeAgent(BoardStatus, EngineAnswers, Judgements):
         self.record = record
         self.reconciler = Reconciler(record.game, None, self.config.reconcile)
         self.reconciler.problem = record.edge_problem()
+        self.reconciler.count_first = self.config.count_dead
+        self.count = None
         self.advisor.forget()
         self._state_dirty = True
         self._show_leds()
@@ -326,6 +297,9 @@ class EdgeAgent(BoardStatus, EngineAnswers, Judgements):
                 if not self.cal.active:  # the calibration owns the LEDs meanwhile
                     self._show_leds()
                 continue
+            if isinstance(event, CountStarted):
+                self._start_count()
+                continue
             if isinstance(event, ProblemRaised) and event.kind == UNCLEAR_READING and self.health is not None:
                 self.health.note_unclear([from_gtp(v, rec.game.size) for v in event.points])
             if isinstance(event, Decided):
@@ -336,7 +310,7 @@ class EdgeAgent(BoardStatus, EngineAnswers, Judgements):
                 self.triggers.append((record.game_id, wire.move_number, frame.seq if frame else None))
             self._enqueue_event(wire)
             if wire.TYPE == "pass" and record.game.both_passed() and not record.game.ended:
-                todo.extend(rec.end())
+                todo.extend(rec.start_count() if rec.count_first else rec.end())
 
     def _enqueue_event(self, event: GameEvent) -> Any:
         self._state_dirty = True
@@ -385,7 +359,8 @@ class EdgeAgent(BoardStatus, EngineAnswers, Judgements):
         elif rec is None:
             self._send_led(self.cal.led())
         else:
-            self._send_led(led_command(rec.led_pattern(), rec.problem.kind if rec.problem else None, rec.game.size))
+            problem = rec.problem.kind if rec.problem and rec.counting is None else None  # a count shows first
+            self._send_led(led_command(rec.led_pattern(), problem, rec.game.size))
 
     def _command_done(self, future: Future) -> None:
         if future.exception() is not None:

@@ -7,7 +7,7 @@ the engine's state, the game) and follows the sensor health frame by frame
 (``_follow_health``: a change of faulty sensors or of the calibration mismatch is
 logged and published at once; a mismatch also blinks all LEDs). It needs the agent's
 ``link``, ``cal``, ``health``, ``queue``, ``counts``, ``record``, ``log``,
-``_engine_state``, ``teacher``, ``_status_at`` and ``_show_leds``.
+``_engine_state``, ``teacher``, ``_count_status``, ``_status_at`` and ``_show_leds``.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class BoardStatus:
             "unstored_events": self.queue.unstored_count(), "engine": self._engine_state,
             "game_id": self.record.game_id if self.record else None,
             "move_number": self.record.game.move_number if self.record else 0,
-            "teaching": self.teacher.level,
+            "teaching": self.teacher.level, "count": self._count_status(),
         }
 
     def _follow_health(self, frame: Frame, sighting: Sighting) -> None:

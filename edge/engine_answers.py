@@ -4,7 +4,8 @@
 answers, as the response to the agent's request (``edge.advice``) or on the board's
 ``led`` topic, and uses one only if its ``position_key`` (move count and position hash)
 is the position on the board now (``consider``): a hint lights its point, the engine's
-move lights where its stone goes (``Reconciler.show_hint``,
+move lights where its stone goes (``Reconciler.show_hint``; a hint's ``reason``, asked
+with it, blinks its points on a second ADVICE: ``_show_reason``,
 ``Reconciler.expect_engine_move``); anything else counts as a stale answer. The worker
 sends the board's own answer twice (the response, and on the ``led`` topic for every
 viewer): an answer id already taken is skipped, so each answer is used and counted once. A failed
@@ -12,7 +13,8 @@ request waits ``retry_s``, or as long as busy workers asked, before the next
 (``_request_failed``; the status says ``engine``: ok / busy / no answer). It needs the
 agent's ``reconciler``, ``record``, ``counts``, ``config``, ``log``, ``_lock``,
 ``_apply``, ``_engine_state``, ``_retry_at``, ``_status_at`` and ``teacher``; a judgement (purpose
-``judge``) goes to ``edge.judgements``.
+``judge``) goes to ``edge.judgements``, the dead stones of a count (``count``) to
+``edge.end_count``.
 """
 
 from __future__ import annotations
@@ -38,9 +40,12 @@ class EngineAnswers:
         they are busy; the board's status says which (``engine``). A judgement that failed
         is not asked again: the move stands (``edge.teacher``)."""
         busy = isinstance(error, EngineRequestFailed) and error.busy
-        if purpose == "judge":
+        if purpose in ("judge", "count"):
             with self._lock:
-                self.teacher.failed(request_id)
+                if purpose == "count":
+                    self._count_failed(request_id)
+                else:
+                    self.teacher.failed(request_id)
                 self._engine_state = "busy" if busy else "no answer"
                 self._status_at = 0.0
             return
@@ -68,6 +73,8 @@ class EngineAnswers:
                 self._answer_ids.popitem(last=False)
             if purpose == "judge":
                 return self._judged(answer)
+            if purpose == "count":
+                return self._counted(answer)
             rec = self.reconciler
             if rec is None or self.record is None or rec.game.ended:
                 return False
@@ -83,5 +90,23 @@ class EngineAnswers:
             if purpose == "genmove":
                 self._apply(rec.expect_engine_move(point, game.move_number))
             elif move != "pass":
+                reason = answer.reason
+                self._hint_reason = (answer_key(answer), tuple(from_gtp(v, game.size) for v in reason.where)) \
+                    if reason is not None and reason.where else None
                 self._apply(rec.show_hint(point, game.move_number))
             return True
+
+    _hint_reason: "tuple[tuple[int, str], tuple[int, ...]] | None"
+
+    def _show_reason(self) -> bool:
+        """ADVICE while a hint is lit: blink the points its reason is about (the group
+        first); False when there is none to show (then the engine is asked again)."""
+        rec, kept = self.reconciler, self._hint_reason
+        if rec is None or kept is None or kept[0] != position_key(rec.game):
+            return False
+        events = rec.show_reason(kept[1], rec.game.move_number)
+        if events is None:
+            return False
+        self.log.info("ADVICE again: the LEDs point at what the hint's reason is about")
+        self._apply(events)
+        return True

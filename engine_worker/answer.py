@@ -1,6 +1,8 @@
 """The engine library's ``Analysis`` as the wire's ``engine_answer``: the one place where
 a search result meets the bus (points become GTP vertices, colours ``"B"``/``"W"``),
-and the teacher's ``Judgement`` (``gobuddy.ai.teaching``) as the answer's ``judgement``.
+the teacher's ``Judgement`` (``gobuddy.ai.teaching``) as the answer's ``judgement``, and
+the end-of-game verdict (``gobuddy.ai.final_status.FinalStatus``) as its ``final_status``,
+and the heaviest reason for the first move (``gobuddy.explain``) as its ``reason``.
 
 Not checked here: that the analysis answers the request (the worker pairs them).
 """
@@ -8,9 +10,13 @@ Not checked here: that the analysis answers the request (the worker pairs them).
 from __future__ import annotations
 
 from gobuddy.ai.analysis import Analysis
+from gobuddy.ai.final_status import UNSURE, FinalStatus
 from gobuddy.ai.teaching import Judgement
-from gobuddy.bus.engine_messages import EngineAnswer, MoveInfo, MoveJudgement, PositionKey, RootInfo, Tolerance
+from gobuddy.bus.engine_messages import (DeadStones, EngineAnswer, MoveInfo, MoveJudgement, MoveReason, PositionKey,
+                                         RootInfo, Tolerance)
+from gobuddy.explain import explain_hint
 from gobuddy.go.coords import color_to_str, to_gtp
+from gobuddy.go.position import Position
 
 
 def wire_judgement(judgement: Judgement, size: int) -> MoveJudgement:
@@ -24,10 +30,29 @@ def wire_judgement(judgement: Judgement, size: int) -> MoveJudgement:
         visits=judgement.visits, searched=judgement.searched)
 
 
+def wire_dead_stones(status: FinalStatus) -> DeadStones:
+    """The wire's ``final_status``: the stones counted dead, and those of unsure groups."""
+    size = status.size
+    unsure = sorted(p for g in status.groups if g.verdict == UNSURE for p in g.stones)
+    return DeadStones(dead=tuple(to_gtp(p, size) for p in status.dead_points()),
+                      unsure=tuple(to_gtp(p, size) for p in unsure))
+
+
+def wire_reason(position: Position, answer: dict) -> MoveReason | None:
+    """The heaviest reason for the first move of ``answer`` (a final answer's wire dict)
+    about ``position``, or ``None`` when nothing explains it."""
+    reasons = explain_hint(position, answer, limit=1)
+    if not reasons:
+        return None
+    r = reasons[0]
+    return MoveReason(kind=r.kind, text=r.text[:300], where=tuple(to_gtp(p, position.size) for p in r.where))
+
+
 def wire_answer(analysis: Analysis, *, id: str = "", board_id: str | None = None, worker: str = "",
-                judgement: Judgement | None = None) -> EngineAnswer:
+                judgement: Judgement | None = None, final_status: FinalStatus | None = None) -> EngineAnswer:
     """The ``engine_answer`` message of ``analysis`` for request ``id`` (of ``board_id``),
-    answered by ``worker``, with the ``judgement`` of a learner's move when given."""
+    answered by ``worker``, with the ``judgement`` of a learner's move and the
+    ``final_status`` of the position when given."""
     size = analysis.size
     root = analysis.root
     moves = tuple(MoveInfo(move=to_gtp(c.point, size), order=c.order, visits=c.visits, winrate=c.winrate,
@@ -40,4 +65,5 @@ def wire_answer(analysis: Analysis, *, id: str = "", board_id: str | None = None
                       score_lead=root.score_lead, value=root.value),
         moves=moves, ownership=analysis.ownership, is_during_search=analysis.is_during_search, model=analysis.model,
         elapsed_ms=analysis.elapsed_ms, worker=worker,
-        judgement=wire_judgement(judgement, size) if judgement is not None else None)
+        judgement=wire_judgement(judgement, size) if judgement is not None else None,
+        final_status=wire_dead_stones(final_status) if final_status is not None else None)

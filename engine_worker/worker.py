@@ -34,6 +34,12 @@ How a request goes (see ``schemas/README.md`` for the protocol):
    never answered from the cache; its first search takes half the time it may have,
    and when that search did not visit the move enough, the position after the move
    is searched too (same visit budget, the time left): the answer's ``judgement``.
+   A request with ``final_status`` (purpose ``analysis`` only) is not answered from
+   the cache either; after its search the stones that count dead are decided by
+   ``gobuddy.ai.final_status.judge`` (the Play page's decision; the search's ownership,
+   when asked, a cross-check): the answer's ``final_status``. With ``explain`` (hint
+   or analysis) the answer, cached or not, carries the heaviest reason for its first
+   move (``gobuddy.explain``): its ``reason``.
 4. A retained status (online, model, queue depth, evaluations per second) is refreshed
    every ``status_interval_s``; the last will says offline.
 
@@ -58,12 +64,14 @@ import threading
 import time
 from typing import Any, Sequence
 
-from engine_worker.answer import wire_answer
+from engine_worker.answer import wire_answer, wire_reason
 from gobuddy.ai.analysis import Analysis, analyse
 from gobuddy.ai.level_answer import level_answer
 from gobuddy.ai.levels import Level, level_named
 from gobuddy.ai.evaluator import Evaluation, Query
 from gobuddy.ai.mcts import Search, SearchConfig
+from gobuddy.ai.final_status import FinalStatus
+from gobuddy.ai.final_status import judge as final_status
 from gobuddy.ai.teaching import Judgement, judge, needs_search, position_after
 from gobuddy.bus import topics
 from gobuddy.bus.client import BusClient
@@ -200,6 +208,14 @@ class EngineWorker:
             return
         if request.judge is not None and not self._judge_acceptable(received, prepared):
             return
+        if request.explain and request.purpose not in ("hint", "analysis"):
+            self._refuse(received, "explain", f"a reason is for a hint or an analysis, not {request.purpose!r}",
+                         "invalid")
+            return
+        if request.final_status and request.purpose != "analysis":
+            self._refuse(received, "final_status", f"dead stones are told with purpose 'analysis', not "
+                                                   f"{request.purpose!r}", "invalid")
+            return
         job = Job(received, prepared, visits, key=supersede_key(received), requester=requester,
                   deadline_ms=deadline_ms)
         refusal = self._admission(job)
@@ -314,7 +330,8 @@ class EngineWorker:
             return
         started = time.perf_counter()
         level = _level_of(request)
-        cached = self.cache.get(job.prepared.key) if level is None and request.judge is None else None
+        fresh = level is not None or request.judge is not None or request.final_status
+        cached = None if fresh else self.cache.get(job.prepared.key)
         if cached is not None:
             self.counts["cached"] += 1
             self._deliver(job, self._personalise(cached, job, started))
@@ -357,9 +374,11 @@ class EngineWorker:
             if job.stop.is_set() or self.jobs.superseded(job):
                 self._drop_superseded(job)
                 return
-        answer = self._wire(analysis, request, judgement).to_dict()
+        dead = final_status(job.prepared.position, ownership=analysis.ownership) if request.final_status else None
+        answer = self._wire(analysis, request, judgement, dead).to_dict()
         if analysis.root.visits >= job.visits:
-            self.cache.put(job.prepared.key, {**answer, "judgement": None})
+            self.cache.put(job.prepared.key, {k: v for k, v in answer.items() if k != "final_status"}
+                           | {"judgement": None})
         self._deliver(job, answer)
 
     def _judge(self, job: Job, before: Analysis, seconds: float) -> Judgement:
@@ -377,10 +396,11 @@ class EngineWorker:
                             ownership=False, stop=job.stop)
         return judge(before, move, request.judge.level, after)
 
-    def _wire(self, analysis: Analysis, request: EngineRequest, judgement: Judgement | None = None) -> EngineAnswer:
+    def _wire(self, analysis: Analysis, request: EngineRequest, judgement: Judgement | None = None,
+              dead: FinalStatus | None = None) -> EngineAnswer:
         """``analysis`` as the answer to ``request``, from this worker."""
         return wire_answer(analysis, id=request.id, board_id=request.board_id, worker=self.worker_id,
-                           judgement=judgement)
+                           judgement=judgement, final_status=dead)
 
     def _search_for(self, komi: float, superko: bool) -> Search:
         """The search tree, kept between requests of the same komi and ko rule (a
@@ -400,6 +420,8 @@ class EngineWorker:
 
     def _deliver(self, job: Job, answer: dict[str, Any]) -> None:
         request = job.request
+        if request.explain:
+            answer = self._explained(job, answer)
         if now_ms() > job.deadline_ms:
             self.counts["late"] += 1
             log.info("dropped the answer to %r: ready %d ms after its deadline", request.id,
@@ -415,6 +437,18 @@ class EngineWorker:
         self.counts["answered"] += 1
         log.debug("answered %r: %s after %.0f ms", request.id, answer["moves"][0]["move"] if answer["moves"] else "-",
                   answer["elapsed_ms"])
+
+    def _explained(self, job: Job, answer: dict[str, Any]) -> dict[str, Any]:
+        """``answer`` with the reason for its first move (an explanation that fails is
+        logged and left out: the answer goes anyway)."""
+        try:
+            reason = wire_reason(job.prepared.position, answer)
+        except Exception:
+            log.exception("could not explain the answer to %r", job.request.id)
+            return answer
+        if reason is None:
+            return {**answer, "reason": None}
+        return {**answer, "reason": {"kind": reason.kind, "text": reason.text, "where": list(reason.where)}}
 
     def _drop_superseded(self, job: Job) -> None:
         self.counts["superseded"] += 1

@@ -9,7 +9,8 @@ the press counts first (a stone placed just before END is recorded). Presses are
 applied in the order they came. After undo the board must be set back to the
 recorded position (``_after_undo``). It needs the reconciler's ``game``, ``config``,
 ``stabiliser``, ``_now``, ``_corner``, ``_unsure``, ``_after_undo``, ``_evaluate``,
-``_forget_requests``, ``_undo_one`` (UNDO takes back a mistake the teacher shows) and ``_with_led``.
+``_forget_requests``, ``start_count`` (END with ``count_first``), ``_undo_one`` (UNDO
+takes back a mistake the teacher shows) and ``_with_led``.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ class ButtonPresses:
         if game.ended:
             return []
         if button == "end_game":
-            return [board_game.end(game)]
+            return self.start_count() if self.count_first else [board_game.end(game)]
         if button == "pass":
             if game.is_engine_turn():
                 return []

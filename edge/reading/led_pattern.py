@@ -1,10 +1,13 @@
 """What the board's row/column LEDs should show for a game, its problem and its requests.
 
 ``led_pattern`` is pure: the game, the current problem (``edge.reading.problems``), captured
-stones still on the board, the engine's point and a hint in; one ``LedPattern`` out, by
-priority: a problem (its points blink, or all LEDs when it names none) > captured stones
-to remove (blink) > the engine's point (steady, on the engine's turn) > a hint
-(steady) > off. Turning a pattern into a firmware command is ``edge.link.board_view``.
+stones still on the board, the engine's point, a hint, the teacher's mistake and a count
+under way in; one ``LedPattern`` out, by priority: a count (the stones counted dead
+blink; ``edge.end_count``) > a problem (its points blink, or all LEDs when it names
+none) > captured stones to remove (blink) > a mistake waiting for the learner (its
+stone, then the better point, blink; ``edge.teacher``) > the engine's point (steady, on
+the engine's turn) > a hint (steady; or, asked for, the points its reason is about
+blink, the group first) > off. Turning a pattern into a firmware command is ``edge.link.board_view``.
 """
 
 from __future__ import annotations
@@ -30,10 +33,13 @@ LED_OFF = LedPattern("off")
 
 
 def led_pattern(game: Game, problem: Problem | None, pending: tuple[int, ...], engine_move: int | None,
-                hint: int | None, mistake: tuple[int, ...] = ()) -> LedPattern:
+                hint: int | None, mistake: tuple[int, ...] = (),
+                counting: tuple[int, ...] | None = None, reason: tuple[int, ...] = ()) -> LedPattern:
     """The pattern for this state (see the module docstring); off once the game ended."""
     if game.ended:
         return LED_OFF
+    if counting is not None:
+        return LedPattern("blink", counting) if counting else LED_OFF
     if problem is not None:
         pts = problem.points
         return LedPattern("blink", tuple(pts)) if pts else LedPattern("all_blink")
@@ -43,6 +49,8 @@ def led_pattern(game: Game, problem: Problem | None, pending: tuple[int, ...], e
         return LedPattern("blink", tuple(mistake))
     if game.is_engine_turn() and engine_move is not None:
         return LedPattern("steady", (engine_move,))
+    if hint is not None and reason:
+        return LedPattern("blink", tuple(reason))
     if hint is not None:
         return LedPattern("steady", (hint,))
     return LED_OFF

@@ -40,12 +40,16 @@ gone, when the frames stopped after its capture, may be its side's stone played 
 there: it is read so only when that puts the new stones in turn order.
 
 Buttons: pass, undo and end change the game once the board has settled
-(``edge.reading.button_presses``). Against the engine, ``expect_engine_move`` gives the point
-where the engine's stone must go (its LED lights); a stone elsewhere is
-``engine_stone_misplaced``. ``show_hint`` lights a hint for the position it was computed
-for. ``show_mistake`` blinks the teacher's mistake until the learner takes it back (the board
-set back, or UNDO) or keeps it (``keep``, or play goes on): ``edge.reading.teacher_stops``. What each point did and what masks hide is kept by ``edge.reading.point_memory``; the LEDs'
-pattern is ``edge.reading.led_pattern`` (``LedPattern``, ``LED_OFF`` re-exported here).
+(``edge.reading.button_presses``); with ``count_first`` the end (END, or the second
+pass) waits for the count of dead stones (``edge.reading.count_stops``). Against the
+engine, ``expect_engine_move`` gives the point where the engine's stone must go (its LED
+lights); a stone elsewhere is ``engine_stone_misplaced``. ``show_hint`` lights a hint for
+the position it was computed for, and ``show_reason`` instead blinks the group its
+reason is about (all three: ``edge.reading.engine_advice``). ``show_mistake`` blinks the
+teacher's mistake until the learner takes it back (the board set back, or UNDO) or keeps
+it (``keep``, or play goes on): ``edge.reading.teacher_stops``. What each point did and
+what masks hide is kept by ``edge.reading.point_memory``; the LEDs' pattern is
+``edge.reading.led_pattern`` (``LedPattern``, ``LED_OFF`` re-exported here).
 
 Every call returns a list of events in order: the game's (``Played``, ``Undone``, ``Ended`` of
 ``gobuddy.go.game``, made by ``edge.game``), the problems'
@@ -66,6 +70,8 @@ from edge.reading.point_memory import PointMemory
 from edge.sensing.stability import StabilityConfig, Stabiliser, StableBoard
 from edge.reading.unseen_moves import masked_move_candidates, moves_in_order
 from edge import game as board_game
+from edge.reading.count_stops import CountStops
+from edge.reading.engine_advice import EngineAdvice
 from edge.reading.teacher_stops import TeacherStops
 from edge.teacher import Decided, Mistake
 from edge.reading.problems import (BoardDiff, Context, Problem, ProblemCleared, ProblemRaised, board_diff,
@@ -99,7 +105,7 @@ class ReconcileConfig:
     mask_wait_s: float = 1.0
 
 
-class Reconciler(ButtonPresses, TeacherStops):
+class Reconciler(ButtonPresses, EngineAdvice, TeacherStops, CountStops):
     """Turns one board's frames and button presses into game events and LED patterns.
 
     ``classifier`` is needed only for ``feed``/``run`` with frames (``observe`` takes
@@ -121,7 +127,10 @@ class Reconciler(ButtonPresses, TeacherStops):
         self._after_undo = False
         self._engine_move: int | None = None
         self._hint: int | None = None
+        self._reason: tuple[int, ...] = ()  # what the lit hint's reason is about (edge.engine_answers)
         self.mistake: Mistake | None = None  # the teacher's call waiting for the learner
+        self.count_first = False  # END and the second pass start a count (edge.end_count)
+        self.counting: tuple[int, ...] | None = None  # a count under way: the dead stones to blink
         self._gone: tuple[int, set[int]] = (0, set())  # (stone move number, captures seen gone)
         self.points = PointMemory()  # when each point changed, what masks hide
         self._unsure = False  # the latest sighting had uncertain points
@@ -154,6 +163,10 @@ class Reconciler(ButtonPresses, TeacherStops):
         stable = None if sighting.blind else self.stabiliser.push(sighting)
         if self.game.ended:
             return []
+        if self.counting is not None:  # the players look at the count: the board is kept, not read
+            if stable is not None and not stable.lasting:
+                self.stable = stable.board
+            return []
         events: list[Event] = []
         if stable is not None:
             events = self._on_stable(stable)
@@ -164,29 +177,6 @@ class Reconciler(ButtonPresses, TeacherStops):
         elif unmasked and self.problem is not None:
             events = self._evaluate()  # fewer points to read around: the problem may resolve
         return self._with_led(events + self._release_presses(sighting.t))
-
-    def expect_engine_move(self, point: int, move_number: int) -> list[Event]:
-        """The engine's answer for the position after ``move_number`` moves: a flat point
-        (its LED lights until a stone is placed there) or pass (played at once). Ignored
-        when stale or when the engine is not to move."""
-        game = self.game
-        if game.ended or not game.is_engine_turn() or move_number != game.move_number:
-            return []
-        if point == pass_move(game.size):
-            events: list[Event] = [board_game.pass_move(game)]
-            self._forget_requests()
-            return self._with_led(events + self._evaluate())
-        self._engine_move = point
-        return self._with_led(self._evaluate())
-
-    def show_hint(self, point: int | None, move_number: int) -> list[Event]:
-        """Light ``point`` as a hint for the position after ``move_number`` moves (ignored
-        when stale); ``None`` hides the hint. The hint goes when the game changes."""
-        if point is None:
-            self._hint = None
-        elif move_number == self.game.move_number and point != pass_move(self.game.size):
-            self._hint = point
-        return self._with_led([])
 
     def end(self, dead: tuple[int, ...] = (), result: str | None = None) -> list[Event]:
         """Finish the game by counting (see ``Game.end``); the board is no longer read."""
@@ -381,13 +371,14 @@ class Reconciler(ButtonPresses, TeacherStops):
     def _forget_requests(self) -> None:
         self._engine_move = None
         self._hint = None
+        self._reason = ()
 
     # ------------------------------------------------------------------ LEDs
     def led_pattern(self) -> LedPattern:
         """What the LEDs should show now (``edge.reading.led_pattern``: problem > captures to
         remove > the engine's point > a hint > off)."""
         return led_pattern(self.game, self.problem, self.pending, self._engine_move, self._hint,
-                           self._mistake_points())
+                           self._mistake_points(), self.counting, self._reason)
 
     def _with_led(self, events: list[Event]) -> list[Event]:
         self._kept_by_play(events)

@@ -4,7 +4,8 @@
 way people at the board would: START, then every move as a hand trip that places the
 stone (and takes captured stones off, at once or a little later), a hint asked for now
 and then (ADVICE), a thinking pause between moves, PASS twice at the end (or after
-``max_moves``), a look at the result, and a hand clearing the board before the next
+``max_moves``), a look at the dead stones the count blinks and TURN DONE to accept it,
+a look at the result, and a hand clearing the board before the next
 START. Against the engine (``engine_color``) it places the engine's stone where the
 board's LEDs point (and learns of the engine's passes from ``recorded``, the agent's
 move list, when given). Moves come from GNU Go (``gnugo``, level 1, when installed) or the
@@ -165,6 +166,8 @@ class AutoPlayer:
                 self._wait(board.play(move, color, captured))
             self._wait(board.idle(self.rng.uniform(0.3, 1.2)))
         self._wait(board.idle(3.0))
+        self._wait(board.press("DONE"))  # accept the count of dead stones (START would too)
+        self._wait(board.idle(1.0))
         stones = [p for p, v in enumerate(pos.board) if v != 0]
         self.rng.shuffle(stones)
         for i in range(0, len(stones), 8):

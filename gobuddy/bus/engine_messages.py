@@ -59,7 +59,10 @@ class EngineRequest(Message):
     milliseconds, ``timeout_ms`` the time it has from when it was sent (set at each send).
     ``level``: a named opponent level (``gobuddy.ai.levels``) for a ``genmove``, ``None``
     for the search as before; ``seed``: repeatable draws of a level (``None``: 0);
-    ``judge``: judge a learner's move in this position (the answer's ``judgement``)."""
+    ``judge``: judge a learner's move in this position (the answer's ``judgement``);
+    ``final_status``: which stones count dead at the end (the answer's ``final_status``);
+    ``explain``: why the first move (the answer's ``reason``); both left off the wire
+    when false."""
 
     KIND = "engine_request"
     id: str
@@ -76,6 +79,15 @@ class EngineRequest(Message):
     level: str | None = None
     seed: int | None = None
     judge: Judge | None = None
+    final_status: bool = False
+    explain: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        for flag in ("final_status", "explain"):
+            if not data[flag]:
+                del data[flag]
+        return data
 
     @classmethod
     def build(cls, data: dict[str, Any]) -> "EngineRequest":
@@ -150,6 +162,26 @@ class MoveJudgement:
         return cls(**{**data, "tolerance": Tolerance(**data["tolerance"])})
 
 
+@dataclass(frozen=True)
+class DeadStones:
+    """The end-of-game verdict of a position (``gobuddy.ai.final_status``): every stone
+    counted ``dead`` and the stones of ``unsure`` groups, GTP vertices."""
+
+    dead: tuple[str, ...]
+    unsure: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MoveReason:
+    """Why the answer's first move (``gobuddy.explain.Reason``, its heaviest): ``kind``,
+    the ``text`` a person reads, and ``where``, the GTP vertices it is about (its group
+    first)."""
+
+    kind: str
+    text: str
+    where: tuple[str, ...]
+
+
 @dataclass(frozen=True, kw_only=True)
 class EngineAnswer(Message):
     """Ranked moves for a position; partial while ``is_during_search``; ``judgement``
@@ -168,7 +200,16 @@ class EngineAnswer(Message):
     ownership: tuple[float, ...] | None = None
     is_during_search: bool = False
     judgement: MoveJudgement | None = None
+    final_status: DeadStones | None = None
+    reason: MoveReason | None = None
     ts: int = dataclass_field(default_factory=now_ms)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        for extra in ("final_status", "reason"):  # only when asked for
+            if data[extra] is None:
+                del data[extra]
+        return data
 
     @property
     def best(self) -> MoveInfo | None:
@@ -177,12 +218,16 @@ class EngineAnswer(Message):
 
     @classmethod
     def build(cls, data: dict[str, Any]) -> "EngineAnswer":
-        nested = {"position_key", "root", "moves", "judgement"}
+        nested = {"position_key", "root", "moves", "judgement", "final_status", "reason"}
         values = {key: frozen(value) for key, value in data.items() if key not in nested}
         judgement = data.get("judgement")
         return cls(
             **values,
             judgement=MoveJudgement.from_plain(judgement) if judgement is not None else None,
+            final_status=(DeadStones(tuple(data["final_status"]["dead"]), tuple(data["final_status"]["unsure"]))
+                          if data.get("final_status") is not None else None),
+            reason=(MoveReason(data["reason"]["kind"], data["reason"]["text"], tuple(data["reason"]["where"]))
+                    if data.get("reason") is not None else None),
             position_key=PositionKey(**data["position_key"]),
             root=RootInfo(**data["root"]),
             moves=tuple(MoveInfo(**{**info, "pv": tuple(info["pv"])}) for info in data["moves"]),

@@ -22,6 +22,7 @@ from typing import Any
 
 from gobuddy.bus.board_messages import BoardCommand, BoardFrame, BoardState, ButtonEvent, Problem
 from gobuddy.bus.engine_messages import (
+    DeadStones,
     EngineAnswer,
     EngineError,
     EngineProgress,
@@ -29,6 +30,7 @@ from gobuddy.bus.engine_messages import (
     Judge,
     MoveInfo,
     MoveJudgement,
+    MoveReason,
     Position,
     PositionKey,
     RootInfo,
@@ -68,9 +70,10 @@ def decode(kind: str, data: Any) -> Message:
 
 
 __all__ = [
-    "BoardFrame", "BoardState", "ButtonEvent", "EVENT_TYPES", "EngineAnswer", "EngineError",
+    "BoardFrame", "BoardState", "ButtonEvent", "DeadStones", "EVENT_TYPES", "EngineAnswer", "EngineError",
     "EngineRequest", "ErrorReport", "GameEnded", "GameEvent", "GameStarted", "MESSAGE_TYPES",
-    "Judge", "Message", "MessageError", "MoveInfo", "MoveJudgement", "MovePlayed", "Passed", "Player", "Position",
-    "PositionKey", "Problem", "ProblemCleared", "ProblemRaised", "RootInfo", "Status", "Teaching", "Tolerance", "Undone",
+    "Judge", "Message", "MessageError", "MoveInfo", "MoveJudgement", "MoveReason", "MovePlayed", "Passed", "Player",
+    "Position", "PositionKey", "Problem", "ProblemCleared", "ProblemRaised", "RootInfo", "Status", "Teaching",
+    "Tolerance", "Undone",
     "decode", "now_ms",
 ]

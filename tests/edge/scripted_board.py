@@ -15,6 +15,8 @@
 | ``hint D4``          | a hint for the current position                                |
 | ``mistake C3 6.5``   | the teacher calls the last move a mistake: C3 better, 6.5 points lost (``-``: no better point) |
 | ``done``             | TURN DONE pressed: the mistake shown is kept                   |
+| ``dead C4 D4``       | the count shows C4 and D4 dead (``count_first``)               |
+| ``accept`` / ``resume`` | the players accept the count shown / go back to playing     |
 | ``hand D4 D5 0.8``   | a hand makes D4 and D5 read uncertain for 0.8 s                |
 | ``hand O E5 / D5 2`` | ... while E5 reads as a white stone (a shadow's phantom)       |
 | ``flash O E5 0.2``   | E5 reads as a white stone for 0.2 s, clearly, then empty again |
@@ -31,6 +33,7 @@ from edge import game as board_game
 from edge.game import GameSettings
 from edge.reading.problems import ProblemCleared, ProblemRaised
 from edge.reading.reconcile import LedPattern, ReconcileConfig, Reconciler
+from edge.end_count import CountStarted
 from edge.teacher import Decided, Mistake
 from gobuddy.go.coords import BLACK, EMPTY, WHITE, color_to_str, from_gtp, pass_move, to_gtp
 from gobuddy.go.game import Ended, Played, Undone
@@ -57,6 +60,8 @@ def describe(events: list, leds: bool = False, size: int = 9) -> list[str]:
             out.append(f"problem {e.kind} {' '.join(e.points)}".strip())
         elif isinstance(e, ProblemCleared):
             out.append(f"cleared {e.kind}")
+        elif isinstance(e, CountStarted):
+            out.append("count")
         elif isinstance(e, Decided):
             out.append(f"{e.verdict} {color_to_str(e.mistake.color)} {to_gtp(e.mistake.point, size)}")
         elif isinstance(e, LedPattern):
@@ -152,6 +157,12 @@ class ScriptedBoard:
                                                         0.2, "25 kyu"))
             elif head == "done":
                 events += self.rec.keep()
+            elif head == "dead":
+                events += self.rec.show_dead(self._points(rest))
+            elif head == "accept":
+                events += self.rec.accept_count(self.rec.counting or ())
+            elif head == "resume":
+                events += self.rec.resume_play()
             elif head == "hint":
                 events += self.rec.show_hint(from_gtp(rest[0], self.game.size), self.game.move_number)
             elif head in ("hand", "flash"):

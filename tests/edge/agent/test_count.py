@@ -1,0 +1,132 @@
+"""The count at the end on the simulated board, over a real Mosquitto: two passes (or
+END) ask the workers which stones are dead (a stand-in worker answers ``final_status``:
+the white stone at C4 is dead); they blink until TURN DONE accepts (the result counts
+them dead) or UNDO goes back to playing; nobody deciding accepts after a while; with no
+worker every stone counts alive and the status says so."""
+
+from __future__ import annotations
+
+from edge.game import GameSettings
+from engine_worker.request_position import build
+from gobuddy.bus import BusClient, topics
+from gobuddy.bus.messages import DeadStones, EngineAnswer, MoveInfo, PositionKey, RootInfo
+from gobuddy.go.coords import from_gtp
+from gobuddy.go.game import position_hash
+from gobuddy.go.position import Position
+from gobuddy.go.scoring import area_score
+from tests.edge.agent.rig import AgentRig, wait_until
+from tests.mqtt_broker import Inbox
+
+DEAD = ("C4",)
+
+
+def stand_in_counter(broker, requests: Inbox) -> BusClient:
+    """A worker's stand-in: for a request with ``final_status``, ``DEAD`` (those on the
+    board); every request is kept in ``requests``."""
+    engine = BusClient(broker.config("engine-1"))
+
+    def respond(received):
+        request = received.message
+        requests(request)
+        pos, _ = build(request.position, (9,))
+        dead = tuple(v for v in DEAD if pos.board[from_gtp(v, 9)] != 0) if request.final_status else None
+        root = RootInfo(visits=50, winrate=0.5, winrate_black=0.5, score_lead=0.0, value=0.0)
+        move = MoveInfo(move="pass", order=0, visits=50, winrate=0.5, winrate_black=0.5, score_lead=0.0, prior=0.5,
+                        pv=("pass",))
+        engine.respond(received, EngineAnswer(
+            id=request.id, board_id=request.board_id, position_key=PositionKey(pos.move_count, position_hash(pos)),
+            to_play=request.position.side_to_play(), root=root, moves=(move,), model="stand-in",
+            worker="engine-test", elapsed_ms=1.0,
+            final_status=DeadStones(dead=dead, unsure=()) if dead is not None else None))
+
+    engine.subscribe(topics.engine_requests_filter(), respond)
+    engine.start()
+    return engine
+
+
+def result_with(moves: str, dead: tuple[str, ...]) -> str:
+    pos = Position(9)
+    for v in moves.split():
+        pos.play(pos.pass_point if v == "pass" else from_gtp(v, 9))
+    return area_score(pos, 7.0, [from_gtp(v, 9) for v in dead]).result
+
+
+def count_status(observer) -> str | None:
+    return ((observer.status() or {}).get("details") or {}).get("count")
+
+
+def test_two_passes_the_dead_blink_and_turn_done_accepts(broker, observer, tmp_path):
+    requests = Inbox()
+    engine = stand_in_counter(broker, requests)
+    try:
+        with AgentRig(broker, tmp_path, status_every_s=0.5) as rig:
+            rig.press("START")
+            rig.play("E5 C4 pass pass")
+            wait_until(lambda: rig.board.leds().mode == "BLINK", 10, "the dead stones on the LEDs")
+            assert rig.board.leds().points == DEAD
+            (asked,) = [r for r in requests.items if r.final_status]
+            assert (asked.purpose, asked.include_ownership, len(asked.position.moves)) == ("analysis", True, 4)
+            assert not observer.events("game_ended")  # the players decide first
+            wait_until(lambda: "TURN DONE accepts" in (count_status(observer) or ""), 10, "the count in the status")
+            rig.press("DONE")
+            wait_until(lambda: observer.events("game_ended"), 10, "the end of the game")
+            (ended,) = observer.events("game_ended")
+            assert (ended["result"], ended["reason"], ended["move_number"]) == \
+                (result_with("E5 C4 pass pass", DEAD), "score", 4) == ("B+74", "score", 4)
+            wait_until(lambda: rig.board.leds().mode == "OFF", 5, "the LEDs off")
+    finally:
+        engine.stop()
+
+
+def test_undo_disputes_the_count_and_play_goes_on(broker, observer, tmp_path):
+    requests = Inbox()
+    engine = stand_in_counter(broker, requests)
+    try:
+        with AgentRig(broker, tmp_path) as rig:
+            rig.press("START")
+            rig.play("E5 C4 pass pass")
+            wait_until(lambda: rig.board.leds().mode == "BLINK", 10, "the dead stones on the LEDs")
+            rig.press("UNDO")
+            wait_until(lambda: observer.events("undo"), 10, "the last pass taken back")
+            assert [(e["color"], e["vertex"]) for e in observer.events("undo")] == [("W", "pass")]
+            wait_until(lambda: rig.board.leds().mode == "OFF", 5, "the LEDs off")
+            rig.pos = Position(9)
+            for v in "E5 C4 pass".split():
+                rig.pos.play(rig.pos.pass_point if v == "pass" else from_gtp(v, 9))
+            rig.play("G3")
+            assert observer.wait_moves(5)[-1] == "W G3"
+            assert not observer.events("game_ended")
+    finally:
+        engine.stop()
+
+
+def test_nobody_deciding_accepts_the_count(broker, observer, tmp_path):
+    requests = Inbox()
+    engine = stand_in_counter(broker, requests)
+    try:
+        with AgentRig(broker, tmp_path, count_accept_s=1.0) as rig:
+            rig.press("START")
+            rig.play("E5 C4")
+            rig.press("END")
+            wait_until(lambda: observer.events("game_ended"), 15, "the count accepted")
+            assert observer.events("game_ended")[0]["result"] == "B+74"
+    finally:
+        engine.stop()
+
+
+def test_no_worker_counts_every_stone_alive_and_says_so(broker, observer, tmp_path):
+    with AgentRig(broker, tmp_path, count_wait_s=1.0, status_every_s=0.5) as rig:
+        rig.press("START")
+        rig.play("E5 C4")
+        rig.press("END")
+        wait_until(lambda: observer.events("game_ended"), 15, "the count with all alive")
+        assert observer.events("game_ended")[0]["result"] == result_with("E5 C4", ()) == "W+7"
+        wait_until(lambda: "all alive" in (count_status(observer) or ""), 10, "the status saying so")
+
+
+def test_an_old_board_without_the_count_ends_at_once(broker, observer, tmp_path):
+    with AgentRig(broker, tmp_path, settings=GameSettings(), count_dead=False) as rig:
+        rig.press("START")
+        rig.play("E5 C4 pass pass")
+        wait_until(lambda: observer.events("game_ended"), 10, "the end")
+        assert observer.events("game_ended")[0]["result"] == "W+7"
