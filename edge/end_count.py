@@ -14,7 +14,8 @@
 ``advisor``, ``reconciler``, ``record``, ``config`` (``count_wait_s``,
 ``count_accept_s``), ``bus``, ``log``, ``_lock``, ``_apply`` and ``_status_at``. Not done
 here: choosing group by group on the board (the dashboard's Play page can; the board
-accepts the workers' proposal whole or goes back to playing).
+accepts the workers' proposal whole or goes back to playing), and a count that survives
+a restart (the game comes back unended after its two passes: END counts it again).
 """
 
 from __future__ import annotations
