@@ -13,8 +13,11 @@ the button (a listener on the document, before Streamlit's own), so the time Pla
 takes to find the button and move to it is not counted. Steps go forward through the game and back again,
 alternately by the keyboard (Right/Left) and by the buttons, each after the page's run
 for the previous one has ended and ``--gap`` seconds more (a person reading the board).
-"idle -> page done" is the time until that run ended (the graph, the move list and the
-rest of the page drawn too).
+"step -> page done" is the time until that run ended (the rest of the page drawn too).
+"browser main thread busy per step" is Chrome's own count of the page's main thread at
+work (``TaskDuration`` of the DevTools protocol's ``Performance.getMetrics``) over the
+same span: the browser's share of a step, less swayed by the machine's other load than
+the times (a busy thread's time still stretches when it waits for a core).
 
 Variants: ``idle`` (nothing else of ours runs) and ``busy``: ``--loops`` plain busy loops
 (``while True: pass``, not niced; 2 by default, one per core) for the whole measurement.
@@ -100,8 +103,9 @@ def analysed_game(db_url: str, moves: int, visits: int, seed: int = 7) -> str:
 
 
 @contextlib.contextmanager
-def replay_page(db_url: str, game_id: str, tmp: Path) -> Iterator[Any]:
-    """The Replay page of ``game_id`` open in headless Chromium, the game's start shown."""
+def replay_page(db_url: str, game_id: str, tmp: Path) -> Iterator[tuple[Any, Any]]:
+    """The Replay page of ``game_id`` open in headless Chromium, the game's start shown,
+    and a DevTools session on it with Chrome's performance counters on."""
     with MosquittoBroker() as broker, \
             StreamlitServer(dashboard_args(db_url, broker), log_path=tmp / "streamlit.log") as server, \
             chromium() as browser:
@@ -112,7 +116,9 @@ def replay_page(db_url: str, game_id: str, tmp: Path) -> Iterator[Any]:
         page.wait_for_selector(IDLE)
         time.sleep(1.0)
         page.evaluate(OBSERVER)
-        yield page
+        cdp = page.context.new_cdp_session(page)  # Chrome's own counters: the main thread's busy time
+        cdp.send("Performance.enable", {"timeDomain": "threadTicks"})
+        yield page, cdp
 
 
 def step(page: Any, forward: bool, by_key: bool) -> None:
@@ -122,15 +128,23 @@ def step(page: Any, forward: bool, by_key: bool) -> None:
         page.get_by_role("button", name="Next" if forward else "Back").click()
 
 
-def measure(page: Any, steps: int, last: int, gap_s: float) -> tuple[list[float], list[float], int]:
-    """Step times (ms) to the board and to the end of the page's run, and how many
-    steps never showed (within 30 s)."""
-    to_board, to_done, missed = [], [], 0
+def busy_ms(cdp: Any) -> float:
+    """The page's main thread's busy time so far (Chrome's ``TaskDuration``), in ms."""
+    metrics = cdp.send("Performance.getMetrics")["metrics"]
+    return 1000 * next(m["value"] for m in metrics if m["name"] == "TaskDuration")
+
+
+def measure(page: Any, cdp: Any, steps: int, last: int, gap_s: float) -> tuple[list[float], list[float], list[float], int]:
+    """Step times (ms) to the board and to the end of the page's run, the browser's main
+    thread's busy time per step (ms, from the step to the end of the page's run), and how
+    many steps never showed (within 30 s)."""
+    to_board, to_done, busy, missed = [], [], [], 0
     n = 0
     for i in range(steps):
         forward = n < last if i < steps // 2 or n == 0 else False
         target = n + 1 if forward else n - 1
         page.evaluate(f"() => {{ delete window.__seen['{target}']; window.__input = null; }}")
+        before = busy_ms(cdp)
         step(page, forward, by_key=i % 2 == 0)
         try:
             page.wait_for_selector(f'svg.go-board[data-move-count="{target}"]', timeout=30_000)
@@ -144,9 +158,10 @@ def measure(page: Any, steps: int, last: int, gap_s: float) -> tuple[list[float]
         if shown is not None and started is not None:
             to_board.append(float(shown) - started)
             to_done.append(done - started)
+            busy.append(busy_ms(cdp) - before)
         n = target
         time.sleep(gap_s)
-    return to_board, to_done, missed
+    return to_board, to_done, busy, missed
 
 
 def row(what: str, values: list[float], missed: int, load: float) -> str:
@@ -178,11 +193,12 @@ def main(argv: list[str] | None = None) -> None:
         print("|---|---|---|---|---|---|---|---|---|")
         for variant in args.variants.split(","):
             loops = args.loops if variant == "busy" else 0
-            with busy_loops(loops), replay_page(url, game_id, Path(tmp)) as page:
-                board, done, missed = measure(page, args.steps, args.moves, args.gap)
+            with busy_loops(loops), replay_page(url, game_id, Path(tmp)) as (page, cdp):
+                board, done, busy, missed = measure(page, cdp, args.steps, args.moves, args.gap)
                 load = os.getloadavg()[0]
             print(row(f"{variant}: step -> board", board, missed, load))
             print(row(f"{variant}: step -> page done", done, missed, load))
+            print(row(f"{variant}: browser main thread busy per step", busy, missed, load))
         print()
 
 
