@@ -13,18 +13,24 @@ the broker records when the engine's request and answer crossed it (and the work
 own search time), so the page's share is the click-to-stone time less the engine's
 round trip.
 
-``--load N`` runs N busy loops (``while True: pass``, not niced) beside the stack for
-the whole measurement: the machine under load.
+Variants: ``idle``; ``busy``: ``--busy`` busy loops (``while True: pass``, not niced)
+beside the stack for the whole measurement; a ``-teach`` suffix plays with "Teach me"
+on (the teacher judges each move before the engine replies: the engine's time is then
+the judge's round trip plus the reply's; a move the teacher stops is shown on the board
+with the better point, the bench keeps it and times "Keep my move" -> the engine's
+stone), without it "Teach me" is switched off.
 
-    python -m bench.bench_play_latency [--moves 20] [--hints 8] [--load 0] [--variants idle,busy]
+    python -m bench.bench_play_latency [--moves 20] [--hints 8] [--busy 2]
+                                       [--variants idle,busy,idle-teach,busy-teach]
 
 Prints a markdown section: click -> engine stone and hint -> top five, p50/p95/p99,
-idle and busy.
+one table per variant.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import tempfile
@@ -138,13 +144,21 @@ def choose_move(moves: list[tuple[str, str]], rng: random.Random, size: int = 9)
     return to_gtp(rng.choice(options), size)
 
 
-def wait_shown(page: Any, key: str, timeout_s: float) -> float | None:
+def wait_shown(page: Any, key: str, timeout_s: float, *others: str) -> float | None:
+    """When the board first showed ``key`` (ms), or None; with ``others``: the first of
+    them all to show (``wait_which`` says which)."""
+    found = wait_which(page, (key, *others), timeout_s)
+    return None if found is None else found[1]
+
+
+def wait_which(page: Any, keys: tuple[str, ...], timeout_s: float) -> tuple[str, float] | None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        at = page.evaluate(SHOWN, key)
-        if at is not None:
-            return float(at)
-        time.sleep(0.02)
+        for key in keys:
+            at = page.evaluate(SHOWN, key)
+            if at is not None:
+                return key, float(at)
+        time.sleep(0.01)
     return None
 
 
@@ -157,29 +171,71 @@ class Figures:
     hint_engine: list[float] = field(default_factory=list)
     share: list[float] = field(default_factory=list)  # click -> stone less the engine's round trip
     hint_share: list[float] = field(default_factory=list)
+    stop: list[float] = field(default_factory=list)  # click -> the teacher's stop on the board
+    stop_engine: list[float] = field(default_factory=list)  # the judge's round trip
+    stop_share: list[float] = field(default_factory=list)
+    keep: list[float] = field(default_factory=list)  # "Keep my move" -> engine stone
+    keep_engine: list[float] = field(default_factory=list)
+    keep_share: list[float] = field(default_factory=list)
     missed: int = 0
 
 
-def start_game(page: Any) -> None:
+def start_game(page: Any, teach: bool) -> None:
+    """Start a game (the form's defaults: a newcomer's level) with "Teach me" ``teach``."""
     page.get_by_role("button", name="Start the game").click()
     page.locator(BOARD).first.wait_for(timeout=60_000)
     page.get_by_text("Your move").wait_for(timeout=60_000)
+    switch = page.get_by_role("switch", name="Teach me")
+    if switch.is_checked() != teach:
+        switch.click(force=True)
+        page.wait_for_timeout(300)
+        assert switch.is_checked() == teach
     page.wait_for_timeout(500)
 
 
-def play(page: Any, log: BusLog, moves: int, hints: int, seed: int) -> Figures:
-    """``moves`` clicks answered by the engine and ``hints`` hints, new games as needed."""
+def engine_trip(log: BusLog, since_ms: float, teach: bool) -> float | None:
+    """The engine's time for a move after ``since_ms``: the reply's round trip, plus
+    the judge's (an ``analysis`` request) with the teacher on."""
+    reply = log.round_trip_after("genmove", since_ms)
+    if reply is None:
+        return None
+    if not teach:
+        return reply[0]
+    judge = log.round_trip_after("analysis", since_ms)
+    return None if judge is None else judge[0] + reply[0]
+
+
+def keep_move(page: Any, log: BusLog, count: int, out: Figures) -> bool:
+    """The teacher stopped move ``count + 1``: keep it and time "Keep my move" -> the
+    engine's stone; False when it never showed."""
+    box = page.get_by_role("button", name="Keep my move").bounding_box()
+    sent = time.time() * 1000
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    shown = wait_shown(page, str(count + 2), 30)
+    if shown is None:
+        return False
+    out.keep.append(shown - sent)
+    trip = log.round_trip_after("genmove", sent - 5)
+    if trip:
+        out.keep_engine.append(trip[0])
+        out.keep_share.append(shown - sent - trip[0])
+    return True
+
+
+def play(page: Any, log: BusLog, moves: int, hints: int, seed: int, teach: bool = False) -> Figures:
+    """``moves`` clicks answered by the engine and ``hints`` hints, new games as needed;
+    with ``teach`` the teacher's stops are kept (and timed apart)."""
     rng = random.Random(seed)
     out = Figures()
     page.evaluate(OBSERVER)
-    start_game(page)
+    start_game(page, teach)
     hint_every = max(1, moves // max(1, hints)) if hints else 0
     done = 0
     while done < moves:
         count = len(log.moves)
         if count >= 30 or page.get_by_text("Your move").count() == 0:
             page.get_by_role("button", name="New game").click()
-            start_game(page)
+            start_game(page, teach)
             page.evaluate(OBSERVER)
             continue
         if hint_every and done % hint_every == 0 and len(out.hint) < hints:
@@ -199,30 +255,43 @@ def play(page: Any, log: BusLog, moves: int, hints: int, seed: int) -> Figures:
         vertex = choose_move(list(log.moves), rng)
         if vertex is None:
             page.get_by_role("button", name="New game").click()
-            start_game(page)
+            start_game(page, teach)
             continue
         sent = time.time() * 1000
         click_vertex(page, vertex)
-        shown = wait_shown(page, str(count + 2), 30)
-        if shown is None:  # (a click lost while the board was being drawn again, say)
+        found = wait_which(page, (str(count + 2), f"{count + 1}h"), 30)
+        if found is not None and found[0].endswith("h"):  # the teacher's stop: the better point on the board
+            out.stop.append(found[1] - sent)
+            judge = log.round_trip_after("analysis", sent - 5)
+            if judge:
+                out.stop_engine.append(judge[0])
+                out.stop_share.append(found[1] - sent - judge[0])
+            page.get_by_role("button", name="Keep my move").wait_for(timeout=10_000)
+            found = ("kept", 0.0) if keep_move(page, log, count, out) else None
+        if found is None:  # (a click lost while the board was being drawn again, say)
             out.missed += 1
             page.reload()  # a new browser session: the game is gone, start another
             page.get_by_role("button", name="Start the game").wait_for(timeout=60_000)
             page.evaluate(OBSERVER)
-            start_game(page)
+            start_game(page, teach)
             continue
+        done += 1
+        if found[0] == "kept":
+            page.wait_for_timeout(400)
+            continue
+        shown = found[1]
         out.stone.append(shown - sent)
         trip = log.round_trip_after("genmove", sent - 5)
-        if trip:
-            out.engine.append(trip[0])
+        both = engine_trip(log, sent - 5, teach)
+        if trip and both is not None:
+            out.engine.append(both)
             out.search.append(trip[1])
-            out.share.append(shown - sent - trip[0])
-        done += 1
+            out.share.append(shown - sent - both)
         page.wait_for_timeout(400)  # plotly attaches its click handlers after drawing
     return out
 
 
-def measure(moves: int, hints: int, load: int, seed: int = 3) -> Figures:
+def measure(moves: int, hints: int, load: int, seed: int = 3, teach: bool = False) -> Figures:
     with tempfile.TemporaryDirectory() as tmp, MosquittoBroker() as broker:
         tmp_path = Path(tmp)
         url = f"sqlite:///{tmp_path / 'bench.db'}"
@@ -243,7 +312,7 @@ def measure(moves: int, hints: int, load: int, seed: int = 3) -> Figures:
                     page.get_by_role("button", name="Start the game").wait_for(timeout=90_000)
                     with busy_loops(load):
                         time.sleep(1.0 if load else 0.0)
-                        return play(page, log, moves, hints, seed)
+                        return play(page, log, moves, hints, seed, teach)
         finally:
             observer.stop()
             store.close()
@@ -257,16 +326,25 @@ def row(label: str, values: list[float]) -> str:
 
 
 def report(name: str, load: int, f: Figures) -> list[str]:
+    teach = "Teach me on" if name.endswith("-teach") else "Teach me off"
     lines = [f"**{name}** ({'no load' if not load else f'{load} busy loops (`while True: pass`, not niced)'}; "
-             f"{f.missed} not shown within 30 s):\n",
+             f"{teach}; {f.missed} not shown within 30 s; load average {os.getloadavg()[0]:.1f} at the end):\n",
              "| what | n | p50 ms | p95 ms | p99 ms | mean ms |", "|---|---|---|---|---|---|",
              row("click -> engine stone shown", f.stone),
-             row("  of which the engine (request -> answer on the broker)", f.engine),
+             row("  of which the engine (request -> answer on the broker; with the teacher: judge + reply)", f.engine),
              row("  the page's share (the rest)", f.share),
              row("  the worker's own search", f.search),
              row("Hint click -> top five shown", f.hint),
              row("  of which the engine", f.hint_engine),
-             row("  the page's share", f.hint_share), ""]
+             row("  the page's share", f.hint_share)]
+    if f.stop or f.keep:
+        lines += [row("click -> the teacher's stop shown", f.stop),
+                  row("  of which the judge", f.stop_engine),
+                  row("  the page's share", f.stop_share),
+                  row("Keep my move -> engine stone shown", f.keep),
+                  row("  of which the engine", f.keep_engine),
+                  row("  the page's share", f.keep_share)]
+    lines.append("")
     return lines
 
 
@@ -283,8 +361,8 @@ def main(argv: list[str] | None = None) -> None:
           "click to the first board that shows the move (a MutationObserver in the page: the SVG board, or the image "
           "under the plotly layer the page drew before).\n")
     for variant in args.variants.split(","):
-        load = 0 if variant == "idle" else args.busy
-        figures = measure(args.moves, args.hints, load)
+        load = 0 if variant.startswith("idle") else args.busy
+        figures = measure(args.moves, args.hints, load, teach=variant.endswith("-teach"))
         print("\n".join(report(variant, load, figures)))
 
 

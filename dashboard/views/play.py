@@ -22,12 +22,15 @@ each of the player's moves before the engine replies: a mistake waits until the 
 takes it back (kept as a variation) or keeps it.
 
 Speed: the board and its panel are one fragment (``play_area``). A click, a button or
-a typed point acts in a widget callback and reruns only the fragment, which draws the
-outcome at once; the engine is asked without waiting (``ask_async``), and while it
-thinks the fragment's run ends by waiting for the answer (a line counts the seconds;
-a click meanwhile stops the wait) and reruns the fragment the moment it comes. The
-rest of the page runs only when a game starts or ends. The clickable board's plotly
-figure is a cached template with only the image changed (``views/click_board``).
+a typed point acts in a widget callback and reruns only the fragment; the engine is
+asked without waiting (``ask_async``) and the board shows the player's stone at once
+(provisional, drawn by the browser). The run waits up to ``ANSWER_GRACE_S`` for the
+answer (after the teacher's judgement, for the reply it lets through) and draws it with
+the move: one draw, not two. While a slower engine thinks, the run ends by waiting
+for the answer (a line counts the seconds; a click meanwhile stops the wait) and reruns
+the fragment the moment it comes. The moves drawn are published after the page is
+drawn. The rest of the page runs only when a game starts or ends. The board is plain
+SVG in the page (``views/click_board``): a new position swaps one SVG.
 
 Storage, decided: the page publishes the game's events (and the retained board state)
 on a web board ``web-<n>`` exactly like a physical board, and the recorder stores them;
@@ -41,6 +44,7 @@ Playing needs the player role (``dashboard.access``): the page checks it on the 
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import wait
 from typing import Any, Sequence
 
@@ -69,7 +73,11 @@ from gobuddy.go.handicap import HandicapError
 
 GAME = "play_game"
 UNPUBLISHED = "play_unpublished"  # events played but not yet on the bus (see ``send``)
-HINT_GRACE_S = 0.05  # how long a run waits for a hint before it draws (a cached one is there by then)
+# How long a run after a move (or "Hint", or "Keep my move") waits for the engine before
+# it draws: a quick answer (and after the teacher's judgement the reply it lets through)
+# is drawn in the same run, one draw instead of two; the player's stone shows at once
+# meanwhile (the board's provisional stone, ``views/click_board``).
+ANSWER_GRACE_S = 0.25
 
 
 def publish(feed: LiveFeed, game: PlayGame, events: list[GameEvent]) -> bool:
@@ -115,6 +123,34 @@ def take_answer(services: Services, game: PlayGame) -> None:
         st.session_state["play_engine_error"] = engine_trouble(exc)
     else:
         engine_move(services, game, answer)
+
+
+def reply_due(game: PlayGame) -> bool:
+    """Whether the engine's reply is to be asked now: its turn, nothing in flight, no
+    teacher's stop open and no failure waiting for "Ask the engine again"."""
+    return (game.engine_to_play and st.session_state.get(PENDING) is None and open_verdict(game) is None
+            and not st.session_state.get("play_engine_error"))
+
+
+def settle(services: Services, game: PlayGame) -> None:
+    """Take the answer in flight, and wait for one asked less than ``ANSWER_GRACE_S``
+    ago until then (asking the engine's reply as soon as it is due: after the
+    teacher's judgement that stops nothing), so that this run draws it."""
+    take_answer(services, game)
+    deadline: float | None = None
+    while True:
+        if reply_due(game):
+            ask_async(services, game, "genmove")
+        pending: Pending | None = st.session_state.get(PENDING)
+        if pending is None:
+            return
+        if deadline is None:
+            deadline = min(pending.sent, time.monotonic()) + ANSWER_GRACE_S
+        if not pending.future.done():
+            wait([pending.future], timeout=max(0.0, deadline - time.monotonic()))
+            if not pending.future.done():
+                return
+        take_answer(services, game)
 
 
 def start_count(services: Services, game: PlayGame) -> Count:
@@ -275,14 +311,13 @@ def controls(game: PlayGame) -> None:
     your_turn = (not game.over and not game.counting and not game.engine_to_play
                  and st.session_state.get(VERDICT) is None)
     asking = st.session_state.get(PENDING) is not None
-    c1, c2, c3 = st.columns(3)
-    c1.button("Pass", disabled=not your_turn, key="play_pass", on_click=on_pass)
-    c2.button("Undo", disabled=game.over or not game.moves, key="play_undo", on_click=on_undo)
-    c3.button("Resign", disabled=game.over, key="play_resign", on_click=on_resign)
-    c4, c5 = st.columns(2)
-    c4.button("Hint", disabled=not your_turn or asking, key="play_hint_button", icon=":material/lightbulb:",
-              on_click=on_hint)
-    if c5.button("New game", key="play_new_game"):
+    row = st.container(horizontal=True)  # one element for the row: fewer for the browser to take at each draw
+    row.button("Pass", disabled=not your_turn, key="play_pass", on_click=on_pass)
+    row.button("Undo", disabled=game.over or not game.moves, key="play_undo", on_click=on_undo)
+    row.button("Resign", disabled=game.over, key="play_resign", on_click=on_resign)
+    row.button("Hint", disabled=not your_turn or asking, key="play_hint_button", icon=":material/lightbulb:",
+               on_click=on_hint)
+    if row.button("New game", key="play_new_game"):
         if not game.over and game.moves:
             send(game, game.abandon())  # stored as unfinished: result "?"
         st.session_state.pop(GAME, None)
@@ -293,9 +328,9 @@ def controls(game: PlayGame) -> None:
 def typed_move(game: PlayGame) -> None:
     """The keyboard way to play: type a point (e.g. D4)."""
     with st.form("play_typed", clear_on_submit=True, border=False):
-        c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
-        c1.text_input("Or type a point", placeholder="e.g. D4", key="play_typed_point")
-        c2.form_submit_button("Play", disabled=game.over or game.counting, on_click=on_typed)
+        row = st.container(horizontal=True, vertical_alignment="bottom")
+        row.text_input("Or type a point", placeholder="e.g. D4", key="play_typed_point", width=200)
+        row.form_submit_button("Play", disabled=game.over or game.counting, on_click=on_typed)
 
 
 def render() -> None:
@@ -329,15 +364,8 @@ def play_area() -> None:
     game: PlayGame | None = st.session_state.get(GAME)
     if game is None:
         st.rerun()
-    take_answer(services, game)
-    pending: Pending | None = st.session_state.get(PENDING)
-    if pending is not None and pending.purpose == "hint" and not pending.future.done():
-        wait([pending.future], timeout=HINT_GRACE_S)  # from the worker's cache it comes in milliseconds:
-        take_answer(services, game)                    # then draw it in this run, not the next
-        pending = st.session_state.get(PENDING)
+    settle(services, game)
     verdict = open_verdict(game)
-    if game.engine_to_play and pending is None and verdict is None and not st.session_state.get("play_engine_error"):
-        ask_async(services, game, "genmove")
     hint = st.session_state.get("play_hint")
     hint = hint if hint and hint[0] == len(game.moves) else None
     hint_answer = hint[1] if hint else None
@@ -354,8 +382,9 @@ def play_area() -> None:
         marks.setdefault("recommendations", recommendations(hint_answer, 1 if simple else TOP))
         svg = board_svg(game.size, game.position.board, last_move=last_vertex(game.moves),
                         move_count=len(game.moves), **marks)
-        svg_board(svg, game.size, key="play_board", on_click=on_point)
-        send(game)  # the moves just drawn go on the bus now
+        your_turn = not (game.over or game.counting or game.engine_to_play or verdict is not None)
+        svg_board(svg, game.size, key="play_board", on_click=on_point,
+                  stone=("black" if game.human == "B" else "white") if your_turn else None)
     with right:
         show_message()
         engine = "white" if game.human == "B" else "black"
@@ -391,6 +420,7 @@ def play_area() -> None:
         if error and game.engine_to_play:
             st.error(f"The engine did not move: {error}")
             st.button("Ask the engine again", key="play_retry", on_click=on_retry)
+    send(game)  # the moves drawn go on the bus now (the page is drawn before the broker's acknowledgements)
     wait_for_engine(services, status)
 
 

@@ -131,10 +131,15 @@ def test_counting_proposes_the_judges_dead_stones_and_players_can_dispute():
     assert events[0].result == "B+38" and game.reason == "score" and not game.counting
 
 
+def board_data(at) -> dict:
+    """The data of the Play page's clickable board component."""
+    (board,) = at.get("bidi_component")
+    return json.loads(board.proto.json)
+
+
 def play_board(at) -> str:
     """The SVG of the Play page's clickable board (the data of its component)."""
-    (board,) = at.get("bidi_component")
-    return json.loads(board.proto.json)["svg"]
+    return board_data(at)["svg"]
 
 
 def wait_until(condition, timeout_s: float = 15.0) -> bool:
@@ -157,6 +162,7 @@ def test_playing_a_game_on_the_page(open_app, app_store, app_broker, stand_in_wo
     game = at.session_state["play_game"]
     assert game.board_id == "web-1" and game.moves == [] and not game.engine_to_play
     assert 'data-move-count="0"' in play_board(at), "the clickable board, empty"
+    assert board_data(at)["stone"] == "black", "your turn: a click shows your stone at once"
     at.text_input(key="play_typed_point").set_value("E5")
     at.button(key="FormSubmitter:play_typed-Play").click().run(timeout=60)
     no_exceptions(at)
@@ -182,6 +188,7 @@ def test_playing_a_game_on_the_page(open_app, app_store, app_broker, stand_in_wo
     at.button(key="play_resign").click().run(timeout=60)
     no_exceptions(at)
     assert any(s.value == "Game over: W+R (resignation)" for s in at.success)
+    assert board_data(at)["stone"] == "", "no stone shown for a click once the game is over"
     # the recorder stored the web game from the bus, like a board's
     assert wait_until(lambda: (g := app_store.list_games().games) and g[0].result == "W+R")
     stored = app_store.get_game(game.game_id)

@@ -39,12 +39,14 @@ def test_a_click_shows_the_engines_stone_in_place(stack, page):
     board.wait_for(timeout=30_000)
     assert board.locator('circle.stone.black[data-vertex="E5"]').count() == 1
     assert board.locator("circle.stone.white").count() == 1  # the engine's answer
+    assert page.locator("div.click-board .provisional").count() == 0  # the stone shown at the click is replaced
     page.get_by_text("Your move").wait_for()
     assert page.evaluate("() => window.__sameDocument") == "yes"
     assert page_runs(page) == runs, "a move ran the whole page, not only the board's fragment"
     # a click on a taken point is refused in words, and nothing is played
     click(page, "E5")
     page.get_by_text("E5 is not possible: that point is occupied").wait_for(timeout=10_000)
+    assert page.locator("div.click-board .provisional").count() == 0  # none shown on a stone
     assert page.locator(f'{BOARD}[data-move-count="2"]').count() == 1
     # a hint, in place too: at Fran's level (a newcomer: the weakest) one move, with its reasons
     page.get_by_role("button", name="Hint").click()
