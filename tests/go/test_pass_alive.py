@@ -7,7 +7,7 @@ import pytest
 from gobuddy.go.coords import BLACK, WHITE, from_gtp, to_gtp
 from gobuddy.go.pass_alive import pass_alive
 from gobuddy.go.position import Position
-from tests.go.test_gtp import DEAD_STONE
+from tests.engine_worker.test_gtp import DEAD_STONE
 from tests.go.test_scoring import SEKI
 
 TWO_EYES = DEAD_STONE  # walls with several eyes each, a black stone dead in white's eye at F3
