@@ -70,6 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from edge.advice import Advisor
+from edge.board_players import PlayerChoice
 from edge.link.board_view import FrameView, led_command
 from edge.calibration.board import BoardCalibration
 from edge.calibration.levels import Calibration
@@ -147,6 +148,7 @@ class EdgeAgent(BoardStatus, EngineAnswers, Judgements, EndCount, BoardButtons):
                                timeout_s=config.request_timeout_s, on_answer=self.consider,
                                on_failure=self._request_failed)
         self.teacher = Teacher(config.teach, config.request_timeout_s + 2.0)
+        self.players = PlayerChoice(config.data_dir / "players.json")  # who plays the next games
         self.count = None  # a count of dead stones under way (edge.end_count)
         self._hint_reason = None  # (position key, points) of the lit hint's reason
         self._count_note: str | None = None
@@ -270,7 +272,7 @@ class EdgeAgent(BoardStatus, EngineAnswers, Judgements, EndCount, BoardButtons):
             self._enqueue_event(self.record.abandoned())
         record = GameLog.new(self.config.board_id, self.config.settings)
         self.teacher.new_game()
-        entry = self._enqueue_event(record.started())
+        entry = self._enqueue_event(record.started(self.players.names))
         self.queue.compact(entry.n if entry else 0)
         self._install(record)
         self.log.info("game %s started (%s)", record.game_id, record.settings.mode.value)
@@ -371,12 +373,19 @@ class EdgeAgent(BoardStatus, EngineAnswers, Judgements, EndCount, BoardButtons):
     def _on_command(self, received: Received) -> None:
         """A person asked from the dashboard: ``recalibrate`` acts as TURN DONE held (the
         board must read empty, unless it does not match its calibration); ``set_teaching``
-        sets the teacher's level (``None``: off) from now on."""
+        sets the teacher's level (``None``: off) from now on; ``set_players`` names who
+        plays the next games (``edge.board_players``)."""
         command = received.message
         if received.retain:
             return
         if command.command == "set_teaching":  # type: ignore[attr-defined]
             self._set_teaching(command)  # type: ignore[arg-type]
+            return
+        if command.command == "set_players":  # type: ignore[attr-defined]
+            with self._lock:
+                self.players.choose(command.players)  # type: ignore[attr-defined]
+                self._status_at = 0.0
+            self.log.info("%s chose the players %s", command.by, self.players.names or "guests")  # type: ignore[attr-defined]
             return
         if command.command != "recalibrate":  # type: ignore[attr-defined]
             return

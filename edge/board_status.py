@@ -40,6 +40,7 @@ class BoardStatus:
             "game_id": self.record.game_id if self.record else None,
             "move_number": self.record.game.move_number if self.record else 0,
             "teaching": self.teacher.level, "count": self._count_status(),
+            "player_black": self.players.names.get("B"), "player_white": self.players.names.get("W"),
         }
 
     def _follow_health(self, frame: Frame, sighting: Sighting) -> None:

@@ -27,9 +27,9 @@ from sqlalchemy.orm import Session
 
 from dashboard import ladder
 from dashboard.store.models import Game, LevelChange, Player, PlayerMerge
+from gobuddy.bus.game_events import GUEST  # the name the boards give a person nobody named
 
 MAX_NAME = 64
-GUEST = "guest"
 
 
 class PlayerError(ValueError):

@@ -7,7 +7,8 @@ it waits for and what went wrong (``dashboard.board_sensing``), and its link pro
 sensor health (``dashboard.sensor_health``: alarms, a 9x9 heat map of margins, the
 figures of every point, weakest first, and how to recalibrate); per online board its
 teacher (the level its learners' moves are judged at, or off; admins change it with a
-``set_teaching`` board command); every board and service
+``set_teaching`` board command) and who plays its next games (players and admins name
+them with a ``set_players`` board command; a side left empty is a guest); every board and service
 with its retained presence (online/offline and since when), engine workers with their
 queue depth, speed and model; recent delays from a board message's timestamp to its
 arrival here and engine round trips (p50/p95/max); recent error reports. From the
@@ -31,6 +32,7 @@ from dashboard.views.page_context import current
 from gobuddy.bus import topics
 from gobuddy.ai.levels import level_names
 from gobuddy.bus.board_messages import BoardCommand
+from gobuddy.bus.game_events import GUEST
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -171,6 +173,42 @@ def teaching_control(board_id: str, level: str | None) -> None:
             st.success(f"Asked {board_id} to teach at {wanted}." if wanted else f"Asked {board_id} to stop teaching.")
 
 
+def render_players(items: list[Presence]) -> None:
+    """Each online board's players for its next games (its status ``player_black`` and
+    ``player_white``); players and admins name them (``set_players``)."""
+    for p in items:
+        if p.role != "board" or not p.online:
+            continue
+        black, white = p.details.get("player_black"), p.details.get("player_white")
+        st.caption(f"{p.client_id}: next games {black or GUEST} (black) against {white or GUEST} (white)")
+        if login.can("play"):
+            players_control(p.client_id, black, white)
+
+
+def players_control(board_id: str, black: Any, white: Any) -> None:
+    """Name who plays the board's next games and send it to the board (empty: a guest);
+    the game being played keeps its players."""
+    with st.form(f"players-{board_id}", border=False):
+        c = st.columns([2, 2, 2])
+        b = c[0].text_input(f"Black on {board_id}", value=str(black or ""), max_chars=64, placeholder=GUEST,
+                            key=f"players-{board_id}-B")
+        w = c[1].text_input(f"White on {board_id}", value=str(white or ""), max_chars=64, placeholder=GUEST,
+                            key=f"players-{board_id}-W")
+        if not c[2].form_submit_button(f"Set the players on {board_id}", icon=":material/group:"):
+            return
+    if not login.require("play"):
+        return
+    names = {"B": " ".join(b.split()) or None, "W": " ".join(w.split()) or None}
+    try:
+        current().feed.publish(topics.board_command(board_id), BoardCommand(
+            board_id=board_id, command="set_players", players=names, by=login.user_name()))
+    except Exception as exc:  # broker away, a refused name: say so
+        st.error(f"Could not reach {board_id}: {exc}")
+    else:
+        st.success(f"Asked {board_id} to name {names['B'] or GUEST} (black) and {names['W'] or GUEST} (white) "
+                   "in its next games.")
+
+
 def latency_rows(feed: LiveFeed) -> list[dict[str, Any]]:
     rows = []
     delays = feed.delays()
@@ -204,6 +242,7 @@ def render_status(feed: LiveFeed, store: Store, broker: str) -> None:
             st.warning(f"{p.client_id}: {link_alarm(p.details)}")
     render_health(everyone)
     render_teaching(everyone)
+    render_players(everyone)
     st.subheader("Presence")
     if everyone:
         st.dataframe(presence_rows(everyone), hide_index=True, width="stretch")

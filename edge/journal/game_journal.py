@@ -32,6 +32,7 @@ from edge.reading import problems as pr
 from edge.game import RULES, GameSettings, Mode
 from edge.teacher import Decided
 from gobuddy.bus import messages as wire
+from gobuddy.bus.game_events import GUEST
 from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp, to_gtp
 from gobuddy.go.game import Ended, Game, Played, TakenBack, Undone
 
@@ -63,13 +64,14 @@ class GameLog:
 
     # ---- events out ----------------------------------------------------------------------
 
-    def started(self) -> wire.GameStarted:
-        """The ``game_started`` event (seq 0); call once, first."""
+    def started(self, names: dict[str, str] | None = None) -> wire.GameStarted:
+        """The ``game_started`` event (seq 0); call once, first. ``names``: the people at
+        black and white (``edge.board_players``); a side nobody named is a guest, and the
+        engine plays its side in a game against the engine."""
         s, game = self.settings, self.game
-        players = {"B": wire.Player("black"), "W": wire.Player("white")}
+        players = {side: wire.Player((names or {}).get(side) or GUEST) for side in ("B", "W")}
         if s.mode is Mode.VS_ENGINE:
-            side = color_to_str(s.engine_color)  # type: ignore[arg-type]
-            players = {"B": wire.Player("player"), "W": wire.Player("player"), side: wire.Player("gobuddy", "engine")}
+            players[color_to_str(s.engine_color)] = wire.Player("gobuddy", "engine")  # type: ignore[arg-type]
         return wire.GameStarted(board_id=self.board_id, game_id=self.game_id, seq=self._next(), size=s.size,
                                 komi=s.komi, rules=RULES, handicap=s.handicap, setup=self.setup(),
                                 to_play=color_to_str(game.to_play), mode=s.mode.wire, players=players)

@@ -85,12 +85,15 @@ class BoardState(Message):
 
 @dataclass(frozen=True, kw_only=True)
 class BoardCommand(Message):
-    """A person asks a board to do something: ``command`` recalibrate, or set_teaching
-    with ``level`` (a learner's level, or ``None``: no teacher); ``by`` who asked."""
+    """A person asks a board to do something: ``command`` recalibrate, set_teaching
+    with ``level`` (a learner's level, or ``None``: no teacher), or set_players with
+    ``players`` (``{"B": name or None, "W": name or None}``: who plays the next games,
+    ``None`` a guest); ``by`` who asked."""
 
     KIND = "board_command"
     board_id: str
     command: str
     by: str
     level: str | None = None
+    players: dict[str, str | None] | None = None
     ts: int = field(default_factory=now_ms)

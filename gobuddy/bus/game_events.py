@@ -51,6 +51,9 @@ class GameEvent(Message):
         return cls(**{key: frozen(value) for key, value in values.items()})
 
 
+GUEST = "guest"  # the name of a person nobody named (a board's players not chosen)
+
+
 @dataclass(frozen=True)
 class Player:
     name: str

@@ -1,4 +1,4 @@
-"""The System page sets a board's teacher: on loopback the dashboard acts as admin; an
+"""The System page sets a board's teacher and names its players: on loopback the dashboard acts as admin; an
 online board shows its teacher (from its status) and a choice of level, and "Set the
 teacher" sends that board a ``set_teaching`` board command (``None`` for off)."""
 
@@ -34,5 +34,30 @@ def test_an_admin_sets_a_boards_teacher(open_app, app_broker):
         at.selectbox(key="teach-board-1").set_value("off").run()
         [b for b in at.button if b.label == "Set the teacher on board-1"][0].click().run()
         assert commands.wait_for(2)[1].message.level is None
+    finally:
+        board.stop()
+
+
+def test_the_players_of_a_boards_next_games_are_named(open_app, app_broker):
+    board = BusClient(app_broker.config("board-1"))
+    commands = Inbox()
+    board.subscribe(topics.board_command("board-1"), commands)
+    board.set_status(firmware="1.0.0", calibrated=True, sensing="occupancy", player_black=None, player_white=None)
+    board.start()
+    try:
+        at = open_app("views/system.py", app_broker)
+        feed = services(at).feed
+        assert feed.wait_for(lambda f: any(p.details.get("calibrated") for p in f.presence("board")), 10)
+        at.run()
+        no_exceptions(at)
+        assert any(c.value == "board-1: next games guest (black) against guest (white)" for c in at.caption)
+        at.text_input(key="players-board-1-B").set_value("  Ana   Lee ")
+        (button,) = [b for b in at.button if b.label == "Set the players on board-1"]
+        button.click().run()
+        no_exceptions(at)
+        (received,) = commands.wait_for(1)
+        assert (received.message.command, received.message.players, received.message.by) == \
+            ("set_players", {"B": "Ana Lee", "W": None}, "dashboard")
+        assert any("Asked board-1 to name Ana Lee (black) and guest (white)" in s.value for s in at.success)
     finally:
         board.stop()
