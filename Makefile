@@ -43,8 +43,10 @@ $(STAMP): pyproject.toml
 firmware: apt
 	$(MAKE) -C firmware
 
+# Two test processes (CI has 2 cores; most tests wait on brokers, browsers and
+# subprocesses): a test file stays in one process, so its module fixtures are shared.
 test: deps firmware
-	$(PY) -m pytest -q -p no:cacheprovider tests
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile tests
 
 bench: deps firmware
 	$(PY) -m bench.run --out bench/RESULTS.md
