@@ -144,6 +144,22 @@ def choose_move(moves: list[tuple[str, str]], rng: random.Random, size: int = 9)
     return to_gtp(rng.choice(options), size)
 
 
+def board_moves(page: Any) -> int | None:
+    """The move count of the board the page shows now."""
+    count = page.evaluate("() => document.querySelector('div.click-board svg.go-board')"
+                          "?.getAttribute('data-move-count') ?? null")
+    return None if count is None else int(count)
+
+
+def caught_up(page: Any, log: BusLog, timeout_s: float = 5.0) -> int:
+    """The number of moves on the bus once it matches the board's (the page publishes
+    the moves it drew after drawing them): the next move is chosen from these."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and board_moves(page) not in (None, len(log.moves)):
+        time.sleep(0.02)
+    return len(log.moves)
+
+
 def wait_shown(page: Any, key: str, timeout_s: float, *others: str) -> float | None:
     """When the board first showed ``key`` (ms), or None; with ``others``: the first of
     them all to show (``wait_which`` says which)."""
@@ -232,7 +248,7 @@ def play(page: Any, log: BusLog, moves: int, hints: int, seed: int, teach: bool 
     hint_every = max(1, moves // max(1, hints)) if hints else 0
     done = 0
     while done < moves:
-        count = len(log.moves)
+        count = caught_up(page, log)
         if count >= 30 or page.get_by_text("Your move").count() == 0:
             page.get_by_role("button", name="New game").click()
             start_game(page, teach)

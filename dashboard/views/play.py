@@ -75,9 +75,10 @@ GAME = "play_game"
 UNPUBLISHED = "play_unpublished"  # events played but not yet on the bus (see ``send``)
 # How long a run after a move (or "Hint", or "Keep my move") waits for the engine before
 # it draws: a quick answer (and after the teacher's judgement the reply it lets through)
-# is drawn in the same run, one draw instead of two; the player's stone shows at once
-# meanwhile (the board's provisional stone, ``views/click_board``).
-ANSWER_GRACE_S = 0.25
+# is drawn in the same run, one draw instead of two (an answer that comes while the
+# first draw is on its way waits for it and for a second one); the player's stone
+# shows at once meanwhile (the board's provisional stone, ``views/click_board``).
+ANSWER_GRACE_S = 0.5
 
 
 def publish(feed: LiveFeed, game: PlayGame, events: list[GameEvent]) -> bool:
@@ -146,7 +147,7 @@ def settle(services: Services, game: PlayGame) -> None:
             return
         if deadline is None:
             deadline = min(pending.sent, time.monotonic()) + ANSWER_GRACE_S
-        if not pending.future.done():
+        if not pending.future.done():  # (a click meanwhile is taken when this run ends)
             wait([pending.future], timeout=max(0.0, deadline - time.monotonic()))
             if not pending.future.done():
                 return
