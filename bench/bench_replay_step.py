@@ -39,27 +39,17 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
-from bench.bench_live_latency import busy_loops, game_moves, percentile
+from bench.bench_live_latency import OBSERVER, busy_loops, game_moves, percentile
 from tests.e2e.fixtures import dashboard_args
 from tests.e2e.harness import REPO, StreamlitServer, chromium
 from tests.mqtt_broker import MosquittoBroker
 
 MODEL = REPO / "models" / "gobuddy-9x9.onnx"
-OBSERVER = """() => {
-  window.__seen = {};
+INPUTS = """() => {
   const input = () => { window.__input = Date.now(); };
   document.addEventListener('keydown', input, true);
   document.addEventListener('pointerdown', input, true);
-  const mark = () => {
-    for (const svg of document.querySelectorAll('svg.go-board[data-move-count]')) {
-      const n = svg.getAttribute('data-move-count');
-      if (!(n in window.__seen)) window.__seen[n] = Date.now();
-    }
-  };
-  new MutationObserver(mark).observe(document.body,
-    {subtree: true, childList: true, attributes: true, attributeFilter: ['data-move-count']});
-  mark();
-}"""
+}"""  # when the key or the pointer went down; the boards' times are bench_live_latency's OBSERVER
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
 
@@ -115,6 +105,7 @@ def replay_page(db_url: str, game_id: str, tmp: Path) -> Iterator[tuple[Any, Any
         page.wait_for_selector('svg.go-board[data-move-count="0"]')
         page.wait_for_selector(IDLE)
         time.sleep(1.0)
+        page.evaluate(INPUTS)
         page.evaluate(OBSERVER)
         cdp = page.context.new_cdp_session(page)  # Chrome's own counters: the main thread's busy time
         cdp.send("Performance.enable", {"timeDomain": "threadTicks"})
