@@ -27,6 +27,7 @@ BENCHMARKS = (
     ("bench.bench_edge_latency", []),
     ("bench.bench_live_latency", []),
     ("bench.bench_play_latency", []),
+    ("bench.bench_replay_step", []),
     ("bench.bench_player_page", []),
 )
 
