@@ -94,6 +94,20 @@ def spawn_worker(broker: MosquittoBroker, model: Path, worker_id: str, *extra: s
     return Service(worker_id, argv, broker.workdir / f"{worker_id}.log")
 
 
+SHIPPED_MODEL = Path(__file__).resolve().parents[2] / "models" / "gobuddy-9x9.onnx"
+
+
+@contextmanager
+def shipped_worker(broker: MosquittoBroker, presence: Presence, worker_id: str) -> Iterator[Service]:
+    """An engine worker with the shipped model, online, whose searches are bounded by the
+    requests alone (``--visits`` high); closed on leaving."""
+    service = spawn_worker(broker, SHIPPED_MODEL, worker_id, "--visits", "1000000")
+    try:
+        yield start_service(service, presence)
+    finally:
+        service.close()
+
+
 def spawn_recorder(broker: MosquittoBroker, db_url: str, client_id: str = "recorder", *extra: str) -> Service:
     """``python -m dashboard.recorder`` as the recorder account ``client_id`` (``recorder[-<name>]``)."""
     argv = ["-m", "dashboard.recorder", *broker_args(broker, client_id), "--db", db_url,

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -18,10 +17,9 @@ from gobuddy.bus.requests import EngineRequestFailed
 from gobuddy.bus.validation import validate
 from gobuddy.go.coords import BLACK, from_gtp, to_gtp
 from gobuddy.go.position import Position as GoPosition
-from tests.services.processes import Service, make_request, spawn_worker, start_service
+from tests.services.processes import Service, make_request, shipped_worker
 
 WORKER = "engine-counter"
-MODEL = Path(__file__).resolve().parents[2] / "models" / "gobuddy-9x9.onnx"
 # The issue's game (tests/ai/test_final_status.py): white's 11 stones with one two-point eye are dead.
 BOARD = """
 . . O O O X X O .
@@ -43,11 +41,8 @@ def setup() -> tuple[tuple[str, str], ...]:
 
 @pytest.fixture(scope="module")
 def worker(broker, presence) -> Iterator[Service]:
-    service = spawn_worker(broker, MODEL, WORKER, "--visits", "1000000")
-    try:
-        yield start_service(service, presence)
-    finally:
-        service.close()
+    with shipped_worker(broker, presence, WORKER) as service:
+        yield service
 
 
 def end_request(request_id: str, **extra):

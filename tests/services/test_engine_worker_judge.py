@@ -7,27 +7,22 @@ outside analysis/hint, or of an illegal move, is refused naming the field."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from gobuddy.bus.requests import EngineRequestFailed
 from gobuddy.bus.messages import Judge
 from gobuddy.bus.validation import validate
-from tests.services.processes import Service, make_request, spawn_worker, start_service
+from tests.services.processes import Service, make_request, shipped_worker
 
 WORKER = "engine-teacher"
-MODEL = Path(__file__).resolve().parents[2] / "models" / "gobuddy-9x9.onnx"
 OPENING = [("B", "E5"), ("W", "C4")]
 
 
 @pytest.fixture(scope="module")
 def worker(broker, presence) -> Iterator[Service]:
-    service = spawn_worker(broker, MODEL, WORKER, "--visits", "1000000")
-    try:
-        yield start_service(service, presence)
-    finally:
-        service.close()
+    with shipped_worker(broker, presence, WORKER) as service:
+        yield service
 
 
 def _judged(client, request_id: str, move: str, level: str, visits: int = 200):

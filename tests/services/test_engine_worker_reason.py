@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -17,20 +16,16 @@ from gobuddy.bus.requests import EngineRequestFailed
 from gobuddy.bus.validation import validate
 from gobuddy.go.coords import from_gtp
 from gobuddy.go.position import Position
-from tests.services.processes import Service, make_request, spawn_worker, start_service
+from tests.services.processes import Service, make_request, shipped_worker
 
 WORKER = "engine-explainer"
-MODEL = Path(__file__).resolve().parents[2] / "models" / "gobuddy-9x9.onnx"
 ATARI = [("B", "E5"), ("W", "D5"), ("B", "D4"), ("W", "pass"), ("B", "C5"), ("W", "pass")]  # D5 in atari at D6
 
 
 @pytest.fixture(scope="module")
 def worker(broker, presence) -> Iterator[Service]:
-    service = spawn_worker(broker, MODEL, WORKER, "--visits", "1000000")
-    try:
-        yield start_service(service, presence)
-    finally:
-        service.close()
+    with shipped_worker(broker, presence, WORKER) as service:
+        yield service
 
 
 def test_a_hint_with_explain_carries_its_reason(worker, client) -> None:
