@@ -38,7 +38,7 @@ their content only while open. Not redrawn at a step: the graph itself (its mark
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping
 
 import streamlit as st
 
@@ -55,12 +55,12 @@ from dashboard.views.games import default_game
 from dashboard.views.login import can
 from dashboard.views.move_list import board_marks, mistakes_list, move_list
 from dashboard.views.page_context import Services, current
-from dashboard.views.reasons import answer_tag, hint_reasons, mark_where, move_reasons, show_reasons
+from dashboard.views.reasons import mark_where, show_reasons
 from dashboard.views.replay_data import cached, load
 from dashboard.views.replay_engine import analysis_buttons, engine_asker, ownership_toggle
+from dashboard.views.replay_reasons import article, best_reasons, is_mistake, mistakes_why, played_reasons, verdict
 from dashboard.views.score_graph import clickable_graph, position_ruler
 from gobuddy.explain import Reason
-from gobuddy.go.coords import color_from_str, from_gtp
 from gobuddy.go.game import Game as GoGame
 from gobuddy.go.game import Ruleset
 from gobuddy.go.position import Position
@@ -70,7 +70,6 @@ MOVE = "replay_move"
 VIEWS = ("replay_board", "replay_panel", "replay_ruler", "replay_moves", "replay_try")  # what shows the position
 TRY_OPEN, TABS = "replay_try_open", "replay_tabs"
 DRAWN = "replay_views"  # those of VIEWS the last run of the page drew (the Moves tab only when open)
-MISTAKES = CLASSES[:CLASSES.index("inaccuracy") + 1]  # the classes whose reasons are shown
 SHORT_NAMES = {"rank": "#", "win rate": "win", "score lead": "lead"}
 
 
@@ -105,12 +104,6 @@ def markdown_table(rows: list[dict[str, Any]], names: Mapping[str, str] | None =
     lines = ["| " + " | ".join((names or {}).get(h, h) for h in head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(cell(r.get(h, "")) for h in head) + " |" for r in rows]
     return "\n".join(lines)
-
-
-def position_at(detail: GameDetail, n: int) -> Position:
-    g = detail.game
-    return GoGame.from_gtp(g.size, Ruleset(g.rules, g.komi), g.to_play, detail.setup,
-                           [(m.color, m.vertex) for m in detail.moves[:n]]).position
 
 
 def show_position() -> None:
@@ -153,20 +146,10 @@ def navigation(last: int) -> int:
     return int(st.session_state[MOVE])
 
 
-def verdict(move: MoveReview | None, unit: str) -> str:
-    """One line about the move played from this position."""
-    if move is None:
-        return ""
-    played = f"Next: move {move.number}, {'black' if move.color == 'B' else 'white'} {move.vertex}"
-    if move.loss is None:
-        return played + (f" · the engine preferred {move.best}" if move.best and move.best != move.vertex else "")
-    unit_text = "points" if unit == "points" else "% win rate"
-    best = "" if move.top_move else (f", the engine preferred {move.best}" if move.best else "")
-    return f"{played}: lost {move.loss:.1f} {unit_text} ({move.category}){best}"
-
-
 STICKY = ("<style>[data-testid='stColumn']:has(.st-key-replay_board_col)"
           "{position:sticky;top:3.75rem;align-self:flex-start;z-index:2}</style>")
+
+
 def report_table(review: GameReview) -> list[dict[str, Any]]:
     rows = []
     for color in "BW":
@@ -205,54 +188,6 @@ def sgf_text(session: Any, game_id: str, lines: Mapping[int, Any]) -> str:
         return export_sgf(session, game_id, variations=lines)
     except ValueError:
         return export_sgf(session, game_id)
-
-
-def is_mistake(move: MoveReview | None) -> bool:
-    """An inaccuracy or worse: its reasons are shown."""
-    return move is not None and move.category in MISTAKES
-
-
-def played_reasons(detail: GameDetail, answers: Mapping[int, Any], move: MoveReview,
-                   position: Position | Callable[[], Position] | None = None) -> list[Reason]:
-    """The reasons for and against ``move`` (of the review), ranked: ``explain_move`` in
-    the position it was played in (``position`` or what it makes, else replayed, when
-    not cached) with the stored analyses of that position and of the one it made."""
-    g, n = detail.game, move.number - 1
-    before, after = answers.get(n), answers.get(move.number)
-    return move_reasons(position if position is not None else (lambda: position_at(detail, n)),
-                        from_gtp(move.vertex, g.size), color_from_str(move.color), before, after,
-                        key=(g.id, move.number, move.vertex, answer_tag(before), answer_tag(after)))
-
-
-def best_reasons(detail: GameDetail, answers: Mapping[int, Any], n: int, position: Position | Any,
-                 answer: Mapping[str, Any] | None, tried: Sequence[tuple[str, str]] = ()) -> list[Reason]:
-    """The reasons for the engine's first choice in ``answer`` (of the position after
-    ``n`` moves and ``tried``): ``explain_hint``, with the analysis after it where the
-    game went on with that very move."""
-    if not answer or not answer.get("moves"):
-        return []
-    best = answer["moves"][0]["move"]
-    played = detail.moves[n].vertex if not tried and n < len(detail.moves) else None
-    after = answers.get(n + 1) if best == played else None
-    return hint_reasons(position, answer, after, key=(detail.game.id, n, tuple(tried), answer_tag(answer),
-                                                      answer_tag(after)))
-
-
-def mistakes_why(detail: GameDetail, answers: Mapping[int, Any], review: GameReview,
-                 game: GoGame) -> dict[int, list[Reason]]:
-    """Move number -> the first reason about each listed mistake and the first for the
-    engine's choice instead (the mistakes list's lines); ``game`` gives the positions,
-    made only for the explanations not kept yet."""
-    out = {}
-    for m in review.mistakes("inaccuracy")[:40]:
-        n = m.number - 1
-        out[m.number] = (played_reasons(detail, answers, m, lambda n=n: game.position_at(n))[:1]
-                         + best_reasons(detail, answers, n, lambda n=n: game.position_at(n), answers.get(n))[:1])
-    return out
-
-
-def article(category: str) -> str:
-    return ("an " if category[:1] in "aeiou" else "a ") + category
 
 
 @dataclass(frozen=True)
