@@ -45,8 +45,8 @@ def test_a_requester_whose_clock_is_off_is_answered(worker, client, monkeypatch,
 def test_a_flood_from_one_board_does_not_starve_another(worker, client) -> None:
     flooder, other = client("board-1"), client("board-2")
     flood = [flooder.request_async(make_request(f"flood-{n}", [("B", "C3"), ("W", f"D{1 + n % 9}")],
-                                                visits=1_000_000, max_time_ms=400, deadline_s=6.0))
-             for n in range(40)]
+                                                visits=1_000_000, max_time_ms=400, deadline_s=10.0))
+             for n in range(40)]  # 16 s of work for 10 s: some must be refused; a busy machine still answers in time
     time.sleep(0.3)
     waits = []
     for n in range(5):
@@ -56,7 +56,7 @@ def test_a_flood_from_one_board_does_not_starve_another(worker, client) -> None:
         waits.append(time.monotonic() - started)
         assert answer.id == f"fair-{n}"
     assert max(waits) < 3.0, waits  # behind one flood job at most, not behind the forty
-    done, not_done = wait(flood, timeout=12)
+    done, not_done = wait(flood, timeout=16)
     assert not not_done
     outcomes = []
     for future in flood:
