@@ -226,22 +226,32 @@ class Search:
         """Descend up to ``size`` times under virtual loss; back up terminal leaves at
         once and return the leaves to evaluate (a collision ends the collection)."""
         batch: list[tuple[list[tuple[Node, int]], Node]] = []
-        vl = self.config.virtual_loss
         for _ in range(size):
             path, leaf = self._descend()
-            if leaf.terminal is not None:
-                self._backup(path, leaf, *leaf.terminal)
-                stats.visits += 1
-                continue
-            if leaf.pending:
-                for node, i in path:
-                    change(node, i, -vl, vl)
-                stats.collisions += 1
+            claimed = self._claim(path, leaf, stats)
+            if claimed is False:
                 break
-            leaf.pending = True
-            batch.append((path, leaf))
+            if claimed:
+                batch.append((path, leaf))
         stats.batches += 1
         return batch
+
+    def _claim(self, path: list[tuple[Node, int]], leaf: Node, stats: SearchStats) -> bool | None:
+        """What a descent found: a terminal leaf is backed up at once (``None``); a leaf
+        already pending in this batch is a collision, its path's virtual loss undone
+        (``False``); a new leaf is marked pending, to be evaluated (``True``)."""
+        if leaf.terminal is not None:
+            self._backup(path, leaf, *leaf.terminal)
+            stats.visits += 1
+            return None
+        if leaf.pending:
+            vl = self.config.virtual_loss
+            for node, i in path:
+                change(node, i, -vl, vl)
+            stats.collisions += 1
+            return False
+        leaf.pending = True
+        return True
 
     def _descend(self, first: int | None = None) -> tuple[list[tuple[Node, int]], Node]:
         """A path from the root under virtual loss, PUCT at every node (at the root, the
@@ -280,21 +290,13 @@ class Search:
         expanded (``evaluate_root``)."""
         batch: list[tuple[list[tuple[Node, int]], Node]] = []
         deferred: list[int] = []
-        vl = self.config.virtual_loss
         for i in firsts:
             path, leaf = self._descend(first=i)
-            if leaf.terminal is not None:
-                self._backup(path, leaf, *leaf.terminal)
-                stats.visits += 1
-                continue
-            if leaf.pending:
-                for node, j in path:
-                    change(node, j, -vl, vl)
-                stats.collisions += 1
+            claimed = self._claim(path, leaf, stats)
+            if claimed is False:
                 deferred.append(i)
-                continue
-            leaf.pending = True
-            batch.append((path, leaf))
+            elif claimed:
+                batch.append((path, leaf))
         stats.batches += 1
         if batch:
             self._finish(self._submit(batch, stats), stats)
