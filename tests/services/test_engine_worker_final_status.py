@@ -17,20 +17,11 @@ from gobuddy.bus.requests import EngineRequestFailed
 from gobuddy.bus.validation import validate
 from gobuddy.go.coords import BLACK, from_gtp, to_gtp
 from gobuddy.go.position import Position as GoPosition
+from tests.ai.test_final_status import ROWS
 from tests.services.processes import Service, make_request, shipped_worker
 
 WORKER = "engine-counter"
-# The issue's game (tests/ai/test_final_status.py): white's 11 stones with one two-point eye are dead.
-BOARD = """
-. . O O O X X O .
-O O O O O X X O .
-O O X X X . X O .
-O X . . . . X O .
-X . . . . . X O O
-. . . . . . X O .
-. . . . . . X O .
-. . . . . . X O .
-. . . . . . X O ."""
+BOARD = ROWS[0].board  # the issue's game (tests/ai/test_final_status.py): white's 11 stones with one eye are dead
 
 
 def setup() -> tuple[tuple[str, str], ...]:
