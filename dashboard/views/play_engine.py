@@ -6,9 +6,9 @@ it in the session (``Pending``: purpose, game, move count, future, when sent);
 ``take_pending`` hands over its outcome once the answer (or an error, or its deadline)
 came, and drops it when the game moved on meanwhile (an undo, a new game), so a late
 answer never lands on another position. ``wait_for_engine`` ends a run of the Play
-fragment by waiting for the answer, with a line that counts the seconds (each update is
-a point where a click on the page stops the run at once), and reruns the fragment the
-moment it comes. ``ask_engine`` is the blocking form (the count's ownership only).
+fragment by waiting for the answer, with a line that counts the seconds, and reruns the
+fragment the moment it comes (a click meanwhile is taken when the wait ends: Streamlit
+1.67 does not stop a fragment's run for it). ``ask_engine`` is the blocking form (the count's ownership only).
 
 A ``genmove`` asks for the move of the game's opponent level with the game's seed
 (``level``, ``seed``: the level's draws are repeatable within a game); for the ``full``
@@ -38,7 +38,7 @@ PENDING = "play_pending"
 NOT_ANSWERED = {"hint": "No hint", "judge": "Your move was not judged"}
 THINKING = {"genmove": "The engine is thinking", "hint": "Asking the engine for a hint",
             "judge": "The teacher is looking at your move"}
-WAIT_SLICE_S = 0.1  # how often the thinking line updates (and a click can interrupt the wait)
+WAIT_SLICE_S = 0.1  # how often the thinking line updates
 # The "full" level's budget: that of the player models/LEVELS.md calibrated as "full"
 # (the GTP front end's default player: engine_worker/gtp.py, DEFAULT_PLAY_VISITS and
 # DEFAULT_PLAY_SECONDS; the dashboard does not import the worker). A weaker level sets
@@ -134,8 +134,8 @@ def engine_trouble(exc: BaseException) -> str:
 
 def wait_for_engine(services: Services, status: Any) -> None:
     """While a request is in flight: show how long the engine has been thinking, and
-    rerun the fragment the moment its answer (or its deadline) comes. Each update of
-    the line is a point where a click on the page stops this run at once."""
+    rerun the fragment the moment its answer (or its deadline) comes. A click meanwhile
+    waits for this run to end (measured with Streamlit 1.67)."""
     pending: Pending | None = st.session_state.get(PENDING)
     if pending is None:
         return
