@@ -26,6 +26,9 @@ def test_a_redraw_leaves_nothing_of_the_earlier_draws(stack, page):
         page.get_by_text("The board says: Put the stone back on E5.").wait_for()
         board.clear_problem()
         page.get_by_text("The stone at E5 was lifted: put it back.").wait_for(state="detached", timeout=10_000)
+        # The two lines are two elements of one redraw, which reach the browser one after the
+        # other: the second must go too (a stale line would stay, and this would time out).
+        page.get_by_text("The board says:").first.wait_for(state="detached", timeout=5_000)
         assert page.get_by_text("The board says:").count() == 0
         board.start("board-2-second", players=("Cleo", "Dan"))  # a new game on the same board
         page.locator('svg.go-board[data-move-count="0"]').wait_for(timeout=10_000)
