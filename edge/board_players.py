@@ -30,8 +30,10 @@ class PlayerChoice:
         self.names: dict[str, str] = self._load()
 
     def choose(self, players: dict[str, str | None] | None) -> None:
-        """Name the players of the next games (``None`` or a missing side: a guest)."""
-        self.names = {side: name for side, name in (players or {}).items() if side in SIDES and name}
+        """Name the players of the next games (``None``, blank or a missing side: a guest;
+        runs of white space become one space)."""
+        self.names = {side: " ".join(name.split()) for side, name in (players or {}).items()
+                      if side in SIDES and isinstance(name, str) and name.strip()}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_suffix(".tmp")

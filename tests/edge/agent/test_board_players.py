@@ -56,3 +56,12 @@ def test_a_broken_choice_file_means_guests(tmp_path):
         assert PlayerChoice(path).names == {}
     path.write_text('{"B": "Ana", "W": "Ben"}')
     assert PlayerChoice(path).names == {"B": "Ana", "W": "Ben"}
+
+
+def test_blank_names_are_guests_and_spaces_are_tidied(tmp_path):
+    choice = PlayerChoice(tmp_path / "players.json")
+    choice.choose({"B": "  Ana \t Lee ", "W": "   "})  # what a command may carry | what the games get
+    assert choice.names == {"B": "Ana Lee"}
+    assert PlayerChoice(tmp_path / "players.json").names == {"B": "Ana Lee"}
+    choice.choose(None)
+    assert choice.names == {} and PlayerChoice(tmp_path / "players.json").names == {}
