@@ -20,6 +20,7 @@ from pathlib import Path
 BENCHMARKS = (
     ("bench.bench_rules", ["--seconds", "10"]),
     ("bench.bench_engine", []),
+    ("bench.bench_tree_reuse", []),
     ("bench.bench_bus", []),
     ("bench.bench_overload", []),
     ("bench.bench_rejections", []),
