@@ -15,7 +15,7 @@ mistake ``BM[1]``, an inaccuracy ``DO[]`` (Sabaki and CGoban show these; GNU Go
 skips them). The comment of an inaccuracy or worse goes on with why, in plain words
 (``gobuddy.explain``, from the analyses before and after the move; at most
 ``MAX_REASONS`` sentences, then the first reasons for the engine's choice instead, all
-cut to ``MAX_WHY`` characters):
+cut to ``MAX_WHY`` characters; the comments' words are ``dashboard.store.sgf_comments``):
 
     The engine expects about 13 points more at G5 than at the move played.
     Best G5: Captures 3 stones at D5 E5 F5.
@@ -65,13 +65,12 @@ from typing import Any, Mapping, Sequence
 from sqlalchemy import delete
 from sqlalchemy.orm import Session
 
-from dashboard.mistakes import MoveReview, black_lead, review_game
+from dashboard.mistakes import review_game
 from dashboard.store.analyses import analyses_for_game
 from dashboard.store.games import get_game
-from dashboard.store.games import GameDetail
 from dashboard.store.models import Game, Move, SetupStone, TeachingNote
+from dashboard.store.sgf_comments import joined, mistakes_why, move_comment, position_comment
 from dashboard.store.teaching_notes import kept_comment, notes_for_game, read_back, variations_of
-from gobuddy.explain import Reason, as_comment, explain_hint, explain_move
 from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp, to_gtp
 from gobuddy.go.game import Game as GoGame
 from gobuddy.go.game import Ruleset
@@ -129,8 +128,6 @@ TAKEN_BACK = "Taken back"
 MAX_VARIATION_MOVES = 5000
 MAX_COMMENT = 4000
 MARKS = {"blunder": ("BM", "2"), "mistake": ("BM", "1"), "inaccuracy": ("DO", "")}
-MAX_REASONS = 3
-MAX_WHY = 600
 Line = Sequence[tuple[str, ...]]
 
 
@@ -151,7 +148,7 @@ def export_sgf(session: Session, game_id: str, with_analysis: bool = True, model
     notes = notes_for_game(session, game_id)
     for note in notes:
         if note.decision == "kept" and 0 < note.move_number < len(nodes):
-            nodes[note.move_number].comment = _joined(nodes[note.move_number].comment, kept_comment(note))
+            nodes[note.move_number].comment = joined(nodes[note.move_number].comment, kept_comment(note))
     if with_analysis:
         found = analyses_for_game(session, game_id, model)
         answers = {n: a.answer for n, a in found.items()}
@@ -160,11 +157,11 @@ def export_sgf(session: Session, game_id: str, with_analysis: bool = True, model
         review = review_game(moves, answers)
         start = answers.get(0)
         if start is not None:
-            nodes[0].comment = _joined(nodes[0].comment, position_comment(start))
+            nodes[0].comment = joined(nodes[0].comment, position_comment(start))
         why = mistakes_why(detail, [m for m in review.moves if m.category in MARKS], answers)
         for move in review.moves:
             node = nodes[move.number]
-            node.comment = _joined(node.comment, move_comment(move, review.unit))
+            node.comment = joined(node.comment, move_comment(move, review.unit))
             if why.get(move.number):
                 node.comment = "\n".join(t for t in (node.comment, why[move.number]) if t)
             if move.category in MARKS:
@@ -198,78 +195,6 @@ def export_sgf(session: Session, game_id: str, with_analysis: bool = True, model
                 nodes[n].add_child(Node(move=(color_from_str(color), from_gtp(vertex, record.info.size)),
                                         comment=comment))
     return dump_sgf(record)
-
-
-def mistakes_why(detail: GameDetail, moves: Sequence[MoveReview], answers: Mapping[int, Any]) -> dict[int, str]:
-    """Move number -> why the move (each of ``moves``) was bad, in plain words
-    (``why_comment``), from a position replayed once for all of them; a move whose
-    explanation fails is logged and left out."""
-    wanted = {m.number: m for m in moves}
-    if not wanted:
-        return {}
-    g = detail.game
-    try:
-        game = GoGame.from_gtp(g.size, Ruleset(g.rules, g.komi), g.to_play, detail.setup,
-                               [(m.color, m.vertex) for m in detail.moves[:max(wanted)]])
-    except GameError:
-        log.exception("game %s cannot be replayed: its SGF has no reasons", g.id)
-        return {}
-    out = {}
-    for n, pos in game.positions():
-        move = wanted.get(n + 1)
-        if move is None:
-            continue
-        before, after = answers.get(n), answers.get(move.number)
-        try:
-            reasons = explain_move(pos, from_gtp(move.vertex, g.size), color_from_str(move.color), before, after)
-            hint = explain_hint(pos, before) if before is not None and move.best != move.vertex else []
-        except Exception:  # an explanation must never break an export
-            log.exception("explaining move %d of game %s failed: its comment has no reasons", move.number, g.id)
-            continue
-        text = why_comment(reasons, hint, move.best)
-        if text:
-            out[move.number] = text
-    return out
-
-
-def why_comment(reasons: Sequence[Reason], hint: Sequence[Reason], best: str | None) -> str:
-    """The reasons for and against a move (at most ``MAX_REASONS``), then the first two
-    for the engine's choice ``best`` on one line; at most ``MAX_WHY`` characters."""
-    text = as_comment(list(reasons[:MAX_REASONS]))
-    if hint and best:
-        text = "\n".join(t for t in (text, f"Best {best}: " + " ".join(as_comment(list(hint[:2])).splitlines())) if t)
-    return text if len(text) <= MAX_WHY else text[:MAX_WHY - 1].rstrip() + "…"
-
-
-def _joined(first: str | None, second: str) -> str | None:
-    return "\n\n".join(t for t in (first, second) if t) or None
-
-
-def position_comment(answer: Mapping[str, Any]) -> str:
-    """The start position's comment: black's win rate, score lead and the best move."""
-    text = f"Win rate B {100 * float(answer['root']['winrate_black']):.1f}%"
-    lead = black_lead(answer)
-    if lead is not None:
-        text += f" · score {'B' if lead >= 0 else 'W'}+{abs(lead):.1f}"
-    best = (answer.get("moves") or [{}])[0].get("move")
-    return text + (f" · best {best}" if best else "")
-
-
-def move_comment(move: MoveReview, unit: str) -> str:
-    """The comment of one move's node (see the module docstring); "" if nothing is known."""
-    parts = []
-    if move.loss is not None:
-        amount = f"{move.loss:.1f} points" if unit == "points" else f"{move.loss:.1f}% win rate"
-        parts.append(f"Loss {amount} ({move.category})")
-    if move.best:
-        parts.append(f"best {move.best}" + (" (played)" if move.best == move.vertex else ""))
-    if move.winrate_black_after is not None:
-        parts.append(f"win rate B {100 * move.winrate_black_after:.1f}%")
-    if move.score_lead_black_after is not None:
-        lead = move.score_lead_black_after
-        parts.append(f"score {'B' if lead >= 0 else 'W'}+{abs(lead):.1f}")
-    text = " · ".join(parts)
-    return text[:1].upper() + text[1:]
 
 
 def import_sgf(session: Session, data: bytes | str, now: datetime | None = None) -> list[str]:

@@ -262,7 +262,7 @@ def test_a_mistakes_comment_says_why_and_gnu_go_still_loads_the_file(store, tmp_
 
 
 def test_a_comments_reasons_are_bounded():
-    from dashboard.store.sgf_io import MAX_REASONS, MAX_WHY, why_comment
+    from dashboard.store.sgf_comments import MAX_REASONS, MAX_WHY, why_comment
     from gobuddy.explain import Reason
 
     many = [Reason("capture", f"captures {i} stones at " + "D4 " * 100, f"{i}") for i in range(10)]
