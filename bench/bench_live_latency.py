@@ -87,7 +87,7 @@ def searching_workers(broker: MosquittoBroker, tmp: Path, count: int, requester:
     if count <= 0:
         yield
         return
-    from dashboard.live_feed import position_request
+    from dashboard.position_request import position_request
     from tests.tiny_model import build_tiny_model
     from gobuddy.bus.client import BusClient
 

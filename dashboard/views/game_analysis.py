@@ -19,7 +19,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from dashboard.live_feed import LiveFeed, position_request
+from dashboard.live_feed import LiveFeed
+from dashboard.position_request import position_request
 from dashboard.store import PositionKey, Store
 from dashboard.store.games import GameDetail
 from gobuddy.bus.requests import EngineRequestFailed

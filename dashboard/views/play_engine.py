@@ -28,7 +28,7 @@ from typing import Any
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from dashboard.live_feed import position_request
+from dashboard.position_request import position_request
 from dashboard.views.page_context import Services
 from dashboard.views.play_game import PlayGame
 from gobuddy.ai.levels import FULL

@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence
 import streamlit as st
 
 from dashboard.board_svg import Recommendation
-from dashboard.live_feed import position_request
+from dashboard.position_request import position_request
 from dashboard.views.page_context import Services
 from dashboard.views.play_game import PlayGame
 from dashboard.views.reasons import hint_reasons, move_reasons, show_reasons

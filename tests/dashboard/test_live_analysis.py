@@ -14,7 +14,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from dashboard.live_feed import LIVE_REPORT_MS, PARTIAL_EVERY_S, RETRY_S, LiveFeed
+from dashboard.live_analysis import LIVE_REPORT_MS, PARTIAL_EVERY_S, RETRY_S
+from dashboard.live_feed import LiveFeed
 from gobuddy.bus.engine_messages import EngineAnswer, EngineError
 from gobuddy.bus.messages import GameStarted, MovePlayed
 from gobuddy.bus.requests import EngineRequestFailed
