@@ -16,6 +16,9 @@ Alembic), creating the PostgreSQL database itself.
 
 from __future__ import annotations
 
+import random
+import sqlite3
+import time
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
@@ -42,14 +45,29 @@ def _sqlite_pragmas(busy_timeout_ms: int) -> Any:
     def on_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
         try:
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+            _switch_to_wal(cursor, busy_timeout_ms / 1000)
+            cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
         finally:
             cursor.close()
 
     return on_connect
+
+
+def _switch_to_wal(cursor: Any, patience_s: float) -> None:
+    """Put the database in WAL mode, retrying "database is locked" for up to
+    ``patience_s``: while services open a new database at the same moment, SQLite
+    refuses the switch at once (without its busy handler: waiting could deadlock)."""
+    deadline = time.monotonic() + patience_s
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01 + random.random() * 0.04)
 
 
 def truncate_wal(engine: Engine) -> bool:
