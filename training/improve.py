@@ -142,11 +142,11 @@ def build_positions(plan: RoundPlan) -> None:
     if not sources:
         raise RuntimeError(f"no games in {plan.data()}: run the games stage with --minutes > 0")
     for name in plan.earlier:
-        for tag in ("selfplay", "games"):
-            folder = plan.root.joinpath("data", "improve", name, "positions", tag)
-            if not any(folder.glob("train-*.npz")):
-                raise RuntimeError(f"--earlier {name}: no positions in {folder}")
-            sources[f"{name}{tag}"] = folder
+        folders = {tag: plan.root.joinpath("data", "improve", name, "positions", tag) for tag in ("selfplay", "games")}
+        found = {tag: folder for tag, folder in folders.items() if any(folder.glob("train-*.npz"))}
+        if not found:
+            raise RuntimeError(f"--earlier {name}: no positions in {folders['selfplay'].parent}")
+        sources.update({f"{name}{tag}": folder for tag, folder in found.items()})
     link_mix(sources, plan.data("positions", "mix"))
 
 

@@ -105,6 +105,24 @@ def test_an_earlier_round_without_positions_is_named(tmp_path):
         build_positions(plan)
 
 
+def test_an_earlier_round_with_self_play_only_is_mixed_in(tmp_path):
+    """A round played on a lent GPU has self-play and no engine games: its positions join
+    the mix under its own name."""
+    from training.game_shards import GameSample, write_shard
+    from training.improve import build_positions
+
+    plan = RoundPlan("r2", root=tmp_path, earlier=("r1",))
+    write_shard(plan.data("selfplay", "selfplay-000000.jsonl.gz"),
+                [GameSample(9, 7.0, ["E5", "pass", "pass"], "B+74", "B", source="selfplay", visits=[None] * 3)])
+    earlier = tmp_path / "data/improve/r1/positions/selfplay"
+    earlier.mkdir(parents=True)
+    (earlier / "train-00000.npz").write_bytes(b"")
+    build_positions(plan)
+    mixed = sorted(p.name for p in plan.data("positions", "mix").iterdir())
+    assert "train-r1selfplay-00000.npz" in mixed
+    assert not any("r1games" in name for name in mixed)
+
+
 def test_sigterm_stops_the_generators_and_keeps_the_time_spent(tmp_path):
     """A session that ends with SIGTERM: the self-play child is stopped and the seconds
     already spent are recorded (the next run generates only the minutes left)."""
