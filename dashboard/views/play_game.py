@@ -24,9 +24,10 @@ from typing import Sequence
 from dashboard.ladder import engine_player_name
 from gobuddy.ai.levels import FULL
 from gobuddy.bus.messages import (BoardState, GameEnded, GameEvent, GameStarted, MovePlayed, Passed, Player,
-                                  Teaching, Undone)
+                                  Teaching)
+from gobuddy.bus.messages import Undone as UndoneEvent
 from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp, to_gtp
-from gobuddy.go.game import Game, GameError, Ruleset
+from gobuddy.go.game import Ended, Game, GameError, Played, Ruleset, Undone
 from gobuddy.go.position import IllegalMove, Position
 from gobuddy.go.scoring import area_score
 
@@ -35,16 +36,12 @@ ILLEGAL_WORDS = {"occupied": "that point is occupied", "ko": "it would retake th
 MAX_SEED = 2**31 - 1  # the engine request's seed is a non-negative 32-bit signed integer
 
 
-def other(color: str) -> str:
-    return "W" if color == "B" else "B"
-
-
 @dataclass
 class PlayGame:
-    """One game against the engine. ``human`` is the human's colour; ``level`` the
-    engine's (a name of ``gobuddy.ai.levels``), ``seed`` its draws' seed for this game;
-    ``game`` the rules' game (who moves first follows from it: white after a handicap
-    of 2 or more)."""
+    """One game against the engine. ``human`` is the human's colour (the game's
+    ``engine_color`` the other); ``level`` the engine's (a name of ``gobuddy.ai.levels``),
+    ``seed`` its draws' seed for this game; ``game`` the rules' game (who moves first
+    follows from it: white after a handicap of 2 or more)."""
 
     board_id: str
     game_id: str
@@ -56,6 +53,9 @@ class PlayGame:
     seq: int = 0
     reason: str | None = None
     teach: bool = False
+
+    def __post_init__(self) -> None:
+        self.game.engine_color = -color_from_str(self.human)
 
     @classmethod
     def new(cls, board_id: str, *, size: int = 9, komi: float = 7.0, rules: str = "chinese", handicap: int = 0,
@@ -122,7 +122,7 @@ class PlayGame:
 
     @property
     def over(self) -> bool:
-        return self.result is not None
+        return self.game.ended
 
     @property
     def counting(self) -> bool:
@@ -131,12 +131,23 @@ class PlayGame:
 
     @property
     def engine_to_play(self) -> bool:
-        return not self.over and not self.counting and self.to_play != self.human
+        return self.game.is_engine_turn() and not self.counting
 
     # ---- events ------------------------------------------------------------------------------
-    def _next_seq(self) -> int:
+    def _wire(self, event: Played | Undone | Ended) -> GameEvent:
+        """The wire event of one of the game's own events, with the next ``seq``."""
         self.seq += 1
-        return self.seq
+        ids = dict(board_id=self.board_id, game_id=self.game_id, seq=self.seq)
+        if isinstance(event, Ended):
+            return GameEnded(**ids, move_number=event.move_number, result=event.result, reason=event.reason)
+        move = event.played if isinstance(event, Undone) else event
+        color, vertex = color_to_str(move.color), to_gtp(move.point, self.size)
+        if isinstance(event, Undone):
+            return UndoneEvent(**ids, move_number=move.number, color=color, vertex=vertex)
+        if move.point == self.game.pass_point:
+            return Passed(**ids, move_number=move.number, color=color)
+        return MovePlayed(**ids, move_number=move.number, color=color, vertex=vertex,
+                          captures=tuple(sorted(to_gtp(p, self.size) for p in move.captured)))
 
     def start(self) -> list[GameEvent]:
         """The ``game_started`` event (seq 0); the engine player's name carries its level."""
@@ -151,67 +162,52 @@ class PlayGame:
         """The side to move plays ``vertex`` (or ``pass``). Raises ``IllegalMove`` with
         the reason in plain words (``CoordinateError`` for a vertex off the board), or
         ``ValueError`` when the game is over or being counted (undo the passes to play on)."""
-        if self.over:
-            raise ValueError("the game is over")
+        self._check_open()
         if self.counting:
             raise ValueError("the game is being counted")
-        color = self.to_play
         point = from_gtp(vertex, self.size)
         try:
-            captured = self.game.play(point)
+            self.game.play(point)
         except GameError:
-            why = self.position.illegal_reason(point, color_from_str(color))
+            why = self.position.illegal_reason(point, self.game.to_play)
             raise IllegalMove(f"{vertex} is not possible: {ILLEGAL_WORDS.get(why or '', why)}") from None
-        number = self.game.move_number
-        if point == self.game.pass_point:
-            return [Passed(board_id=self.board_id, game_id=self.game_id, seq=self._next_seq(), move_number=number,
-                           color=color)]
-        return [MovePlayed(board_id=self.board_id, game_id=self.game_id, seq=self._next_seq(), move_number=number,
-                           color=color, vertex=to_gtp(point, self.size),
-                           captures=tuple(sorted(to_gtp(p, self.size) for p in captured)))]
+        return [self._wire(self.game.played[-1])]
 
     def undo(self) -> list[GameEvent]:
         """Take back the human's last move (and the engine's answer to it, if it came),
         so the human is to play again. Nothing of the human's to undo: no events."""
-        if self.over:
-            raise ValueError("the game is over")
-        moves = self.moves
-        if not moves or (moves[-1][0] != self.human and len(moves) < 2):
+        self._check_open()
+        played = self.game.played
+        count = 1 if played and played[-1].color != self.game.engine_color else 2
+        if len(played) < count:
             return []  # nothing of the human's to take back
-        events: list[GameEvent] = []
-        for _ in range(2 if moves[-1][0] != self.human else 1):
-            taken = self.game.undo()
-            events.append(Undone(board_id=self.board_id, game_id=self.game_id, seq=self._next_seq(),
-                                 move_number=taken.number, color=color_to_str(taken.color),
-                                 vertex=to_gtp(taken.point, self.size)))
-        return events
+        return [self._wire(Undone(self.game.undo())) for _ in range(count)]
 
     def take_back(self, points_lost: float | None = None, better: str | None = None) -> list[GameEvent]:
         """Take back the human's last move after the teacher called it a mistake: undone
         (one ``undo`` event) and kept in the game's variations with ``points_lost`` and
         the ``better`` vertex (``Game.take_back``). ``ValueError`` when the last move is
         not the human's or the game is over."""
-        if self.over:
-            raise ValueError("the game is over")
-        moves = self.moves
-        if not moves or moves[-1][0] != self.human:
+        self._check_open()
+        played = self.game.played
+        if not played or played[-1].color == self.game.engine_color:
             raise ValueError("the last move is not yours to take back")
-        taken = self.game.take_back(points_lost, from_gtp(better, self.size) if better else None)
-        return [Undone(board_id=self.board_id, game_id=self.game_id, seq=self._next_seq(), move_number=taken.number,
-                       color=color_to_str(taken.color), vertex=to_gtp(taken.point, self.size))]
+        self.game.take_back(points_lost, from_gtp(better, self.size) if better else None)
+        return [self._wire(Undone(played[-1]))]
 
     def teaching(self, number: int, color: str, vertex: str, verdict: str, *, points_lost: float | None,
                  winrate_lost: float, better: str | None, level: str) -> list[GameEvent]:
         """The ``teaching`` event of the learner's decision on move ``number``: ``verdict``
         taken_back (after ``take_back``'s undo) or kept; the recorder keeps it as the
         game's teaching note."""
-        return [Teaching(board_id=self.board_id, game_id=self.game_id, seq=self._next_seq(), move_number=number,
+        self.seq += 1
+        return [Teaching(board_id=self.board_id, game_id=self.game_id, seq=self.seq, move_number=number,
                          color=color, vertex=vertex, verdict=verdict, points_lost=points_lost,
                          winrate_lost=winrate_lost, better=better, level=level)]
 
     def resign(self, color: str) -> list[GameEvent]:
         """``color`` resigns: the other side wins by resignation."""
-        return self._end(f"{other(color)}+R", "resignation")
+        return self._end(f"{color_to_str(-color_from_str(color))}+R", "resignation")
 
     def abandon(self) -> list[GameEvent]:
         """Leave an unfinished game (a new one starts): result ``?``, reason abandoned."""
@@ -224,11 +220,13 @@ class PlayGame:
         return self._end(score.result, "score")
 
     def _end(self, result: str, reason: str) -> list[GameEvent]:
+        self._check_open()
+        self.reason = reason
+        return [self._wire(self.game.finish(result, reason))]
+
+    def _check_open(self) -> None:
         if self.over:
             raise ValueError("the game is over")
-        self.game.result, self.reason = result, reason
-        return [GameEnded(board_id=self.board_id, game_id=self.game_id, seq=self._next_seq(),
-                          move_number=self.game.move_number, result=result, reason=reason)]
 
     def state(self) -> BoardState:
         """The retained ``board_state`` of the web board now."""
@@ -241,4 +239,4 @@ class PlayGame:
                           result=self.result)
 
 
-__all__ = ["ILLEGAL_WORDS", "IllegalMove", "PlayGame", "other"]
+__all__ = ["ILLEGAL_WORDS", "IllegalMove", "PlayGame"]
