@@ -191,7 +191,7 @@ def engine_move(services: Services, game: PlayGame, answer: Any) -> None:
 def human_move(services: Services, game: PlayGame, vertex: str) -> None:
     """The player's move (a click or a typed point): played, published, and the engine
     asked for its answer (without waiting for it)."""
-    if game.over or game.counting or game.engine_to_play:
+    if not game.human_to_play:
         st.session_state["play_message"] = ("warning", "Wait for your turn.")
         return
     try:
@@ -273,7 +273,7 @@ def on_resign() -> None:
 
 def on_hint() -> None:
     game = st.session_state.get(GAME)
-    if game is not None and allowed() and not (game.over or game.counting or game.engine_to_play):
+    if game is not None and allowed() and game.human_to_play:
         services = current()
         ask_async(services, game, "hint", services.config.analysis_visits)
 
@@ -309,8 +309,7 @@ def show_message() -> None:
 
 def controls(game: PlayGame) -> None:
     """The buttons; each acts in its callback, and the fragment redraws."""
-    your_turn = (not game.over and not game.counting and not game.engine_to_play
-                 and st.session_state.get(VERDICT) is None)
+    your_turn = game.human_to_play and st.session_state.get(VERDICT) is None
     asking = st.session_state.get(PENDING) is not None
     row = st.container(horizontal=True)  # one element for the row: fewer for the browser to take at each draw
     row.button("Pass", disabled=not your_turn, key="play_pass", on_click=on_pass)
@@ -383,7 +382,7 @@ def play_area() -> None:
         marks.setdefault("recommendations", recommendations(hint_answer, 1 if simple else TOP))
         svg = board_svg(game.size, game.position.board, last_move=last_vertex(game.moves),
                         move_count=len(game.moves), **marks)
-        your_turn = not (game.over or game.counting or game.engine_to_play or verdict is not None)
+        your_turn = game.human_to_play and verdict is None
         svg_board(svg, game.size, key="play_board", on_click=on_point,
                   stone=("black" if game.human == "B" else "white") if your_turn else None)
     with right:

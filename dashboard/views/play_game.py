@@ -133,6 +133,11 @@ class PlayGame:
     def engine_to_play(self) -> bool:
         return self.game.is_engine_turn() and not self.counting
 
+    @property
+    def human_to_play(self) -> bool:
+        """The human's turn: play goes on (not over, not counting) and the engine is not to move."""
+        return not (self.over or self.counting or self.game.is_engine_turn())
+
     # ---- events ------------------------------------------------------------------------------
     def _wire(self, event: Played | Undone | Ended) -> GameEvent:
         """The wire event of one of the game's own events, with the next ``seq``."""
