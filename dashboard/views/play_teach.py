@@ -3,7 +3,7 @@ the learner's level, and when it is a mistake a stop to take it back or keep it.
 
 | step | what happens |
 |------|--------------|
-| switch | "Teach me", per game: on by default below ``TEACH_BELOW`` ("10 kyu"), the level the game is played at (the opponent plays at the learner's level on the ladder) |
+| switch | "Teach me", per game: on by default below "10 kyu" (where hints are simple: ``views/play_hint``), the level the game is played at (the opponent plays at the learner's level on the ladder) |
 | the move | ``judge_request``: an ``analysis`` of the position before the move with ``judge`` (the move, the game's level); the engine's reply is not asked meanwhile |
 | no mistake | the engine is asked for its reply at once: no stop |
 | a mistake | ``Verdict``: the point loss, the better point (marked on the board), the reasons against the move and for the better one in plain words (``views/reasons``: ``gobuddy.explain``); "Take back and try again" or "Keep my move" |
@@ -29,23 +29,19 @@ from typing import Any, Callable, Sequence
 import streamlit as st
 
 from dashboard.board_svg import Recommendation
-from dashboard.position_request import position_request
 from dashboard.views.page_context import Services
+from dashboard.views.play_engine import engine_request
 from dashboard.views.play_game import PlayGame
+from dashboard.views.play_hint import simple_hints
 from dashboard.views.reasons import hint_reasons, move_reasons, show_reasons
-from gobuddy.ai.levels import level_names
 from gobuddy.bus.messages import EngineRequest, Judge
 from gobuddy.explain import Reason
 from gobuddy.go.coords import color_from_str, from_gtp
 
 VERDICT = "play_verdict"
-TEACH_BELOW = "10 kyu"
-
-
-def teaches_by_default(level: str) -> bool:
-    """Whether "Teach me" starts on for a game at ``level``: below ``TEACH_BELOW``."""
-    names = level_names()
-    return level in names and names.index(level) < names.index(TEACH_BELOW)
+# Whether "Teach me" starts on for a game at a level: at the levels that get simple
+# hints, below "10 kyu" (``views/play_hint``).
+teaches_by_default = simple_hints
 
 
 def wants_judgement(game: PlayGame) -> bool:
@@ -58,12 +54,10 @@ def wants_judgement(game: PlayGame) -> bool:
 def judge_request(services: Services, game: PlayGame) -> EngineRequest:
     """The request judging the learner's last move: the position before it, analysed
     with the dashboard's budget, ``judge`` naming the move and the game's level."""
-    moves = game.moves
-    color, vertex = moves[-1]
-    request = position_request("analysis", size=game.size, komi=game.komi, rules=game.rules, setup=game.setup,
-                               moves=moves[:-1], to_play=color, visits=services.config.analysis_visits,
-                               timeout_s=services.config.analysis_timeout_s, board_id=game.board_id)
-    return replace(request, judge=Judge(move=vertex, level=game.level))
+    color, vertex = game.moves[-1]
+    request = engine_request(services, game, "analysis", services.config.analysis_visits)
+    before = replace(request.position, moves=request.position.moves[:-1], to_play=color)
+    return replace(request, position=before, judge=Judge(move=vertex, level=game.level))
 
 
 @dataclass(frozen=True)
@@ -193,5 +187,5 @@ def _reasons(reasons: Sequence[Reason], key: str, title: str) -> None:
     show_reasons(reasons[:3], key=key, title=title)
 
 
-__all__ = ["TEACH_BELOW", "VERDICT", "Verdict", "board_marks", "decide", "judge_request", "open_verdict",
+__all__ = ["VERDICT", "Verdict", "board_marks", "decide", "judge_request", "open_verdict",
            "take_judgement", "teach_switch", "teaches_by_default", "verdict_panel", "wants_judgement"]
