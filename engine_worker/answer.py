@@ -10,7 +10,7 @@ Not checked here: that the analysis answers the request (the worker pairs them).
 from __future__ import annotations
 
 from gobuddy.ai.analysis import Analysis
-from gobuddy.ai.final_status import UNSURE, FinalStatus
+from gobuddy.ai.final_status import FinalStatus
 from gobuddy.ai.teaching import Judgement
 from gobuddy.bus.engine_messages import (DeadStones, EngineAnswer, MoveInfo, MoveJudgement, MoveReason, PositionKey,
                                          RootInfo, Tolerance)
@@ -32,10 +32,9 @@ def wire_judgement(judgement: Judgement, size: int) -> MoveJudgement:
 
 def wire_dead_stones(status: FinalStatus) -> DeadStones:
     """The wire's ``final_status``: the stones counted dead, and those of unsure groups."""
-    size = status.size
-    unsure = sorted(p for g in status.groups if g.verdict == UNSURE for p in g.stones)
-    return DeadStones(dead=tuple(to_gtp(p, size) for p in status.dead_points()),
-                      unsure=tuple(to_gtp(p, size) for p in unsure))
+    unsure = sorted(p for g in status.unsure() for p in g.stones)
+    return DeadStones(dead=tuple(to_gtp(p, status.size) for p in status.dead_points()),
+                      unsure=tuple(to_gtp(p, status.size) for p in unsure))
 
 
 def wire_reason(position: Position, answer: dict) -> MoveReason | None:

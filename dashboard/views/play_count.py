@@ -79,7 +79,7 @@ class Count:
         return [float(v) for v in ownership(game.position, self.dead_points())]
 
     def unsure_vertices(self) -> list[str]:
-        return [to_gtp(p, self.status.size) for g in self.status.groups if g.verdict == UNSURE for p in g.stones]
+        return [to_gtp(p, self.status.size) for g in self.status.unsure() for p in g.stones]
 
 
 def describe(group: GroupStatus, size: int) -> str:
