@@ -4,7 +4,9 @@ Options build a ``GtpConfig``; ``make_player`` turns it into the object that ans
 ``genmove``: the MCTS player of ``gobuddy.ai.player`` with the shipped model (or
 ``--model PATH``), ``--visits N`` and/or ``--time S`` per move (whichever comes first;
 with neither, ``DEFAULT_PLAY_VISITS`` or ``DEFAULT_PLAY_SECONDS``, whichever comes first),
-``--threads``, ``--level NAME`` for a named opponent level of ``gobuddy.ai.levels``
+``--threads``, ``--choice lcb|visits`` (the move after the search: the best lower
+confidence bound on its value, ``gobuddy.ai.lcb``, the default; or the most visited),
+``--level NAME`` for a named opponent level of ``gobuddy.ai.levels``
 (``full`` is the default player; ``--list-levels`` prints the names, weakest first, and
 exits), and for varied play ``--temperature T`` over the first
 ``--temperature-moves M`` moves of a game (a move drawn with probability proportional
@@ -55,6 +57,7 @@ class GtpConfig:
     temperature: float = 0.0  # move choice by visits ** (1 / T); 0 = the most visited
     temperature_moves: int = 0  # the game's first moves (both colours) chosen with the temperature
     level: str | None = None  # a named level of gobuddy.ai.levels (None: the settings above)
+    choice: str = "lcb"  # the move after the search: "lcb" (gobuddy.ai.lcb) or "visits" (the most visited)
 
     def budget(self) -> tuple[int | None, float | None]:
         """(visits, seconds) per move: those given, or with neither the defaults
@@ -87,6 +90,9 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
     parser.add_argument("--temperature-moves", type=int, default=None,
                         help="how many moves of a game (both colours, from move 1) use --temperature "
                              "(default 30 when --temperature is given)")
+    parser.add_argument("--choice", choices=("lcb", "visits"), default="lcb",
+                        help="the move after the search: the best lower confidence bound on its value "
+                             "(default) or the most visited")
     parser.add_argument("--level", default=None,
                         help="play at a named level (see --list-levels; 'full' is the default player); "
                              "excludes --visits, --time, --random and --temperature")
@@ -131,7 +137,8 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
     moves = args.temperature_moves if args.temperature_moves is not None else (30 if args.temperature else 0)
     return GtpConfig(boardsize=args.boardsize, komi=args.komi, superko=not args.simple_ko,
                      seed=args.seed, model=model, visits=args.visits, seconds=args.seconds,
-                     threads=args.threads, temperature=args.temperature, temperature_moves=moves, level=level)
+                     threads=args.threads, temperature=args.temperature, temperature_moves=moves, level=level,
+                     choice=args.choice)
 
 
 def make_player(config: GtpConfig):
@@ -146,6 +153,7 @@ def make_player(config: GtpConfig):
             return LevelPlayer(OnnxEvaluator(config.model, intra_threads=config.threads), level, seed=config.seed,
                                komi=config.komi)
     if config.model is not None:
+        from gobuddy.ai.lcb import LcbConfig
         from gobuddy.ai.mcts import SearchConfig
         from gobuddy.ai.onnx_evaluator import OnnxEvaluator
         from gobuddy.ai.player import PlayerConfig, SearchPlayer
@@ -153,7 +161,8 @@ def make_player(config: GtpConfig):
         visits, seconds = config.budget()
         return SearchPlayer(OnnxEvaluator(config.model, intra_threads=config.threads),
                             PlayerConfig(visits=visits, seconds=seconds, temperature=config.temperature,
-                                         temperature_moves=config.temperature_moves),
+                                         temperature_moves=config.temperature_moves,
+                                         lcb=LcbConfig() if config.choice == "lcb" else None),
                             SearchConfig(komi=config.komi, seed=config.seed))
     from gobuddy.go.playout import RandomPlayer
 

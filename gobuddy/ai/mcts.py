@@ -24,7 +24,10 @@ The tree is reused from one move to the next (``set_position`` finds the new pos
 among the descendants of the old root). Dirichlet noise at the root and
 temperature-proportional move choice serve self-play. Limits are root visits (reused
 visits count) and wall time, plus an external ``threading.Event``; with ``early_stop``
-the search ends once the most visited move can no longer be overtaken.
+the search ends once the rest of the budget can no longer change the move: ``True``
+for the most visited move (no other move's visits plus the visits left can pass its), or
+a ``SettledRule`` for another choice (``gobuddy.ai.lcb.settled`` for the lower
+confidence bound). Without it the whole budget is spent.
 
 A root policy of its own (``gobuddy.ai.gumbel``) drives the tree with ``evaluate_root``
 and ``simulate`` (simulations whose first move it chooses, PUCT below the root).
@@ -55,6 +58,12 @@ class StopSignal(Protocol):
     """Anything with ``is_set()``, such as a ``threading.Event``."""
 
     def is_set(self) -> bool: ...
+
+
+SettledRule = Callable[[Node, float], bool]
+"""``rule(root, remaining)``: whether ``remaining`` more root visits (the real visits
+still to come, a batch in flight included; ``inf`` when only a stop signal limits the
+search) can no longer change the move chosen at ``root``."""
 
 
 @dataclass(frozen=True)
@@ -145,11 +154,12 @@ class Search:
 
     # ------------------------------------------------------------------ searching
     def run(self, visits: int | None = None, seconds: float | None = None,
-            stop: StopSignal | None = None, early_stop: bool = False,
+            stop: StopSignal | None = None, early_stop: bool | SettledRule = False,
             on_progress: Callable[["Search"], None] | None = None, progress_every: float = 1.0) -> SearchStats:
         """Search until the root has ``visits`` visits, ``seconds`` have passed, ``stop``
         is set (checked after the first batch, so a set ``stop`` still yields one
-        batch), or (``early_stop``) the best move is settled. At least one limit or a
+        batch), or (``early_stop``, module docstring) the move is settled: then
+        ``stopped_by`` is ``"settled"``. At least one limit or a
         ``stop`` signal is required. ``on_progress(self)`` is called every
         ``progress_every`` seconds from this thread, between batches, with no batch in
         flight (so no virtual loss shows)."""
@@ -200,7 +210,7 @@ class Search:
         return stats
 
     def _should_stop(self, visits: int | None, seconds: float | None, stop: StopSignal | None,
-                     early_stop: bool, elapsed: float, stats: SearchStats, pending: int) -> str:
+                     early_stop: bool | SettledRule, elapsed: float, stats: SearchStats, pending: int) -> str:
         root = self.root
         if visits is not None and root.visits + pending >= visits:
             return "visits"
@@ -216,6 +226,8 @@ class Search:
                 remaining = min(remaining, stats.visits / elapsed * (seconds - elapsed))
             if len(root.moves) == 1:
                 return "settled"
+            if callable(early_stop):
+                return "settled" if early_stop(root, remaining + pending) else ""
             if remaining < math.inf:
                 top2 = np.partition(root.N, -2)[-2:]
                 if top2[1] - top2[0] > remaining:
@@ -378,8 +390,10 @@ class Search:
         """Add one visit with ``value``/``score`` from the leaf's side to move upward."""
         vl = self.config.virtual_loss
         dn = 1.0 - vl
+        square = value * value
         leaf.visits += 1
         leaf.value_sum += value
+        leaf.square_sum += square
         leaf.score_sum += score
         for node, i in reversed(path):
             value, score = -value, -score
@@ -388,6 +402,7 @@ class Search:
             add_score(node, i, float(score))
             node.visits += 1
             node.value_sum += value
+            node.square_sum += square
             node.score_sum += score
 
     def _add_noise(self, node: Node) -> None:

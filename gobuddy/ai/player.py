@@ -4,6 +4,14 @@ commands, ``lz-analyze`` included, are registered by ``engine_worker.gtp_manners
 
 Move choice after the search (tree reused from move to move):
 
+- The move: with ``PlayerConfig.lcb`` set, the allowed child whose value has the best
+  lower confidence bound (``gobuddy.ai.lcb``; the GTP front end's default); with
+  ``lcb=None`` the most visited (the calibrated search levels of ``gobuddy.ai.levels``
+  build their player so). A temperature above 0 draws by visits either way.
+- The budget: every search uses the move's whole budget (``visits``/``seconds``)
+  unless the rest of it can no longer change the move (``Search.run``'s
+  ``early_stop``, with the choice's own rule); temperature moves use it all.
+
 - Resign when the root value stays below ``resign_threshold`` for ``resign_after``
   consecutive genmoves of that colour, once a quarter of the board's points have been
   played (``resign_threshold=None``: never).
@@ -27,8 +35,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from gobuddy.ai import lcb as lcb_choice
 from gobuddy.ai.features import History, game_history
-from gobuddy.ai.mcts import Search, SearchConfig
+from gobuddy.ai.lcb import LcbConfig
+from gobuddy.ai.mcts import Search, SearchConfig, SearchStats
 from gobuddy.go.coords import BLACK, WHITE
 from gobuddy.go.game import RESIGN
 from gobuddy.go.position import Position
@@ -39,7 +49,8 @@ from gobuddy.go.scoring import tromp_taylor_margin
 class PlayerConfig:
     """Budget and manners of the search player. ``visits``/``seconds``: per move (either
     may be ``None``, not both). ``temperature`` applies to the first
-    ``temperature_moves`` moves of a game (self-play); 0 = most visited.
+    ``temperature_moves`` moves of a game (self-play); 0 = the move of ``lcb``: the best
+    lower confidence bound (``gobuddy.ai.lcb``), or with ``None`` the most visited.
     ``analyze_max_visits`` caps the tree of an ``lz-analyze`` (memory: a node holds a
     ``Position``, a few kilobytes)."""
 
@@ -50,6 +61,7 @@ class PlayerConfig:
     temperature: float = 0.0
     temperature_moves: int = 0
     analyze_max_visits: int = 20_000
+    lcb: LcbConfig | None = None
 
 
 def game_position(game: Any) -> tuple[Position, History]:
@@ -95,6 +107,7 @@ class SearchPlayer:
         self.config = config
         self.search = Search(evaluator, search_config)
         self._low: dict[int, int] = {BLACK: 0, WHITE: 0}
+        self.last_stats: SearchStats | None = None  # the last genmove's search
         self.name = f"gobuddy-mcts({evaluator.name})"
 
     # ------------------------------------------------------------------ genmove
@@ -120,6 +133,7 @@ class SearchPlayer:
 
     def _choose(self, game: Any, color: int, cleanup: bool) -> int:
         cfg = self.config
+        self.last_stats = None
         pos = self.prepare(game, color)
         komi = game.komi
         pass_point = pos.pass_point
@@ -130,20 +144,32 @@ class SearchPlayer:
         allowed = cleanup_candidates(pos) if cleanup else set()
         if cleanup and not allowed:
             return pass_point
-        self.search.run(visits=cfg.visits, seconds=cfg.seconds, early_stop=cfg.temperature_moves <= pos.move_count)
+        temperature = cfg.temperature if pos.move_count < cfg.temperature_moves else 0.0
+        if cleanup:
+            exclude = set(range(pos.n + 1)) - allowed
+        else:
+            exclude = {p for p in range(pos.n) if pos.is_eye_like(p, color)}  # pass is never excluded
+        # a losing pass is never played while another move is left: it cannot settle the search
+        contenders = exclude | ({pass_point} if my_margin < 0 and not cleanup else set())
+        early_stop = cfg.temperature_moves <= pos.move_count and (
+            True if cfg.lcb is None else (lambda root, remaining: lcb_choice.settled(root, remaining, contenders, cfg.lcb)))
+        self.last_stats = self.search.run(visits=cfg.visits, seconds=cfg.seconds, early_stop=early_stop)
         root = self.search.root
         if not cleanup and self._should_resign(pos, root.q, color):
             return RESIGN
-        temperature = cfg.temperature if pos.move_count < cfg.temperature_moves else 0.0
-        if cleanup:
-            return self.search.choose(temperature, exclude={int(m) for m in root.moves} - allowed)
-        eyes = {p for p in range(pos.n) if pos.is_eye_like(p, color)}
-        move = self.search.choose(temperature, exclude=eyes)  # pass is never excluded
-        if move == pass_point and my_margin < 0:
-            others = {int(m) for m in root.moves} - eyes - {pass_point}
+        move = self._best(temperature, exclude)
+        if not cleanup and move == pass_point and my_margin < 0:
+            others = {int(m) for m in root.moves} - exclude - {pass_point}
             if others:
-                move = self.search.choose(0.0, exclude={int(m) for m in root.moves} - others)
+                move = self._best(0.0, {int(m) for m in root.moves} - others)
         return move
+
+    def _best(self, temperature: float, exclude: set[int]) -> int:
+        """The searched root's move, ``exclude``'s points skipped unless nothing else is
+        left: drawn by visits at a temperature, else by the configured choice."""
+        if temperature > 0 or self.config.lcb is None:
+            return self.search.choose(temperature, exclude=exclude)
+        return lcb_choice.choose(self.search.root, exclude, self.config.lcb)
 
     def _should_resign(self, pos: Position, value: float, color: int) -> bool:
         cfg = self.config

@@ -38,11 +38,13 @@ class Node:
     prior) changed and the unvisited children's ``Q`` must be renewed. ``children`` holds one entry
     per legal move (``None`` until created) once the first child exists, and is empty
     before. ``board`` is the position's stones as a flat int8 array (a ``History``
-    entry for the descendants)."""
+    entry for the descendants). ``visits``, ``value_sum``, ``square_sum`` and
+    ``score_sum`` are this node's own real visits (no virtual loss) and their summed
+    values, squared values and score leads, for its side to move."""
 
     __slots__ = ("parent", "index", "position", "_board", "legal", "moves", "prior", "prior_raw",
                  "N", "W", "S", "N1", "Q", "stats", "base", "width", "nsum", "fpu", "children", "visits",
-                 "value_sum", "score_sum", "net_value", "net_score", "ownership", "terminal", "pending")
+                 "value_sum", "square_sum", "score_sum", "net_value", "net_score", "ownership", "terminal", "pending")
 
     def __init__(self, position: Position, parent: "Node | None" = None, index: int = -1,
                  board: np.ndarray | None = None) -> None:
@@ -60,6 +62,7 @@ class Node:
         self.children: list[Node | None] | tuple[()] = ()
         self.visits = 0
         self.value_sum = 0.0
+        self.square_sum = 0.0  # summed squared values (the spread of a move's value: gobuddy.ai.lcb)
         self.score_sum = 0.0
         self.net_value = 0.0
         self.net_score: float | None = None
