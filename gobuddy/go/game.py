@@ -273,10 +273,7 @@ class Game:
         count = len(self._played) if moves is None else moves
         if not 0 <= count <= len(self._played):
             raise ValueError(f"the game has {len(self._played)} moves, not {count}")
-        pos = self._start()
-        for m in self._played[:count]:
-            pos.play(m.point, m.color, check=False)
-        return pos
+        return next(pos for n, pos in self.positions() if n == count)  # a fresh one: the replay stops there
 
     def positions(self) -> Iterator[tuple[int, Position]]:
         """``(n, position after n moves)`` for n = 0 .. ``move_number``. One position
@@ -383,10 +380,7 @@ class Game:
         if why is not None:
             raise GameError(f"move {number} ({color_to_str(color)} {to_gtp(point, self.size)}) is illegal: {why}",
                             number)
-        captured = tuple(sorted(self.position.play(point, color, check=False)))
-        self._played.append(Played(number, color, point, captured))
-        self._boards.append(tuple(self.position.board))
-        return captured
+        return self._force(color, point)
 
     def play_gtp(self, color: str, vertex: str, *, strict_turns: bool = False) -> tuple[int, ...]:
         """``play`` from wire terms (``"B"``, ``"D4"`` or ``"pass"``); with
@@ -399,11 +393,13 @@ class Game:
                             f"{color_to_str(self.position.to_play)} was to play", number)
         return self.play(point, c)
 
-    def _force(self, color: int, point: int) -> None:
-        """Play a move the ko rule forbids (a record that allowed it); nothing else."""
+    def _force(self, color: int, point: int) -> tuple[int, ...]:
+        """Record a move without asking the rules (``play`` asked them; ``from_record``
+        plays a move the ko rule forbids that its record allowed); the captured points."""
         captured = tuple(sorted(self.position.play(point, color, check=False)))
         self._played.append(Played(len(self._played) + 1, color, point, captured))
         self._boards.append(tuple(self.position.board))
+        return captured
 
     def undo(self) -> Played:
         """Take back the last move and return it (``GameError`` if there is none)."""
