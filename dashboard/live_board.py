@@ -73,20 +73,13 @@ class LiveBoard:
 def replayed(board: LiveBoard) -> LiveBoard:
     """``board`` with its derived fields recomputed from setup and moves
     (``gobuddy.go.game``); an illegal move stops there, named in ``replay_error``."""
-    error = None
+    rules, error = Ruleset(board.rules, board.komi), None
     try:
-        game = Game.from_gtp(board.size, Ruleset(board.rules, board.komi), board.first_to_play(), board.setup)
-    except GameError as exc:
-        game, error = Game(board.size, Ruleset(board.rules, board.komi)), str(exc)
-    else:
-        for color, vertex in board.moves:
-            try:
-                game.play_gtp(color, vertex)
-            except GameError as exc:
-                error = str(exc)
-                break
-        else:
-            game.set_to_play(color_from_str(board.to_play))
+        game = Game.from_position(board.size, rules, board.setup, board.moves, board.to_play)
+    except GameError as exc:  # the stones show the moves before the one at fault
+        error = str(exc)
+        game = (Game.from_position(board.size, rules, board.setup, board.moves[:exc.move_number - 1])
+                if exc.move_number else Game(board.size, rules))
     pos = game.position
     captures = (("B", pos.captures[BLACK]), ("W", pos.captures[WHITE]))
     return replace(board, stones=tuple(pos.board), captures=captures,

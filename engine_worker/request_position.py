@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from gobuddy.ai.features import HISTORY_DEPTH, History, game_history
 from gobuddy.bus.engine_messages import Position as WirePosition
-from gobuddy.go.coords import color_from_str
 from gobuddy.go.game import Game, GameError, Ruleset
 from gobuddy.go.position import Position
 
@@ -46,16 +45,13 @@ def build(wire: WirePosition, board_sizes: tuple[int, ...]) -> tuple[Position, H
     if size not in board_sizes:
         supported = ", ".join(str(s) for s in board_sizes)
         raise RequestError("position.size", f"the model plays {supported}x{supported} boards, not {size}x{size}")
-    first = wire.to_play if (wire.to_play is not None and not wire.moves) else "B"
     try:
-        game = Game.from_gtp(size, Ruleset(wire.rules, wire.komi), first, wire.setup, wire.moves)
+        game = Game.from_position(size, Ruleset(wire.rules, wire.komi), wire.setup, wire.moves, wire.to_play)
     except GameError as exc:
         if exc.move_number:
             raise RequestError(f"position.moves[{exc.move_number - 1}][1]", str(exc)) from None
         where = "position.setup" if exc.setup_index is None else f"position.setup[{exc.setup_index}][1]"
         raise RequestError(where, str(exc)) from None
-    if wire.to_play is not None and wire.moves:
-        game.set_to_play(color_from_str(wire.to_play))
     return game.position, game_history(game)
 
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 from gobuddy.go.coords import (BLACK, WHITE, CoordinateError, check_size, color_from_str, color_to_str,
                                from_gtp, to_gtp)
@@ -211,6 +211,18 @@ class Game:
         game = cls(size, ruleset, tuple(black), tuple(white), _color(to_play, 0), handicap)
         for color, vertex in moves:
             game.play_gtp(color, vertex, strict_turns=strict_turns)
+        return game
+
+    @classmethod
+    def from_position(cls, size: int, ruleset: Ruleset, setup: Iterable[tuple[str, str]],
+                      moves: Sequence[tuple[str, str]], to_play: str | None = None) -> "Game":
+        """A game from a position on the wire (an engine request's, a board state's):
+        ``to_play`` is the side to move after ``moves`` (``None``: as they leave it; a
+        change clears a simple-ko point), the first move's colour moved first.
+        ``GameError`` as ``from_gtp``."""
+        game = cls.from_gtp(size, ruleset, moves[0][0] if moves else to_play or "B", setup, moves)
+        if to_play is not None:
+            game.set_to_play(color_from_str(to_play))
         return game
 
     # ------------------------------------------------------------------ reading

@@ -128,6 +128,25 @@ def test_positions_and_position_at_agree_with_board_after():
         assert tuple(pos.board) == game.board_after(n) == tuple(game.position_at(n).board)
 
 
+@pytest.mark.parametrize("setup, moves, to_play, first, now", [
+    ((), (), None, BLACK, BLACK),
+    ((), (), "W", WHITE, WHITE),
+    ((("B", "C3"), ("B", "G7")), (("W", "E5"),), "B", WHITE, BLACK),  # a handicap game: white moved first
+    ((), (("B", "E5"),), "B", BLACK, BLACK),  # the wire says black is to play again
+    ((), (("B", "E5"), ("W", "D5")), None, BLACK, BLACK),  # as the moves leave it
+])
+def test_a_position_on_the_wire_says_who_is_to_play_after_its_moves(setup, moves, to_play, first, now):
+    game = Game.from_position(9, CHINESE, setup, moves, to_play)
+    assert (game.first_to_play, game.to_play, game.gtp_moves()) == (first, now, list(moves))
+
+
+def test_a_wire_position_that_changes_the_side_to_move_clears_the_ko():
+    ko = (("B", "D5"), ("W", "E5"), ("B", "C4"), ("W", "F4"), ("B", "D3"), ("W", "E3"), ("B", "E4"), ("W", "D4"))
+    assert Game.from_position(9, JAPANESE, (), ko).position.illegal_reason(from_gtp("E4", 9), BLACK) == "ko"
+    cleared = Game.from_position(9, JAPANESE, (), ko, "W").position
+    assert cleared.to_play == WHITE and cleared.ko is None
+
+
 def test_strict_turns_names_who_should_have_played():
     with pytest.raises(GameError, match="move 2: B played E5 but W was to play"):
         Game.from_gtp(9, CHINESE, "B", (), [("B", "D4"), ("B", "E5")], strict_turns=True)
