@@ -108,8 +108,8 @@ class LiveFeed(LiveAnalysis):
         self._closed = threading.Event()
         if self.client is not None:
             self.client.subscribe(topics.boards_filter("stored"), self._on_stored)
-            self.client.subscribe(topics.boards_filter("state"), self._on_state)
-            self.client.subscribe(topics.boards_filter("event"), self._on_event)
+            self.client.subscribe(topics.boards_filter("state"), self._on_board)
+            self.client.subscribe(topics.boards_filter("event"), self._on_board)
             self.client.subscribe(topics.boards_filter("led"), self._on_led)
             self.client.subscribe(topics.status_filter(), self._on_status)
             self.client.subscribe(topics.error_filter(), self._on_error)
@@ -264,26 +264,19 @@ class LiveFeed(LiveAnalysis):
             tracker = self._boards[board_id] = BoardTracker(board_id)
         return tracker
 
-    def _on_state(self, received: Received) -> None:
-        state: BoardState = received.message  # type: ignore[assignment]
+    def _on_board(self, received: Received) -> None:
+        """A board's retained state or one of its game events, folded into its live board."""
+        message: BoardState | GameEvent = received.message  # type: ignore[assignment]
         arrived = self._clock()
         with self._changed:
             if not received.retain:  # a retained state may be old: its age is no delay
-                self._delays.append(("board_state", arrived - state.ts))
-            changed = self._tracker(state.board_id).apply_state(state, arrived)
+                self._delays.append((message.KIND, arrived - message.ts))
+            tracker = self._tracker(message.board_id)
+            fold = tracker.apply_state if isinstance(message, BoardState) else tracker.apply_event
+            changed = fold(message, arrived)  # type: ignore[arg-type]
             self._bump()
         if changed:
-            self._maybe_analyse(state.board_id)
-
-    def _on_event(self, received: Received) -> None:
-        event: GameEvent = received.message  # type: ignore[assignment]
-        arrived = self._clock()
-        with self._changed:
-            self._delays.append(("game_event", arrived - event.ts))
-            changed = self._tracker(event.board_id).apply_event(event, arrived)
-            self._bump()
-        if changed:
-            self._maybe_analyse(event.board_id)
+            self._maybe_analyse(message.board_id)
 
     def _on_led(self, received: Received) -> None:
         answer: EngineAnswer = received.message  # type: ignore[assignment]

@@ -54,16 +54,16 @@ def feed_with_game(moves: list[str]) -> tuple[LiveFeed, FakeClient, Clock]:
     client = FakeClient()
     feed.client = client  # type: ignore[assignment]
     game = "board-1-g"
-    feed._on_event(SimpleNamespace(message=GameStarted(board_id=B, game_id=game, seq=0, size=9, komi=7.0,
-                                                       rules="chinese")))
+    feed._on_board(SimpleNamespace(message=GameStarted(board_id=B, game_id=game, seq=0, size=9, komi=7.0,
+                                                       rules="chinese"), retain=False))
     for n, vertex in enumerate(moves, start=1):
         play(feed, n, vertex)
     return feed, client, clock
 
 
 def play(feed: LiveFeed, n: int, vertex: str) -> None:
-    feed._on_event(SimpleNamespace(message=MovePlayed(board_id=B, game_id="board-1-g", seq=n, move_number=n,
-                                                      color="B" if n % 2 else "W", vertex=vertex)))
+    feed._on_board(SimpleNamespace(message=MovePlayed(board_id=B, game_id="board-1-g", seq=n, move_number=n,
+                                                      color="B" if n % 2 else "W", vertex=vertex), retain=False))
 
 
 def answer_for_board(feed: LiveFeed, *, during: bool, visits: int) -> EngineAnswer:
