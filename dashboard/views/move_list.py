@@ -1,22 +1,24 @@
 """The Replay page's move list and mistake list: every move with what it lost, coloured
 by its class, and the mistakes worst first; one click on either jumps there.
 
-Both sit in fixed-height boxes that scroll on their own beside the board, so a click
-never scrolls the page (the board stays where it is). The move list is one radio
-widget (``replay_list``) whose value is the move count shown: the entry of move ``m``
-is the position after it, "Start" the position before move 1. A click calls
-``on_move(n)`` in the widget's callback, before the page runs again.
+The move list is drawn in the browser (``entries`` are its data; the Replay board's
+component shows them, ``replay_stepper.move_list``): the entry of move ``m`` is the
+position after it, "Start" the position before move 1, and a click shows that
+position at once, as a step does. The mistakes are buttons: a click calls
+``on_move(n)`` in the widget's callback, before the page runs again. Both sit in
+fixed-height boxes that scroll on their own beside the board, so a click never
+scrolls the page (the board stays where it is).
 
 Under each mistake, in plain words (``reasons``): the first reason about the move and
 the first for the engine's choice instead.
 
-Colours are Streamlit's named text colours, the nearest to KaTrain's class colours
-(``CLASS_MARKUP``). Not checked: that ``review`` belongs to the moves listed.
+Colours are KaTrain's class colours (``CLASS_COLOURS``). Not checked: that ``review``
+belongs to the moves listed.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import streamlit as st
 
@@ -24,9 +26,6 @@ from dashboard.mistakes import CLASS_COLOURS, CLASSES, GameReview, MoveReview
 from dashboard.views.reasons import reasons_markdown
 from gobuddy.explain import Reason
 
-LIST = "replay_list"
-CLASS_MARKUP = {"blunder": "violet", "mistake": "red", "inaccuracy": "orange", "doubtful": "yellow",
-                "okay": "green", "good": "green"}
 HEIGHT = 330
 
 
@@ -38,39 +37,27 @@ def loss_text(move: MoveReview, unit: str) -> str:
     return f"{sign}{move.loss:.1f}" + ("" if unit == "points" else "%")
 
 
-def move_label(move: MoveReview, unit: str) -> str:
-    """One entry of the list: number, colour, point, loss and class (in its colour)."""
+def entry(move: MoveReview, unit: str) -> list[Any]:
+    """One entry of the list: ``[n, "21. ● C8", colour, "■ −12.0 blunder"]`` (the
+    colour and the loss empty when the move was not judged; the square for a class
+    worse than "okay")."""
     stone = "●" if move.color == "B" else "○"
     text = f"{move.number}. {stone} {move.vertex}"
     if move.category is None:
-        return text
-    colour = CLASS_MARKUP[move.category]
-    mark = f" :{colour}[■]" if move.category not in ("good", "okay") else ""
-    return f"{text}{mark} :{colour}[{loss_text(move, unit)} {move.category}]"
+        return [move.number, text, "", ""]
+    mark = "■ " if move.category not in ("good", "okay") else ""
+    return [move.number, text, CLASS_COLOURS[move.category], f"{mark}{loss_text(move, unit)} {move.category}"]
 
 
-def labels(review: GameReview, moves: Sequence[tuple[int, str, str]]) -> dict[int, str]:
-    """Move count -> its entry; ``moves`` (number, colour, vertex) for moves not reviewed."""
+def entries(review: GameReview, moves: Sequence[tuple[int, str, str]]) -> list[list[Any]]:
+    """Every entry of the list, "Start" first; ``moves`` (number, colour, vertex) for
+    moves not reviewed."""
     judged = {m.number: m for m in review.moves}
-    out = {0: "Start"}
+    out: list[list[Any]] = [[0, "Start", "", ""]]
     for number, color, vertex in moves:
         move = judged.get(number) or MoveReview(number, color, vertex, None, None, None, None, None, None)
-        out[number] = move_label(move, review.unit)
+        out.append(entry(move, review.unit))
     return out
-
-
-def move_list(review: GameReview, moves: Sequence[tuple[int, str, str]], n: int,
-              on_move: Callable[[int], None]) -> None:
-    """The list of every move, the one shown selected; a click calls ``on_move``."""
-    entries = labels(review, moves)
-    st.session_state[LIST] = n if n in entries else 0
-
-    def chosen() -> None:
-        on_move(int(st.session_state[LIST]))
-
-    with st.container(height=HEIGHT, key="replay_moves_box"):
-        st.radio("Moves", list(entries), key=LIST, format_func=entries.__getitem__, on_change=chosen,
-                 label_visibility="collapsed")
 
 
 def mistakes_list(review: GameReview, on_move: Callable[[int], None],

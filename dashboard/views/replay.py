@@ -25,19 +25,22 @@ is a toast, which floats: nothing on the page moves.
 
 The page opens on the game in the URL (``?game=``), else the latest finished game.
 
-A step redraws only what shows the position: the page is drawn by a full run (the
-game read, reviewed and replayed once: ``Loaded``), and the parts that depend on the
-position shown are fragments (``VIEWS``: the board with its buttons, the panel beside
-it, the mark under the graph, the move list, the variations). A step's callback
-(``show_position``) reruns just those, with what the full run read: no database, no
-review, no graph, no mistakes list at a step. The tabs and the variations box draw
-their content only while open. Not redrawn at a step: the graph itself (its mark is
-``score_graph.position_ruler``).
+A step is drawn in the browser, with no run of the page: the full run (the game read,
+reviewed and replayed once: ``Loaded``) sends the whole main line to the board's
+component (``replay_stepper``, data from ``replay_frames``), whose buttons, keys and
+slider, the move list and the mark under the graph step it there at once. The server
+learns the move shown a moment after the last step (``follow``), and then reruns only
+the panels that show the position (``VIEWS``: the panel beside the board, the
+variations; the board itself only when it shows something the browser cannot draw:
+a variation, the line chosen, trying moves), with what the full run read: no
+database, no review, no graph. A jump from the server (a mistake or the graph
+clicked: ``_go``; the move set by another page) moves the browser's board. The tabs
+and the variations box draw their content only while open.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import streamlit as st
@@ -48,18 +51,19 @@ from dashboard.store import Store, UnknownGame
 from dashboard.store.games import GameDetail
 from dashboard.store.sgf_io import export_sgf
 from dashboard.views import variations as var
-from dashboard.views.click_board import clickable_board
 from dashboard.views.game_board import (candidates_table, hover_lines, last_vertex, line_of, passes_recommended,
                                         recommendations, show_winrate)
 from dashboard.views.games import default_game
+from dashboard.views import replay_stepper as stepper
 from dashboard.views.login import can
-from dashboard.views.move_list import board_marks, mistakes_list, move_list
+from dashboard.views.move_list import HEIGHT, board_marks, entries, mistakes_list
 from dashboard.views.page_context import Services, current
-from dashboard.views.reasons import mark_where, show_reasons
+from dashboard.views.reasons import mark_where, show_reasons, where_vertices
 from dashboard.views.replay_data import cached, load
 from dashboard.views.replay_engine import analysis_buttons, engine_asker, ownership_toggle
+from dashboard.views.replay_frames import frames
 from dashboard.views.replay_reasons import article, best_reasons, is_mistake, mistakes_why, played_reasons, verdict
-from dashboard.views.score_graph import clickable_graph, position_ruler
+from dashboard.views.score_graph import MARGIN, clickable_graph
 from gobuddy.explain import Reason
 from gobuddy.go.game import Game as GoGame
 from gobuddy.go.game import Ruleset
@@ -67,9 +71,11 @@ from gobuddy.go.position import Position
 from gobuddy.go.record import GameError
 
 MOVE = "replay_move"
-VIEWS = ("replay_board", "replay_panel", "replay_ruler", "replay_moves", "replay_try")  # what shows the position
+KNOWN = "replay_known"  # the move the browser's board was last told or told us: MOVE set elsewhere is a jump
+VIEWS = ("replay_board", "replay_panel", "replay_try")  # the server's views of the position
 TRY_OPEN, TABS = "replay_try_open", "replay_tabs"
-DRAWN = "replay_views"  # those of VIEWS the last run of the page drew (the Moves tab only when open)
+DRAWN = "replay_views"  # those of VIEWS the last run of the page drew
+PX = 520
 SHORT_NAMES = {"rank": "#", "win rate": "win", "score lead": "lead"}
 
 
@@ -91,6 +97,7 @@ def choose_game(store: Store) -> str | None:
     game_id = st.selectbox("Game", ids, key="replay_game", format_func=lambda i: titles.get(i, i))
     if st.query_params.get("game") != game_id:
         st.query_params["game"] = game_id
+        st.query_params.pop("move", None)  # a link's move was for its game
     return game_id
 
 
@@ -106,44 +113,35 @@ def markdown_table(rows: list[dict[str, Any]], names: Mapping[str, str] | None =
     return "\n".join(lines)
 
 
-def show_position() -> None:
-    """Redraw the parts that show the position (the ``VIEWS`` the page drew) and nothing
-    else: called last in the callbacks that change what is shown (a step, a click in a
-    list or the graph, a line tried)."""
-    st.rerun(list(st.session_state.get(DRAWN, VIEWS)))
+def show_position(views: tuple[str, ...] | None = None) -> None:
+    """Redraw the server's views of the position (``views``, else all the page drew) and
+    nothing else: called last in the callbacks that change what is shown (a click in
+    the mistakes or the graph, a line tried, the move the browser shows)."""
+    drawn = st.session_state.get(DRAWN, VIEWS)
+    st.rerun([v for v in drawn if views is None or v in views])
 
 
 def _go(n: int) -> None:
-    st.session_state[MOVE] = n
+    """Jump: the browser's board goes to move count ``n`` too."""
+    stepper.jump_to(st.session_state, MOVE, n)
+    st.session_state[KNOWN] = n
     show_position()
 
 
-def _step(delta: int, last: int) -> None:
-    """Relative to the move shown when the click is handled (two quick presses: two moves)."""
-    st.session_state[MOVE] = min(last, max(0, int(st.session_state.get(MOVE, 0)) + delta))
-    show_position()
+def follow(n: int) -> None:
+    """The browser's board shows move count ``n`` (stepped there): the panels follow;
+    the board is drawn again only where the server's drawing of it was showing more
+    than the browser draws (a variation, the line chosen, trying moves)."""
+    state = st.session_state
+    path = state.get(var.PATH)
+    board = bool(state.get("replay_line") or state.get("replay_trying") or getattr(path, "vertices", ()))
+    state[MOVE] = state[KNOWN] = n
+    show_position(VIEWS if board else tuple(v for v in VIEWS if v != "replay_board"))
 
 
 def shown_move(last: int) -> int:
     """The move count shown (kept within the game)."""
     return min(max(0, int(st.session_state.get(MOVE, 0))), last)
-
-
-def navigation(last: int) -> int:
-    """Buttons (with keyboard shortcuts) and a slider; returns the move count shown."""
-    st.session_state[MOVE] = shown_move(last)
-    c = [st.container(horizontal=True, gap="small", key="replay_steps")] * 4
-    c[0].button("Start", key="replay_first", on_click=_go, args=(0,), shortcut="Home", icon=":material/first_page:",
-                width="stretch")
-    c[1].button("Back", key="replay_prev", on_click=_step, args=(-1, last), shortcut="Left",
-                icon=":material/chevron_left:", width="stretch")
-    c[2].button("Next", key="replay_next", on_click=_step, args=(1, last), shortcut="Right",
-                icon=":material/chevron_right:", width="stretch")
-    c[3].button("End", key="replay_last", on_click=_go, args=(last,), shortcut="End", icon=":material/last_page:",
-                width="stretch")
-    if last > 0:
-        st.slider("Move", 0, last, key=MOVE, label_visibility="collapsed", on_change=show_position)
-    return int(st.session_state[MOVE])
 
 
 STICKY = ("<style>[data-testid='stColumn']:has(.st-key-replay_board_col)"
@@ -203,6 +201,18 @@ class Loaded:
     review: GameReview
     moves: list[tuple[int, str, str]]  # (number, colour, vertex) of the moves replayed
     game: GoGame  # the game up to ``last``, replayed once: the positions come from it
+    reasons: dict[int, list[str]]  # move count -> the points of the first reason the next move was a mistake
+    made: dict = field(default_factory=dict, compare=False)  # the browser's frames, made once per full run
+
+    def frames(self, ownership: bool) -> dict[str, Any]:
+        """The main line for the browser's board (``replay_frames``), with the ownership or without."""
+        if ownership not in self.made:
+            problems = {}
+            for p in self.problems:
+                problems.setdefault(p.move_number, []).extend(p.points)
+            self.made[ownership] = frames(self.game, self.moves, self.answers, self.review, px=PX,
+                                          ownership=ownership, problems=problems, reasons=self.reasons)
+        return self.made[ownership]
 
     @property
     def last(self) -> int:
@@ -240,13 +250,16 @@ def shown(page: Loaded, n: int) -> Shown:
 
 
 def the_board(page: Loaded, s: Shown) -> None:
-    """The board: the game's position after ``n`` moves, or the variation's end, with
-    marks, the candidates (lines on hover), the chosen line, the ownership and the
-    points the first reason of ``why`` is about."""
+    """The board: the browser's component with the whole main line, and the server's
+    drawing of the position shown: the game's position after ``n`` moves, or the
+    variation's end, with marks, the candidates (lines on hover), the chosen line, the
+    ownership and the points the first reason of ``why`` is about. Trying moves, a
+    click on it plays a point in a variation from the position the browser shows."""
     g, n, answer, moves = page.detail.game, s.n, s.answer, s.tried
     last = moves[-1][1] if moves else last_vertex([(c, v) for _, c, v in page.moves[:n]])
     shown_at = n + len(moves)
-    owner = answer.get("ownership") if (answer and st.session_state.get("replay_ownership")) else None
+    ownership = bool(st.session_state.get("replay_ownership"))
+    owner = answer.get("ownership") if (answer and ownership) else None
     chosen = st.session_state.get("replay_line")
     line = []
     if answer and chosen:
@@ -254,29 +267,30 @@ def the_board(page: Loaded, s: Shown) -> None:
         line = line_of(answer, cands[0]) if cands else []
         line = line[:int(st.session_state.get(f"replay_line_moves_{shown_at}_{chosen}", len(line)))]
     problems = [p for p in page.problems if p.move_number == n] if not moves else []
-    svg = board_svg(g.size, s.pos.board, px=520, last_move=last, recommendations=recommendations(answer),
+    svg = board_svg(g.size, s.pos.board, px=PX, last_move=last, recommendations=recommendations(answer),
                     ownership=owner, highlights=[v for p in problems for v in p.points], move_count=shown_at,
                     marks=board_marks(page.review, n), line=line, hover_lines=hover_lines(answer),
                     hover_style=False)  # the page has it (render): no restyling of the page at a step
-    svg = mark_where(svg, s.why, g.size, px=520)
-    if not st.session_state.get("replay_trying"):
-        st.markdown(f'<div class="gobuddy-board">{svg}</div>', unsafe_allow_html=True)
-        return
-    nonce = st.session_state.get("replay_try_clicks", 0)
-    clicked = clickable_board(svg, g.size, key=f"replay-try-{g.id}-{n}-{len(moves)}-{nonce}", px=520)
-    if clicked:
-        st.session_state["replay_try_clicks"] = nonce + 1
-        if var.try_point(g.id, n, s.base, clicked, engine_asker(page.services, page.detail, n)):
-            st.rerun()  # the whole page shows the line's new end (a refused point: the toast of this run stays)
+    svg = mark_where(svg, s.why, g.size, px=PX)
+    trying = bool(st.session_state.get("replay_trying"))
+
+    def point(at: int, vertex: str) -> None:
+        st.session_state[MOVE] = st.session_state[KNOWN] = at
+        base = page.game.position_at(at)
+        var.try_point(g.id, at, base, vertex, engine_asker(page.services, page.detail, at))
+        show_position()  # the board shows the line's new end (a refused point: the toast floats)
+
+    stepper.board(g.id, page.frames(ownership), n=n, svg=svg, at=n, tried=len(moves), trying=trying,
+                  on_move=follow, on_point=point)
 
 
 @st.fragment(key="replay_board")
 def board_view(page: Loaded) -> None:
     """The step buttons, the slider and the board (a view of ``VIEWS``)."""
-    s = shown(page, navigation(page.last))
+    s = shown(page, shown_move(page.last))
     the_board(page, s)
     if can("analyse"):
-        st.toggle("Try moves on the board", key="replay_trying",
+        st.toggle("Try moves on the board", key="replay_trying", on_change=show_position,
                   help="A click plays a move in a variation from this position; the stored game is unchanged")
     else:
         st.session_state["replay_trying"] = False
@@ -291,6 +305,7 @@ def panel_view(page: Loaded) -> None:
     s = shown(page, shown_move(last))
     n, tried, answer, nxt = s.n, s.tried, s.answer, s.nxt
     g = detail.game
+    st.container(key=f"replay_panel_at_{n}")  # where the panel is: for the browser tests and the bench
     st.markdown(f"**{g.title}** · {g.size}x{g.size}, komi {g.komi:g}, {g.rules}"
                 + (f" · result {g.result}" if g.result else ""))
     where = f"Move {n} of {last}" + (f" + {len(tried)} tried" if tried else "")
@@ -328,18 +343,6 @@ def panel_view(page: Loaded) -> None:
             st.caption(f"The engine suggests passing ({', '.join(passes_recommended(answer))}).")
     ownership_toggle(answer, page.services.feed.has_bus, on_change=show_position)
     analysis_buttons(page.services, detail, page.keys, answers, n)
-
-
-@st.fragment(key="replay_ruler")
-def ruler_view(page: Loaded) -> None:
-    """Under the graph, the position shown (a view of ``VIEWS``)."""
-    st.markdown(position_ruler(shown_move(page.last), page.last), unsafe_allow_html=True)
-
-
-@st.fragment(key="replay_moves")
-def moves_view(page: Loaded) -> None:
-    """Every move with its loss, the one shown selected (a view of ``VIEWS``)."""
-    move_list(page.review, page.moves, shown_move(page.last), _go)
 
 
 @st.fragment(key="replay_try")
@@ -381,9 +384,10 @@ def render() -> None:
     if game_id is None:
         st.info("No game is stored yet. Play one, or import SGF files on the Games page.")
         return
-    if st.session_state.get("replay_loaded") != game_id:
+    opened = st.session_state.get("replay_loaded") != game_id
+    if opened:
         st.session_state["replay_loaded"] = game_id
-        st.session_state[MOVE] = 0
+        st.session_state[MOVE] = deep_link_move()
     try:
         detail, keys, answers, problems = load(store, game_id)
         last = max(keys) if keys else 0
@@ -398,7 +402,12 @@ def render() -> None:
     moves = [(m.number, m.color, m.vertex) for m in detail.moves[:last]]
     review = review_game(moves, answers)
     var.tree_for(game_id, (detail.extra or {}).get("variations"))  # an imported SGF's variations, once per session
-    page = Loaded(services, detail, keys, answers, problems, review, moves, game)
+    page = Loaded(services, detail, keys, answers, problems, review, moves, game,
+                  mistake_points(detail, answers, review, game))
+    n = shown_move(last)
+    if opened or st.session_state.get(KNOWN) != n:  # opened, or the move set by another page: the browser goes there
+        stepper.jump_to(st.session_state, MOVE, n)
+        st.session_state[KNOWN] = n
     left, right = st.columns([3, 2], gap="large")
     with left, st.container(key="replay_board_col"):
         board_view(page)
@@ -406,24 +415,42 @@ def render() -> None:
         panel_view(page)
         if answers:
             clickable_graph(answers, review, last, key=f"replay_graph_{game_id}", on_move=_go)
-            ruler_view(page)
-        # drawn when chosen; the mistakes first: the move list, redrawn at every step (the
-        # selection moves), was half of the browser's time for a step
-        tabs = st.tabs(["Mistakes", "Moves", "Report"], key=TABS, on_change="rerun")
+            stepper.ruler(game_id, n=n, last=last, margin=MARGIN)
+        tabs = st.tabs(["Mistakes", "Moves", "Report"], key=TABS, on_change="rerun")  # each drawn when chosen
         with tabs[0]:
             if tabs[0].open:
                 mistakes_list(review, _go, mistakes_why(detail, answers, review, game))
         with tabs[1]:
             if tabs[1].open:
-                moves_view(page)
+                stepper.move_list(game_id, entries(review, moves), n=n, last=last, height=HEIGHT)
         with tabs[2]:
             if tabs[2].open:
                 st.markdown(markdown_table(report_table(review)))
                 st.caption(f"Losses in {review.unit}; accuracy as KaTrain's (100 = no loss).")
                 sgf_download(services, detail)
         try_view(page)
-    st.session_state[DRAWN] = tuple(v for v in VIEWS if (v != "replay_moves" or tabs[1].open)
-                                    and (v != "replay_ruler" or answers))
+    st.session_state[DRAWN] = VIEWS
+
+
+def deep_link_move() -> int:
+    """The position a link opens on: ``?move=m``, the position move m is played in (as
+    the Player page links a mistake), else the start."""
+    try:
+        return max(0, int(st.query_params.get("move", "")) - 1)
+    except ValueError:
+        return 0
+
+
+def mistake_points(detail: GameDetail, answers: Mapping[int, Any], review: GameReview,
+                   game: GoGame) -> dict[int, list[str]]:
+    """Move count n -> the points of the first reason why move n+1 was a mistake (the
+    browser's board squares them, as ``the_board`` does)."""
+    out = {}
+    for m in review.mistakes("inaccuracy"):
+        why = played_reasons(detail, answers, m, lambda n=m.number - 1: game.position_at(n))
+        if why:
+            out[m.number - 1] = where_vertices(why[0], detail.game.size)
+    return out
 
 
 if __name__ == "__main__":

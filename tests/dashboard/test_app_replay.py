@@ -9,7 +9,9 @@ from __future__ import annotations
 import pytest
 
 from dashboard.store import Store
-from tests.e2e.fixtures import (_migrated_sqlite, app_broker, app_db_url, app_store, boards,  # noqa: F401
+import json
+
+from tests.e2e.fixtures import (_migrated_sqlite, app_broker, app_db_url, app_store,  # noqa: F401
                                 no_exceptions, open_app, stand_in_worker)
 
 SGF = "(;GM[1]FF[4]SZ[9]KM[7]RU[Chinese]DT[2026-01-05]PB[Ana]PW[Ben];B[ee];W[cc];B[aa];W[gg];B[dd])"
@@ -52,34 +54,60 @@ def open_part(at, tab: str | None = None, tries: bool = False):
     return at.run()
 
 
+def views(at) -> dict[str, dict]:
+    """The data of the board's component views on the page (``replay_stepper``): view -> data."""
+    return {d["view"]: d for d in (json.loads(c.proto.json) for c in at.get("bidi_component"))}
+
+
+def boards(at) -> list[str]:
+    """The server's drawing of the position shown (the board's component shows it there)."""
+    return [views(at)["board"]["svg"]]
+
+
+def go_to(at, n: int):
+    """The move shown set on the server, as the browser's board reports a step (or
+    another page sets it), and the page run."""
+    at.session_state["replay_move"] = n
+    return at.run()
+
+
 def shown_move(at) -> int:
     svg = boards(at)[0]
     return int(svg.split('data-move-count="')[1].split('"')[0])
 
 
-def test_stepping_through_a_game(open_app, app_store):
+def test_the_whole_game_goes_to_the_browser_once_and_the_server_follows(open_app, app_store):
+    """Stepping happens in the browser (tests/e2e/test_replay_browser.py): the page sends
+    every position of the game to the board once; the server's views follow the move
+    the browser reports."""
     game_id = stored_game(app_store)
     at = open_app("views/replay.py")
     no_exceptions(at)
     assert at.selectbox(key="replay_game").value == game_id
+    board = views(at)["board"]
+    assert board["game"] == game_id and board["at"] == 0 and board["jump"]["n"] == 0 and board["last"] == 5
+    frames = board["frames"]
+    assert frames["last"] == 5 and len(frames["stones"]) == 6 and frames["lastMove"] == [None, *MOVES]
+    assert frames["stones"][3].count("x") == 2 and frames["stones"][3].count("o") == 1
+    assert [r[0] for r in frames["recs"][2]] == [BEST[2], "B2", "H8", "J1", "A1"]
     assert shown_move(at) == 0 and boards(at)[0].count('class="rec"') == 5
-    steps = [("replay_next", 1), ("replay_next", 2), ("replay_prev", 1), ("replay_last", 5), ("replay_next", 5),
-             ("replay_first", 0)]
-    for key, expected in steps:
-        at.button(key=key).click().run()
+    first_jump = board["jump"]["id"]
+    for n in (1, 2, 5, 3):
+        go_to(at, n)
         no_exceptions(at)
-        assert shown_move(at) == expected, key
-    at.slider(key="replay_move").set_value(3).run()
-    assert shown_move(at) == 3
+        assert shown_move(at) == n
+        assert any(m.value.startswith(f"Move {n} of 5") for m in at.markdown)  # the panel
     svg = boards(at)[0]
     assert svg.count('class="stone') == 3 and 'class="last-move" data-vertex="A9"' in svg
     assert any(m.value.startswith("Next: move 4, white G3") for m in at.markdown)
+    assert views(at)["board"]["jump"]["id"] != first_jump  # set here, not by the browser: the board goes there
+    assert views(at)["ruler"]["jump"]["n"] == 3
 
 
 def test_mistakes_are_ordered_by_loss_and_a_click_away(open_app, app_store):
     stored_game(app_store)
     at = open_app("views/replay.py")
-    assert not at.get("radio")  # the tab open first is the mistakes': the move list is drawn when chosen
+    assert "moves" not in views(at)  # the tab open first is the mistakes': the move list is drawn when chosen
     labels = [b.label for b in at.button if b.key and b.key.startswith("replay_mistake_")]
     # black's A9: 50% -> 20%; white's G3 lost 5 (doubtful) and black's D6 1 (okay): not listed
     assert labels == ["Move 3 · Black A9 · −30.0 % win rate · blunder (best D4)"]
@@ -119,7 +147,7 @@ def board_layout(at) -> list[str]:
     out = []
 
     def walk(node) -> bool:
-        if getattr(node, "type", "") == "markdown" and 'class="go-board"' in str(getattr(node, "value", "")):
+        if getattr(node, "type", "") == "bidi_component":  # the board's
             return True
         children = getattr(node, "children", None)
         if isinstance(children, dict) and children:
@@ -134,29 +162,26 @@ def board_layout(at) -> list[str]:
     return out
 
 
-def test_the_move_list_shows_each_loss_in_its_class_colour_and_jumps(open_app, app_store):
-    stored_game(app_store)
+def test_the_move_list_shows_each_loss_in_its_class_colour(open_app, app_store):
+    game_id = stored_game(app_store)
     at = open_part(open_app("views/replay.py"), "Moves")
-    moves = at.radio(key="replay_list")
-    assert moves.value == 0
-    labels = list(moves.options)
-    assert labels[0] == "Start"
-    assert labels[3] == "3. ● A9 :violet[■] :violet[−30.0% blunder]"
-    assert labels[4] == "4. ○ G3 :yellow[■] :yellow[−5.0% doubtful]"
-    assert labels[5] == "5. ● D6 :green[−1.0% okay]"
-    moves.set_value(4).run()
-    no_exceptions(at)
-    assert shown_move(at) == 4
-    at.button(key="replay_prev").click().run()
-    assert shown_move(at) == 3 and at.radio(key="replay_list").value == 3  # the list follows the stepping
+    moves = views(at)["moves"]
+    assert moves["game"] == game_id and moves["jump"]["n"] == 0
+    assert moves["entries"] == [  # (move count, the move, its class colour, loss and class)
+        [0, "Start", "", ""],
+        [1, "1. ● E5", "#1e9600", "0.0% good"],
+        [2, "2. ○ C7", "#1e9600", "0.0% good"],
+        [3, "3. ● A9", "#72216b", "■ −30.0% blunder"],
+        [4, "4. ○ G3", "#d8b600", "■ −5.0% doubtful"],
+        [5, "5. ● D6", "#abc846", "−1.0% okay"]]
 
 
 def test_mistakes_are_marked_on_the_stones_in_their_class_colour(open_app, app_store):
     stored_game(app_store)
     at = open_app("views/replay.py")
-    at.slider(key="replay_move").set_value(2).run()
+    go_to(at, 2)
     assert 'class="mistake-mark"' not in boards(at)[0]
-    at.slider(key="replay_move").set_value(5).run()
+    go_to(at, 5)
     svg = boards(at)[0]
     assert svg.count('class="mistake-mark"') == 1  # A9 the blunder; G3 doubtful and D6 okay are not marked
     assert 'class="mistake-mark" data-vertex="A9"' in svg and 'fill="#72216b"' in svg
@@ -175,32 +200,35 @@ def test_a_mistake_click_keeps_the_board_where_it_was(open_app, app_store):
     assert board_layout(at) == before
 
 
-def test_a_step_redraws_only_what_shows_the_position(open_app, app_store):
-    """A step (button, key, slider, a click in the lists or the graph) runs the views that
-    show the position (the board, the panel beside it, the mark under the graph, the
-    move list, the variations) and nothing else: not the title, the game's choice, the
-    graph, the mistakes or the report."""
+def test_a_jump_redraws_only_what_shows_the_position(open_app, app_store):
+    """A click in the mistakes (or the graph) runs the server's views of the position
+    (the board, the panel beside it, the variations) and nothing else: not the title,
+    the game's choice, the graph, the mistakes or the report; the board goes there."""
     stored_game(app_store)
-    at = open_part(open_app("views/replay.py"), tries=True)
-    steps = [  # tab open, the step, the move count shown after it
-        ("Moves", lambda: at.button(key="replay_next").click(), 1),
-        ("Moves", lambda: at.slider(key="replay_move").set_value(4), 4),
-        ("Moves", lambda: at.radio(key="replay_list").set_value(3), 3),
-        ("Mistakes", lambda: at.button(key="replay_mistake_3").click(), 2),
-    ]
-    for tab, step, expected in steps:
-        open_part(at, tab)  # the whole page (the tree of a step's run holds only what it redrew)
-        assert at.title and at.selectbox(key="replay_game") and at.get("plotly_chart")
-        step().run()
-        no_exceptions(at)
-        assert shown_move(at) == expected
-        assert any(m.value.startswith(f"Move {expected} of 5") for m in at.markdown)  # the panel
-        assert any(f'class="position-ruler" data-move="{expected}"' in m.value for m in at.markdown)
-        assert at.text_input(key="replay_try_text")  # the variations
-        if tab == "Moves":
-            assert at.radio(key="replay_list").value == expected
-        assert not at.title and not at.get("selectbox") and not at.get("plotly_chart")  # not run again
-        assert not [b for b in at.button if (b.key or "").startswith("replay_mistake_")]
+    at = open_part(open_app("views/replay.py"), "Mistakes", tries=True)
+    assert at.title and at.selectbox(key="replay_game") and at.get("plotly_chart")
+    jump = views(at)["board"]["jump"]["id"]
+    at.button(key="replay_mistake_3").click().run()
+    no_exceptions(at)
+    assert shown_move(at) == 2 and views(at)["board"]["jump"] == {"id": views(at)["board"]["jump"]["id"], "n": 2}
+    assert views(at)["board"]["jump"]["id"] != jump
+    assert any(m.value.startswith("Move 2 of 5") for m in at.markdown)  # the panel
+    assert at.text_input(key="replay_try_text")  # the variations
+    assert not at.title and not at.get("selectbox") and not at.get("plotly_chart")  # not run again
+    assert not [b for b in at.button if (b.key or "").startswith("replay_mistake_")]
+
+
+def test_a_move_set_by_another_page_is_a_jump_and_a_link_opens_at_its_move(open_app, app_store):
+    game_id = stored_game(app_store)
+    at = open_app("views/replay.py")
+    at.session_state["replay_move"] = 4  # as the Player page opens a mistake
+    at.run()
+    assert views(at)["board"]["jump"]["n"] == 4 and shown_move(at) == 4
+    at.switch_page("views/replay.py")
+    at.query_params["game"], at.query_params["move"] = game_id, "3"  # a link to move 3: the position it is played in
+    at.session_state["replay_loaded"] = None
+    at.run()
+    assert shown_move(at) == 2 and views(at)["board"]["jump"]["n"] == 2
 
 
 def test_the_graph_has_its_axes_lined_up_and_a_click_goes_to_the_move(open_app, app_store):
@@ -242,7 +270,7 @@ def test_a_graph_click_moves_the_board(open_app, app_store):
     at.session_state["probe_4"] = {"selection": {"points": [{"x": 9}]}}  # past the end: ignored
     selected("probe_4", 5, moved.append, at.session_state)
     assert moved == [4] and at.session_state["probe_clicks"] == 4
-    at.button(key="replay_next").click().run()
+    go_to(at, 1)
     assert f"replay_graph_{game_id}_0" in at.session_state  # a step keeps the chart (drawn anew is slow)
 
 
@@ -269,20 +297,19 @@ def test_a_candidates_line_is_drawn_as_numbered_stones(open_app, app_store):
 def test_an_illegal_try_is_a_toast_and_the_board_does_not_move(open_app, app_store):
     stored_game(app_store)
     at = open_part(open_app("views/replay.py"), tries=True)
-    at.slider(key="replay_move").set_value(1).run()
-    before = board_layout(at)
+    go_to(at, 1)
     at.text_input(key="replay_try_text").set_value("E5").run()
     at.button(key="replay_try_button").click().run()
     no_exceptions(at)
     assert any("E5 is not possible" in t.value for t in at.toast)
     assert not any("not possible" in w.value for w in at.warning)
-    assert board_layout(at) == before and shown_move(at) == 1
+    assert board_layout(at) == [] and shown_move(at) == 1  # the views redrawn: nothing drawn above the board
 
 
 def test_variations_without_the_engine_are_kept_as_a_tree_and_leave_the_game_alone(open_app, app_store):
     game_id = stored_game(app_store)
     at = open_part(open_app("views/replay.py"), tries=True)
-    at.slider(key="replay_move").set_value(2).run()
+    go_to(at, 2)
     for vertex in ("C3", "D4"):
         at.text_input(key="replay_try_text").set_value(vertex).run()
         at.button(key="replay_try_button").click().run()
@@ -338,7 +365,7 @@ def test_a_position_without_ownership_says_so_and_can_be_analysed_again(open_app
                                                                        stand_in_worker):
     game_id = stored_game(app_store, visits=5)
     at = open_app("views/replay.py", app_broker)
-    at.slider(key="replay_move").set_value(5).run()  # stones on the board: some points are owned
+    go_to(at, 5)  # stones on the board: some points are owned
     assert not at.button(key="replay_ask").disabled  # analysed, but without ownership
     at.toggle(key="replay_ownership").set_value(True).run()
     assert any("analysed without ownership" in c.value for c in at.caption)
@@ -358,13 +385,13 @@ def test_ownership_is_shown_where_the_analysis_has_it(open_app, app_store):
     owned["root"]["visits"] = 200
     app_store.save_analysis(key, "test-model", owned, move_count=1, game_id=game_id)
     at = open_app("views/replay.py")
-    at.slider(key="replay_move").set_value(1).run()
+    go_to(at, 1)
     assert 'class="owner' not in boards(at)[0]
     at.toggle(key="replay_ownership").set_value(True).run()
     svg = boards(at)[0]
     assert svg.count('class="owner black"') == 27 and svg.count('class="owner white"') == 27
     assert not any("without ownership" in c.value for c in at.caption)
-    at.button(key="replay_next").click().run()  # move 2 was analysed without: the page says so
+    go_to(at, 2)  # move 2 was analysed without: the page says so
     assert 'class="owner' not in boards(at)[0]
     assert any("analysed without ownership" in c.value for c in at.caption)
 
@@ -414,7 +441,7 @@ def test_an_imported_games_comments_and_variations_are_on_the_page(open_app, app
     (game_id,) = app_store.import_sgf(sgf)
     at = open_part(open_app("views/replay.py"), tries=True)
     assert any(c.value == "Comment: A friendly game" for c in at.caption)
-    at.button(key="replay_next").click().run()
+    go_to(at, 1)
     assert any(c.value == "Comment: Black takes the centre" for c in at.caption)
     assert [b.label for b in at.button if b.key and b.key.startswith("replay_line_")] == ["W G3 B C7"]
     at.button(key="replay_line_0").click().run()
@@ -502,7 +529,9 @@ def test_a_missed_capture_is_explained_beside_the_mistake_and_on_the_board(open_
     svg = boards(at)[0]
     marks = [s.split('"')[0] for s in svg.split('class="reason-mark" data-vertex="')[1:]]
     assert marks == ["G5", "C8"]
-    at.button(key="replay_next").click().run()  # after the blunder: white's move is no mistake
+    reasons = views(at)["board"]["frames"]["reasons"]  # and in the browser's frames, for its own drawing
+    assert reasons[14] == ["G5", "C8"] and not any(reasons[:14]) and not reasons[15]
+    go_to(at, 15)  # after the blunder: white's move is no mistake
     assert not [m.value for m in at.markdown if m.value.startswith("**Why white")]
     assert 'class="reason-mark"' not in boards(at)[0]
 
