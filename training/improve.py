@@ -19,6 +19,12 @@ Every stage is skipped when its output exists; games are counted on disk and the
 already spent generating is kept in ``runs/improve/ROUND/stages.json``, so a run that was
 stopped is simply started again. The strength matches of the model card are left to
 ``training.match`` (they take an hour or more; the end of the run prints them).
+
+Other board sizes (``--size 13``) are their own line: the shipped model of that size is
+``models/gobuddy-13x13.onnx``. A size with no model yet starts from another model's
+weights (``--base-weights models/gobuddy-9x9.pt``: the network is fully convolutional),
+exported at the new size as the round's ``base.onnx``, which then plays the self-play
+games and is the gating opponent. Earlier rounds must be of the same size.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from pathlib import Path
 from training.game_shards import count_games
 from training.make_model import SHIPPED, Plan, ReachedUntil, StageLog, checkpoint_step, file_digest
 
-STAGES = ("games", "positions", "init", "train", "export", "gating", "promote")
+STAGES = ("base", "games", "positions", "init", "train", "export", "gating", "promote")
 
 
 @dataclass(frozen=True)
@@ -68,6 +74,8 @@ class RoundPlan:
     gate_parallel: int = 2
     seed: int = 1
     earlier: tuple[str, ...] = ()  # earlier rounds whose positions join the training mix
+    size: int = 9
+    base_weights: Path | None = None  # torch weights to start from where the size has no shipped model
     until: str | None = None
     progress: bool = True
 
@@ -79,7 +87,14 @@ class RoundPlan:
 
     @property
     def shipped(self) -> Path:
-        return self.root / "models" / SHIPPED
+        """The shipped model of this board size (the one a promotion replaces)."""
+        return self.root / "models" / (SHIPPED if self.size == 9 else f"gobuddy-{self.size}x{self.size}.onnx")
+
+    @property
+    def base(self) -> Path:
+        """The model the round starts from, plays self-play with and gates against: the
+        shipped one, or ``base_weights`` exported at this size."""
+        return self.run("base.onnx") if self.base_weights is not None else self.shipped
 
 
 def generator_commands(plan: RoundPlan) -> list[list[str]]:
@@ -88,14 +103,14 @@ def generator_commands(plan: RoundPlan) -> list[list[str]]:
     cap = ["--max-moves", str(plan.max_moves)] if plan.max_moves else []
     commands = []
     if plan.selfplay_workers > 0:
-        commands.append([sys.executable, "-m", "training.selfplay", "--model", str(plan.shipped),
+        commands.append([sys.executable, "-m", "training.selfplay", "--model", str(plan.base), "--size", str(plan.size),
                          "--out", str(plan.data("selfplay")), "--visits", str(plan.visits),
                          "--fast-visits", str(plan.fast_visits), "--full-fraction", str(plan.full_fraction),
                          "--search", plan.selfplay_search, "--workers", str(plan.selfplay_workers),
                          "--seed", str(plan.seed)] + common + cap)
     if plan.engine_workers > 0:
         commands.append([sys.executable, "-m", "training.engine_games", "--out", str(plan.data("games")),
-                         "--mix", plan.mix, "--workers", str(plan.engine_workers),
+                         "--mix", plan.mix, "--workers", str(plan.engine_workers), "--size", str(plan.size),
                          "--seed", str(plan.seed + 1)] + common + cap)
     return commands
 
@@ -151,8 +166,9 @@ def build_positions(plan: RoundPlan) -> None:
 
 
 def make_init(plan: RoundPlan) -> None:
-    """The shipped weights as the starting checkpoint (read back from ONNX if need be)."""
-    weights = plan.shipped.with_suffix(".pt")
+    """The starting checkpoint: ``base_weights``, or the shipped weights (read back from
+    ONNX if need be)."""
+    weights = plan.base_weights or plan.shipped.with_suffix(".pt")
     out = plan.run("init.pt")
     out.parent.mkdir(parents=True, exist_ok=True)
     if weights.exists():
@@ -161,6 +177,26 @@ def make_init(plan: RoundPlan) -> None:
     from training.onnx_import import main as import_main
 
     import_main(["--model", str(plan.shipped), "--data", str(plan.data("positions", "mix")), "--out", str(out)])
+
+
+def make_base(plan: RoundPlan) -> None:
+    """``base.onnx``: ``base_weights`` exported at the round's size (no parity data of
+    that size exists yet; the export's own check runs at the candidate)."""
+    import torch
+
+    from training.export import export_onnx
+    from training.network import GoNet, NetConfig
+
+    assert plan.base_weights is not None
+    state = torch.load(plan.base_weights, map_location="cpu", weights_only=False)
+    model = GoNet(NetConfig(**state["net"]))
+    model.load_state_dict(state["model"])
+    model.eval()
+    plan.run().mkdir(parents=True, exist_ok=True)
+    tmp = plan.run("base.export.onnx")
+    export_onnx(model, tmp, plan.size, model_name=f"{plan.base_weights.stem}-at-{plan.size}x{plan.size}",
+                provenance={"weights": str(plan.base_weights), "note": f"no {plan.size}x{plan.size} training"})
+    tmp.replace(plan.base)
 
 
 def train(plan: RoundPlan) -> None:
@@ -176,7 +212,7 @@ def train(plan: RoundPlan) -> None:
                          channels=net.channels, validate_every=min(500, plan.steps),
                          checkpoint_every=min(500, plan.steps), threads=plan.threads, seed=plan.seed,
                          init=plan.run("init.pt"), value_weight=plan.value_weight, progress=plan.progress,
-                         device=plan.device)
+                         device=plan.device, size=plan.size)
     train_loop(config, NUM_PLANES)
 
 
@@ -190,21 +226,24 @@ def export(plan: RoundPlan) -> None:
     from gobuddy.ai.contract import META_MODEL_NAME
 
     init = torch.load(plan.run("init.pt"), map_location="cpu", weights_only=False)
-    name = f"gobuddy-9x9-b{init['net']['blocks']}c{init['net']['channels']}-{plan.name}"
-    shipped_name = {p.key: p.value for p in onnx.load(str(plan.shipped)).metadata_props}.get(META_MODEL_NAME, "?")
+    name = f"gobuddy-{plan.size}x{plan.size}-b{init['net']['blocks']}c{init['net']['channels']}-{plan.name}"
+    shipped_name = {p.key: p.value for p in onnx.load(str(plan.base)).metadata_props}.get(META_MODEL_NAME, "?")
     provenance = {"round": plan.name, "init": shipped_name, "steps_in_round": plan.steps,
                   "data": f"{count_games(plan.data('selfplay'))} self-play games of the shipped model, "
                           f"{count_games(plan.data('games'))} engine games ({plan.mix})"}
     export_main(["--checkpoint", str(plan.run("last.pt")), "--out", str(plan.run("model.onnx")),
                  "--data", str(plan.data("positions", "mix")), "--name", name,
-                 "--torch-out", str(plan.run("model.pt")), "--provenance", json.dumps(provenance)])
+                 "--torch-out", str(plan.run("model.pt")), "--provenance", json.dumps(provenance),
+                 "--size", str(plan.size)])
 
 
 def gating(plan: RoundPlan) -> None:
     from training.gating import GateConfig, gate
+    from training.gtp_game import GameRules
 
-    result = gate(GateConfig(plan.run("model.onnx"), plan.shipped, plan.run("gating"), plan.gate_games,
-                             plan.gate_visits, parallel=plan.gate_parallel, seed=plan.seed, progress=plan.progress))
+    result = gate(GateConfig(plan.run("model.onnx"), plan.base, plan.run("gating"), plan.gate_games,
+                             plan.gate_visits, rules=GameRules(size=plan.size), parallel=plan.gate_parallel,
+                             seed=plan.seed, progress=plan.progress))
     print(f"[improve] gating: {result.line()}", flush=True)
 
 
@@ -228,6 +267,8 @@ def improve(plan: RoundPlan) -> bool:
         return log.stages.get("games", {}).get("seconds", 0.0)
 
     try:
+        if plan.base_weights is not None:
+            log.run("base", lambda: make_base(plan), lambda: plan.base.exists())
         log.run("games", lambda: generate(plan, max(0.0, seconds - spent())), lambda: spent() >= seconds - 1)
         log.run("positions", lambda: build_positions(plan), lambda: (plan.data("positions", "mix")).exists())
         log.run("init", lambda: make_init(plan), lambda: plan.run("init.pt").exists())
@@ -278,6 +319,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--earlier", nargs="*", default=[], metavar="ROUND",
                    help="earlier rounds (on this machine) whose positions also train this round")
+    p.add_argument("--size", type=int, default=RoundPlan.size, help="board size of the round (default 9)")
+    p.add_argument("--base-weights", type=Path,
+                   help="torch weights to start from, exported at --size (for a size with no shipped model)")
     p.add_argument("--until", choices=STAGES, help="stop after this stage")
     p.add_argument("--no-progress", action="store_true")
     a = p.parse_args(argv)
@@ -289,9 +333,12 @@ def main(argv: list[str] | None = None) -> int:
                      max_moves=a.max_moves, steps=a.steps, lr=a.lr, value_weight=a.value_weight,
                      threads=a.threads, device=a.device, gate_games=a.gate_games, gate_visits=a.gate_visits,
                      gate_parallel=a.gate_parallel, seed=a.seed, earlier=tuple(a.earlier), until=a.until,
-                     progress=not a.no_progress)
-    if not plan.shipped.exists():
-        p.error(f"no shipped model at {plan.shipped}")
+                     progress=not a.no_progress, size=a.size,
+                     base_weights=a.base_weights.resolve() if a.base_weights else None)
+    if plan.base_weights is None and not plan.shipped.exists():
+        p.error(f"no shipped model at {plan.shipped} (a new size starts from --base-weights)")
+    if plan.base_weights is not None and not plan.base_weights.is_file():
+        p.error(f"--base-weights: no file {plan.base_weights}")
     signal.signal(signal.SIGTERM, _interrupt)  # a stopped session: stop the generators, keep the time spent
     try:
         improve(plan)

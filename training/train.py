@@ -243,7 +243,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, required=True, help="folder of train-*.npz and val-*.npz shards")
     parser.add_argument("--run", type=Path, required=True, help="folder for checkpoints, metrics and plots")
     for name, default in (("steps", 20000), ("batch-size", 256), ("blocks", 6), ("channels", 64),
-                          ("threads", 2), ("seed", 1), ("warmup", 500), ("validate-every", 1000)):
+                          ("threads", 2), ("seed", 1), ("warmup", 500), ("validate-every", 1000), ("size", 9)):
         parser.add_argument(f"--{name}", type=int, default=default)
     parser.add_argument("--lr", type=float, default=0.05)
     parser.add_argument("--value-weight", type=float, default=TrainConfig.value_weight,
@@ -268,7 +268,7 @@ def main(argv: list[str] | None = None) -> None:
                          blocks=args.blocks, channels=args.channels, threads=args.threads, seed=args.seed,
                          warmup=args.warmup, validate_every=args.validate_every, lr=args.lr, init=args.init,
                          device=args.device, value_weight=args.value_weight,
-                         shuffle_shards=args.shuffle_shards, progress=not args.no_progress)
+                         shuffle_shards=args.shuffle_shards, progress=not args.no_progress, size=args.size)
     first = sorted(args.data.glob("train-*.npz"))
     if not first:
         raise SystemExit(f"no train-*.npz shards in {args.data}")

@@ -123,6 +123,35 @@ def test_an_earlier_round_with_self_play_only_is_mixed_in(tmp_path):
     assert not any("r1games" in name for name in mixed)
 
 
+@pytest.mark.slow
+@needs_gnugo
+def test_a_13x13_round_starts_from_9x9_weights(tmp_path):
+    """A size with no model yet: the 9x9 weights are exported at 13x13 as the round's base,
+    which plays the self-play games (13x13) and is gated against; the candidate is a 13x13
+    model; nothing 9x9 is touched."""
+    from gobuddy.ai.onnx_evaluator import OnnxEvaluator
+    from training.export import save_weights
+    from training.game_shards import iter_samples, shard_paths
+
+    shipped = tiny_shipped(tmp_path)
+    before = file_digest(shipped)
+    torch.manual_seed(0)
+    weights = save_weights(GoNet(NetConfig(planes=NUM_PLANES, blocks=1, channels=8, head_channels=4, value_hidden=8)),
+                           tmp_path / "models" / "gobuddy-9x9.pt", 0, {})
+    plan = RoundPlan("s13", root=tmp_path, minutes=0.3, selfplay_workers=1, engine_workers=0, visits=4,
+                     fast_visits=2, max_moves=30, steps=2, batch_size=16, warmup=1, threads=1, gate_games=2,
+                     gate_visits=2, gate_parallel=1, progress=False, size=13, base_weights=weights)
+    promoted = improve(plan)
+
+    assert OnnxEvaluator(plan.base).board_sizes == (13,)
+    games = list(iter_samples(shard_paths(plan.data("selfplay"))))
+    assert games and {g.size for g in games} == {13}
+    assert OnnxEvaluator(plan.run("model.onnx")).board_sizes == (13,)
+    assert plan.shipped == tmp_path / "models" / "gobuddy-13x13.onnx"
+    assert plan.shipped.exists() == promoted
+    assert file_digest(shipped) == before
+
+
 def test_sigterm_stops_the_generators_and_keeps_the_time_spent(tmp_path):
     """A session that ends with SIGTERM: the self-play child is stopped and the seconds
     already spent are recorded (the next run generates only the minutes left)."""
