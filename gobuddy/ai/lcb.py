@@ -13,19 +13,23 @@ bound instead. A root child with ``n`` visits, mean value ``q`` and mean squared
 (KataGo's prior on the variance, weight ``1 / n**2`` at the value range's radius 1: one
 visit gives a variance of about 0.5, so a lucky visit or two carries no weight).
 
-``choose``: among the allowed children with at least ``min_visits`` visits and at least
-``min_visit_ratio`` of the most visited allowed child's, the highest LCB (ties: more
-visits, then the lower index). When no allowed child qualifies (a tiny budget), the most
-visited allowed child (ties: higher mean, then higher prior), as ``Search.ranked``.
+``choose``: the most visited allowed child ``t`` (ties: higher mean, then higher
+prior, as ``Search.ranked``) unless another allowed child qualifies by its bound: at
+least ``min_visits`` visits and ``min_visit_ratio`` of ``t``'s, and an LCB at least
+``min_advantage`` above ``t``'s; then the qualifying child with the highest LCB (ties:
+more visits, then the lower index). The margin keeps the most visited where the values
+are saturated (every move wins, means of 0.99 apart by a thousandth: no evidence), and
+it is the fallback whenever nothing else qualifies (a tiny budget).
 
 ``settled``: whether ``remaining`` more visits can no longer change ``choose``, taking
-each child's mean as it stands (Leela Zero's ``prune_noncontenders``): a choice by
-visits is settled when no other child can pass its visits; a choice by LCB ``c`` when no
-other child ``j`` could push ``c`` below the ratio (``n_j + remaining < n_c / ratio``)
-nor could qualify with a mean above ``c``'s bound (``n_j + remaining`` below the
-thresholds, or ``q_j <= LCB_c``). A bound only rises towards the mean with visits, so a
-child whose mean is below ``LCB_c`` cannot pass it unless its mean moves. Not checked:
-that the means hold (a refutation found late can still change the choice).
+each child's mean as it stands (Leela Zero's ``prune_noncontenders``): no other child
+can pass ``t``'s visits (``n_j + remaining < n_t``, the rule of a choice by visits), the
+choice ``c`` cannot fall below the ratio (``n_c >= min_visit_ratio * (n_t +
+remaining)``), and no other child could qualify with a mean above the bound it must
+beat (``LCB_c``, plus the margin when ``c`` is ``t``; minus it for ``t`` itself when
+``c`` is not). A bound only rises towards the mean with visits, so a child whose mean
+is below that bound cannot pass it unless its mean moves. Not checked: that the means
+hold (a refutation found late can still change the choice).
 
 Statistics come from the child nodes (real visits only, never the virtual losses of a
 batch in flight). ``exclude`` is a set of points (flat, pass = ``size**2``) that may not
@@ -44,11 +48,14 @@ from gobuddy.ai.search_node import Node
 @dataclass(frozen=True)
 class LcbConfig:
     """``stdevs``: the bound's width in standard errors; ``min_visit_ratio`` and
-    ``min_visits``: how much search a child needs to be chosen by its bound."""
+    ``min_visits``: how much search a child needs to be chosen by its bound;
+    ``min_advantage``: how far its bound must pass the most visited child's (value units,
+    [-1, 1]; 0.01 is half a point of win rate)."""
 
     stdevs: float = 5.0
     min_visit_ratio: float = 0.15
     min_visits: int = 2
+    min_advantage: float = 0.01
 
 
 @dataclass(frozen=True)
@@ -90,28 +97,35 @@ def allowed_mask(root: Node, exclude: set[int] | frozenset[int]) -> np.ndarray:
     return mask if mask.any() else np.ones(len(mask), dtype=bool)
 
 
-def pick(m: Moments, allowed: np.ndarray, config: LcbConfig = LcbConfig()) -> tuple[int, bool]:
-    """The chosen child index and whether its bound chose it (``False``: the fallback,
-    most visits). ``allowed`` must have a ``True``."""
+@dataclass(frozen=True)
+class Pick:
+    """A choice among the root children: ``index`` chosen, ``top`` the most visited
+    allowed child, ``bounds`` every child's LCB (``-inf`` where unvisited)."""
+
+    index: int
+    top: int
+    bounds: np.ndarray
+
+
+def pick(m: Moments, allowed: np.ndarray, config: LcbConfig = LcbConfig()) -> Pick:
+    """The choice of ``choose`` among the children ``allowed`` (which must have a ``True``)."""
     idx = np.flatnonzero(allowed)
+    top = int(idx[np.lexsort((-m.prior[idx], -m.q[idx], -m.n[idx]))[0]])  # the last key sorts first
+    lcb = bounds(m.n, m.q, m.q2, config.stdevs)
     n = m.n[idx]
-    top = n.max()
-    eligible = (n >= config.min_visits) & (n >= config.min_visit_ratio * top)
-    if not eligible.any():
-        order = np.lexsort((-m.prior[idx], -m.q[idx], -n))  # the last key sorts first
-        return int(idx[order[0]]), False
-    lcb = bounds(n, m.q[idx], m.q2[idx], config.stdevs)
-    lcb = np.where(eligible, lcb, -np.inf)
-    order = np.lexsort((idx, -n, -lcb))
-    return int(idx[order[0]]), True
+    qualifies = (n >= config.min_visits) & (n >= config.min_visit_ratio * m.n[top])
+    qualifies &= lcb[idx] >= lcb[top] + config.min_advantage
+    if not qualifies.any():
+        return Pick(top, top, lcb)
+    best = idx[qualifies][np.lexsort((idx[qualifies], -n[qualifies], -lcb[idx][qualifies]))[0]]
+    return Pick(int(best), top, lcb)
 
 
 def choose(root: Node, exclude: set[int] | frozenset[int] = frozenset(), config: LcbConfig = LcbConfig()) -> int:
     """The point to play (module docstring); the root must be expanded."""
     if root is None or not root.expanded:
         raise RuntimeError("lcb.choose: the root has not been searched")
-    i, _ = pick(moments(root), allowed_mask(root, exclude), config)
-    return int(root.moves[i])
+    return int(root.moves[pick(moments(root), allowed_mask(root, exclude), config).index])
 
 
 def settled(root: Node, remaining: float, exclude: set[int] | frozenset[int] = frozenset(),
@@ -121,15 +135,16 @@ def settled(root: Node, remaining: float, exclude: set[int] | frozenset[int] = f
     if allowed.sum() <= 1:
         return True
     m = moments(root)
-    c, by_bound = pick(m, allowed, config)
+    p = pick(m, allowed, config)
+    c, t = p.index, p.top
     others = np.flatnonzero(allowed)
     others = others[others != c]
     reach = m.n[others] + remaining  # the most visits another child can end with
-    if not by_bound:
-        return bool(np.all(reach < m.n[c]))
-    idx = np.flatnonzero(allowed)
-    lcb_c = bounds(m.n[c:c + 1], m.q[c:c + 1], m.q2[c:c + 1], config.stdevs)[0]
-    threshold = max(float(config.min_visits), config.min_visit_ratio * float(m.n[idx].max()))
-    displaces = reach >= m.n[c] / config.min_visit_ratio
-    could_win = (reach >= threshold) & (m.q[others] > lcb_c)
-    return not bool(np.any(displaces | could_win))
+    if np.any(reach[others != t] >= m.n[t]):
+        return False
+    if c != t and m.n[c] < config.min_visit_ratio * (m.n[t] + remaining):
+        return False
+    threshold = max(float(config.min_visits), config.min_visit_ratio * float(m.n[t]))
+    beat = p.bounds[c] + np.where(others == t, -config.min_advantage, config.min_advantage if c == t else 0.0)
+    could_win = (reach >= threshold) & (m.q[others] > beat)
+    return not bool(np.any(could_win))
