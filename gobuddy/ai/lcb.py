@@ -131,10 +131,13 @@ def choose(root: Node, exclude: set[int] | frozenset[int] = frozenset(), config:
 def settled(root: Node, remaining: float, exclude: set[int] | frozenset[int] = frozenset(),
             config: LcbConfig = LcbConfig()) -> bool:
     """Whether ``remaining`` more visits cannot change ``choose`` (module docstring)."""
-    allowed = allowed_mask(root, exclude)
+    return is_settled(moments(root), allowed_mask(root, exclude), remaining, config)
+
+
+def is_settled(m: Moments, allowed: np.ndarray, remaining: float, config: LcbConfig = LcbConfig()) -> bool:
+    """``settled`` on the children's statistics (``allowed`` must have a ``True``)."""
     if allowed.sum() <= 1:
         return True
-    m = moments(root)
     p = pick(m, allowed, config)
     c, t = p.index, p.top
     others = np.flatnonzero(allowed)
