@@ -147,7 +147,18 @@ class ClassifierConfig:
     "stone" before the estimate caught up, and lose the settled level it is judged by;
     so it does when at least ``uniform`` of the points changed by the same factor
     (within ``jump / 2``) since the last frame (a flash, its end).
-    Points at full scale, held or masked (``gate``) take no part in the estimate."""
+    Points at full scale, held or masked (``gate``) take no part in the estimate.
+
+    A gap: frames more than ``gap_s`` apart (a reboot, the link down). Nobody saw the
+    board meanwhile, so the first frame after it is read as the board is now, not as a
+    change from the frame before: no stone counts as *turned* across it (whether the
+    point went empty in between is unknown; a stone that turned before it is read as
+    it reads now), and the frames missed count as frames read as the first one after
+    it, for the points whose class held: their ages grow by that many frames and their
+    settled levels move towards that reading as far as that many frames move them (a
+    hand that came before the gap has been there that long; a reader that missed the
+    gap reads as one that saw it all). A point whose class changed across the gap
+    starts afresh (age 0, its level the reading)."""
 
     colour_threshold_at: float = 0.55
     hysteresis: float = 0.12
@@ -168,6 +179,7 @@ class ClassifierConfig:
     min_steady: int = 10
     uniform: float = 0.7
     sure_frames: int = 5
+    gap_s: float = 0.25
     gate: GateConfig = GateConfig()
 
 
@@ -213,6 +225,8 @@ class Classifier:
         self.ambient = 1.0
         self.gate = SensorGate(self._base.size, self.config.gate)
         self.ratio = np.ones_like(self._base)  # the last frame's ratios (for sensor health)
+        self._last_t: float | None = None
+        self._interval = 0.04  # seconds between frames, smoothed (what a gap missed)
 
     @property
     def levels(self) -> np.ndarray:
@@ -257,6 +271,7 @@ class Classifier:
         r0 = raw / self._base
         state = self._state
         cfg = self.config
+        missed = self._missed(frame.t)
         ambient = self.ambient
         saturated = self.gate.saturated(raw)
         if state is None:
@@ -290,7 +305,7 @@ class Classifier:
             new = np.where(occupied, np.where(black, BLACK, WHITE), EMPTY).astype(np.int8)
             if state is not None:
                 new = np.where(frozen, self._held(state), new).astype(np.int8)
-            shaded, settled = self._shaded(r, new, frozen)
+            shaded, settled = self._shaded(r, new, frozen, missed)
             # The colour is in doubt for a new stone reading near the threshold, or for a
             # settled one whose reading has crossed to the other colour's side; and for a
             # settled white stone that turned black without the point reading empty in
@@ -298,7 +313,9 @@ class Classifier:
             crossed = np.where(new == BLACK, r > t_col, r < t_col)
             young = self._age < cfg.colour_settle_frames
             uncertain |= occupied & (np.abs(r - t_col) < h_col) & (young | (settled & crossed))
-            if state is not None:
+            if state is not None and missed:  # nobody saw the points in between: no turn is known
+                self._turned = np.zeros(r.shape, dtype=bool)
+            elif state is not None:
                 turned = was_settled & (state == WHITE) & (new == BLACK)
                 self._turned = np.where(new != state, turned, self._turned)
             uncertain |= self._turned & ~settled
@@ -306,7 +323,7 @@ class Classifier:
             new = np.where(occupied, STONE, EMPTY).astype(np.int8)
             if state is not None:
                 new = np.where(frozen, self._held(state), new).astype(np.int8)
-            shaded, settled = self._shaded(r, new, frozen)
+            shaded, settled = self._shaded(r, new, frozen, missed)
         uncertain = (uncertain | shaded) & ~frozen
         certain = ~uncertain & ~frozen & ~_near(uncertain)  # a hand's shadow leaves some point near it unsure
         kept = certain & (new == state) if state is not None else certain
@@ -319,6 +336,18 @@ class Classifier:
         self._steady = settled & ~frozen
         return Sighting(frame.t, tuple(new.tolist()), tuple(np.flatnonzero(uncertain).tolist()), frame.seq, masked)
 
+    def _missed(self, t: float) -> int:
+        """Frames missed before a frame at ``t`` (0 unless it ends a gap of more than
+        ``gap_s``); learns the usual interval between frames."""
+        last, self._last_t = self._last_t, t
+        if last is None or t <= last:
+            return 0
+        dt = t - last
+        if dt <= self.config.gap_s:
+            self._interval += 0.05 * (min(dt, 4 * self._interval) - self._interval)
+            return 0
+        return max(1, round(dt / self._interval) - 1)
+
     def _held(self, state: np.ndarray) -> np.ndarray:
         """The class a masked point keeps: the last one it was read with certainty, with no
         point next to it uncertain, for ``sure_frames`` frames on end (a hand's shadow may
@@ -326,15 +355,17 @@ class Classifier:
         a stone; its shadow's edge leaves points next to it unsure)."""
         return np.where(self._frozen, state, self._sure)
 
-    def _shaded(self, r: np.ndarray, new: np.ndarray, frozen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _shaded(self, r: np.ndarray, new: np.ndarray, frozen: np.ndarray,
+                missed: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """(shaded, settled): points darker than their settled level (or, for young empty
         points, than the ambient), and points settled in their class; updates the
-        settled levels, except those of ``frozen`` points, which stay as they were."""
+        settled levels, except those of ``frozen`` points, which stay as they were.
+        ``missed``: frames a gap missed, counted as frames read as this one."""
         cfg = self.config
         same = new == self._state if self._state is not None else np.zeros(new.shape, dtype=bool)
         smooth = r if self._smooth is None else self._smooth + cfg.smoothing * (r - self._smooth)
         smooth = np.where(same, smooth, r)
-        age = np.where(same, self._age + 1, 0)
+        age = np.where(same, self._age + 1 + missed, 0)
         ref = self._reference
         settled = age >= cfg.settle_frames
         shaded = np.where(settled, smooth < ref - np.maximum(cfg.shade * ref, cfg.shade_min),
@@ -344,6 +375,8 @@ class Classifier:
         floor = np.min(recent, axis=0)
         rate = np.where(smooth > ref, cfg.rise_rate, np.where(shaded, cfg.shaded_fall_rate, cfg.fall_rate))
         target = np.where(smooth > ref, np.maximum(ref, floor), smooth)
+        if missed:
+            rate = 1.0 - (1.0 - rate) ** (1 + missed)
         level = ref + rate * (target - ref)
         level = np.where(new == EMPTY, np.minimum(level, 1.0 + cfg.empty_cap), level)
         reference = np.where(settled, level, smooth)

@@ -8,12 +8,15 @@ board with its frames spoiled (``PtyBoard.spoil``) or its HELLO changed (``set_h
 from __future__ import annotations
 
 import os
+import threading
 import time
+from dataclasses import replace
 from typing import Callable
 
 import pytest
 
-from edge.sensing.classify import Frame
+from edge.sensing.classify import Classifier, Frame
+from edge.link.board_view import frame_rows
 from edge.link.serial_link import SerialLink
 from edge.simulation.transients import Transient, spoil
 from gobuddy.go.coords import from_gtp
@@ -232,3 +235,53 @@ def test_sensor_health_reaches_the_status(broker, observer, tmp_path):
         assert "ambient=" in details["health_levels"]
         baseline = [int(details["health_baseline"][3 * i:3 * i + 3], 16) for i in range(81)]
         assert all(abs(b - v) <= 1 for b, v in zip(baseline, rig.agent.calibration.baseline))
+
+
+def test_a_reboot_with_a_hand_over_a_white_stone_reads_as_before_within_half_a_second(broker, observer, tmp_path):
+    """Room 40209 of the bench: the board reboots (no frames for 1.5 s) as a hand comes
+    over a settled white stone, and the hand stays there (its shadow reads black) for
+    longer than a stone takes to settle. From 0.5 s after the frames return, the agent,
+    which missed the reboot, reads the stone as a reader that saw every frame does
+    (clearly where that one does; the points around, under the hand, may read
+    otherwise: each reader's thresholds depend on what it saw); no move is recorded
+    from it. Before: the stone, seen turn from white to black with no frame between,
+    stayed uncertain for 2 s after the frames returned."""
+    with AgentRig(broker, tmp_path, speed=2.0) as rig:
+        clean = Classifier(rig.agent.calibration)  # the yardstick: every frame, the reboot's too
+        seen: dict[tuple[int, ...], tuple[float, tuple[str, ...]]] = {}
+        window: list[float] = []
+        armed = threading.Event()
+
+        def reboot(frame: Frame) -> Frame | None:
+            rows = frame_rows(clean.classify(frame), None)
+            if armed.is_set() and not window:
+                window.extend((frame.t + 0.2, frame.t + 1.7))  # the hand reaches C3 meanwhile
+            if window and window[0] <= frame.t < window[1]:
+                return None
+            seen[tuple(frame.readings)] = (frame.t, rows)
+            return frame
+
+        rig.board.spoil(reboot)
+        rig.press("START")
+        rig.play("E5 C3")
+        observer.wait_moves(2)
+        rig.board.idle(3.0).result(20)  # C3 settles: a stone that turns black now is read as a shadow
+        rig.board.sim.timing = replace(rig.board.sim.timing, reach_s=(0.4, 0.4), hand_radius=(1.6, 1.6),
+                                       hand_depth=(0.6, 0.6))  # a hand whose shadow reads black, not borderline
+        armed.set()
+        rig.board.hover(from_gtp("C3", 9), seconds=6.0).result(30)
+        rig.board.spoil(None)
+        back = window[1]
+        published = [(seen[tuple(f["raw"])], tuple(f["rows"])) for f in
+                     (r.payload for r in observer.inbox.items if r.kind == "board_frame")
+                     if tuple(f["raw"]) in seen]
+        late = [(t, clean_rows, rows) for (t, clean_rows), rows in published if back + 0.5 <= t < back + 4.0]
+        assert late, "no board frame published while the hand was still over C3"
+        c3 = (6, 2)  # row 7 from the top, column C
+        assert any(clean_rows[c3[0]][c3[1]] == "X" for _, clean_rows, _ in late), "the premise: the shadow read black"
+        for t, clean_rows, rows in late:
+            here, there = rows[c3[0]][c3[1]], clean_rows[c3[0]][c3[1]]
+            assert here == there or here != "?" == there, f"{t - back:.2f} s after the frames returned: C3 {here} " \
+                f"against {there}\n{rows}\n{clean_rows}"
+        time.sleep(0.5)
+        assert observer.moves() == ["B E5", "W C3"]
