@@ -10,17 +10,17 @@ Move choice after the search (tree reused from move to move):
   build their player so). A temperature above 0 draws by visits either way.
 - The budget: every search uses the move's whole budget (``visits``/``seconds``)
   unless the rest of it can no longer change the move (``Search.run``'s
-  ``early_stop``, with the choice's own rule); temperature moves use it all.
-
+  ``early_stop``, with the choice's own rule; the moves the rules below forbid
+  cannot settle it); temperature moves use it all.
 - Resign when the root value stays below ``resign_threshold`` for ``resign_after``
   consecutive genmoves of that colour, once a quarter of the board's points have been
   played (``resign_threshold=None``: never).
-- Own eye-like points (``Position.is_eye_like``) are never played: the most visited
-  other move is, pass included.
+- Own eye-like points (``Position.is_eye_like``) are never played: the best other move
+  (by the choice above) is, pass included.
 - Pass rules, Tromp-Taylor count with the game's komi: after the opponent's pass, pass
   at once if that wins (the game is over and won); the search's pass is only accepted
   if passing does not lose (after an opponent's pass: the final count; otherwise: the
-  count as it stands), else the most visited other move is played, if there is one.
+  count as it stands), else the best other move is played, if there is one.
   Caveat: Tromp-Taylor counts every stone as alive, so against an opponent who scores
   with dead stones removed, a Tromp-Taylor win after a pass can still be a loss.
 - ``cleanup_genmove`` never passes while a legal move remains that neither fills an
