@@ -126,11 +126,20 @@ class ProblemCleared(GameEvent):
 
 @dataclass(frozen=True, kw_only=True)
 class GameEnded(GameEvent):
-    """``result`` in SGF style (``"B+3.5"``, ``"W+R"``); ``reason`` score/resignation/..."""
+    """``result`` in SGF style (``"B+3.5"``, ``"W+R"``); ``reason`` score/resignation/...;
+    ``dead``: the stones (GTP vertices) the count lifted, ``None`` when the end named no
+    count (then left out of the payload)."""
 
     TYPE = "game_ended"
     result: str
     reason: str
+    dead: tuple[str, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        if self.dead is None:
+            del data["dead"]
+        return data
 
 
 @dataclass(frozen=True, kw_only=True)
