@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Sequence
 
@@ -220,14 +220,16 @@ class PlayGame:
 
     def end_by_score(self, dead: Sequence[str] = ()) -> list[GameEvent]:
         """End with an area count (``dead``: GTP vertices of stones counted as dead,
-        as the players accepted them; ``views/play_count`` proposes them)."""
-        score = area_score(self.position, self.komi, [from_gtp(v, self.size) for v in dead])
-        return self._end(score.result, "score")
+        as the players accepted them; ``views/play_count`` proposes them), named in the
+        event's ``dead`` (each once)."""
+        points = list(dict.fromkeys(from_gtp(v, self.size) for v in dead))
+        score = area_score(self.position, self.komi, points)
+        return self._end(score.result, "score", tuple(to_gtp(p, self.size) for p in points))
 
-    def _end(self, result: str, reason: str) -> list[GameEvent]:
+    def _end(self, result: str, reason: str, dead: tuple[str, ...] | None = None) -> list[GameEvent]:
         self._check_open()
         self.reason = reason
-        return [self._wire(self.game.finish(result, reason))]
+        return [replace(self._wire(self.game.finish(result, reason)), dead=dead)]
 
     def _check_open(self) -> None:
         if self.over:

@@ -12,6 +12,7 @@ import pytest
 from dashboard.views.play_count import Count
 from dashboard.views.play_game import IllegalMove, PlayGame
 from gobuddy.bus.messages import BoardState, GameEvent
+from gobuddy.bus.validation import validate
 from gobuddy.go.coords import BLACK, WHITE, to_gtp
 from gobuddy.go.handicap import HandicapError
 from gobuddy.go.position import Position
@@ -129,6 +130,8 @@ def test_counting_proposes_the_judges_dead_stones_and_players_can_dispute():
     count.toggle_at("A8")
     events = game.end_by_score(count.dead_vertices())
     assert events[0].result == "B+38" and game.reason == "score" and not game.counting
+    assert events[0].dead == tuple(count.dead_vertices()) and len(events[0].dead) == 11  # the count, on the wire
+    validate("game_event", events[0].to_dict())
 
 
 def board_data(at) -> dict:
