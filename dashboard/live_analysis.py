@@ -50,9 +50,7 @@ class LiveAnalysis:
         """The last hint the board itself asked for (LED topic), if it is for this position."""
         with self._lock:
             hint = self._hints.get(board.board_id)
-        if hint is None or hint.position_key.move_count != board.move_number:
-            return None
-        return hint if hint.position_key.hash == board.position_hash else None
+        return hint if hint is not None and _answers(hint, _key(board)) else None
 
     def analysing(self, board_id: str) -> bool:
         with self._lock:
