@@ -25,6 +25,9 @@ Game events, decided:
   created as needed, kind from the wire). When a game gets its result, it is marked
   ``pending`` review (``dashboard.review``) and a person's adaptive level takes its step
   after a game against an engine level (``players.record_game_end``, once per game).
+- ``game_ended`` sets the game's result, end reason and ``dead`` (the stones its count
+  lifted, when it names them; each must lie on the board, else it is rejected; whether
+  they hold stones is not checked: moves may still be missing).
 - ``teaching`` (a board's teacher: a mistake the learner took back or kept) is kept as
   the game's teaching note (``dashboard.store.teaching_notes``), once per (game, seq):
   a taken-back move is then a variation of the game's SGF export.
@@ -185,6 +188,11 @@ def apply_game_event(session: Session, event: dict[str, Any]) -> Outcome:
         raise Rejected(f"game {game_id!r} is an imported game; live events cannot change it")
     if game.board_id != event["board_id"]:
         raise Rejected(f"game {game_id!r} is played on {game.board_id!r}, not {event['board_id']!r}")
+    for vertex in event.get("dead") or () if kind == "game_ended" else ():
+        try:
+            from_gtp(vertex, game.size)
+        except CoordinateError as exc:
+            raise Rejected(f"game {game_id!r}: game_ended seq {seq} counts {vertex} dead: {exc}") from None
     logged_events = session.scalars(select(GameEvent).where(GameEvent.game_id == game_id)).all()
     events = sorted([(e.seq, e.payload) for e in logged_events] + [(seq, event)], key=lambda item: item[0])
     setup = session.execute(select(SetupStone.color, SetupStone.vertex).where(SetupStone.game_id == game_id)).all()
@@ -346,6 +354,7 @@ def _sync(session: Session, game: Game, moves: dict[int, _Played], end: dict[str
             row.color, row.vertex, row.captures, row.played_at = p.color, p.vertex, list(p.captures or []), p.at
     game.result = end["result"] if end else None
     game.end_reason = end["reason"] if end else None
+    game.dead = list(end["dead"]) if end and end.get("dead") is not None else None
     game.ended_at = to_datetime(end["ts"]) if end else None
 
 

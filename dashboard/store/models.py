@@ -105,7 +105,9 @@ class Board(Base):
 class Game(Base):
     """A game. ``source``: board | web | sgf. ``mode``: the wire's two_players |
     vs_engine, or imported. ``to_play``: who moves first. ``extra``: SGF game-info
-    text kept from an import (ranks, date, place, event) so that export keeps it."""
+    text kept from an import (ranks, date, place, event) so that export keeps it.
+    ``dead``: the stones (GTP) the final count lifted (``game_ended``'s ``dead``, or an
+    imported file's territory marks); NULL when no count named them."""
 
     __tablename__ = "games"
 
@@ -130,6 +132,7 @@ class Game(Base):
     black_player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
     white_player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
     review_state: Mapped[str | None] = mapped_column(String(8))
+    dead: Mapped[list[Any] | None]
 
     __table_args__ = (
         CheckConstraint("source IN ('board', 'web', 'sgf')", name="source"),

@@ -34,6 +34,10 @@ a mistake the learner kept says ``Kept after the teacher's warning: loses ...`` 
 move's comment. Import reads both back into the game's teaching notes
 (``teaching_notes.read_back``), so a file exported and imported again exports the same.
 
+The final count (``Game.dead``, the stones it lifted) is written as territory marks,
+``TB``/``TW``, in the last node of the main line; import reads the dead stones back
+from them (``dashboard.store.sgf_territory``).
+
 Import (``import_sgf_file``; ``import_sgf`` gives its ids) is all-or-nothing: every
 game of the file is read (leniently: ``gobuddy.go.sgf.read_sgf`` repairs what
 real-world files get wrong, and each repair comes back as a warning naming the game,
@@ -70,6 +74,7 @@ from dashboard.store.analyses import analyses_for_game
 from dashboard.store.games import get_game
 from dashboard.store.models import Game, Move, SetupStone, TeachingNote
 from dashboard.store.sgf_comments import joined, mistakes_why, move_comment, position_comment
+from dashboard.store.sgf_territory import dead_from_marks, territory_marks
 from dashboard.store.teaching_notes import kept_comment, notes_for_game, read_back, variations_of
 from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp, to_gtp
 from gobuddy.go.game import Game as GoGame
@@ -140,6 +145,7 @@ def export_sgf(session: Session, game_id: str, with_analysis: bool = True, model
     record = game_record(session, game_id)
     nodes = record.main_line()
     detail = get_game(session, game_id)
+    dead = session.get(Game, game_id).dead  # type: ignore[union-attr]  # get_game found it
     extra = detail.extra or {}
     kept = {int(n): text for n, text in (extra.get("comments") or {}).items()}
     for n, text in kept.items():
@@ -189,6 +195,9 @@ def export_sgf(session: Session, game_id: str, with_analysis: bool = True, model
                     continue  # there already: the main line, or a line given twice
                 first = [VARIATION] if index == 0 and not (said and said[0].startswith(VARIATION)) else []
                 node.comment = " · ".join(first + said) or None
+    if dead is not None and len(nodes) > 1:  # the count: territory in the last node
+        marks = territory_marks(record.position_at(nodes[-1]), dead)
+        nodes[-1].properties.update({name: points for name, points in marks.items() if points})
     for n, lines in variations_of(notes, record.info.size).items():
         for (color, vertex, comment), in lines:
             if 0 <= n < len(nodes):  # its own, even where the game went on with the same move
@@ -267,8 +276,10 @@ def _game_rows(record: GameRecord, now: datetime) -> tuple[Game, list[SetupStone
     for number, (color, point) in enumerate(line.moves, start=1):
         c, v = color_to_str(color), to_gtp(point, size)
         moves.append((number, c, v, sorted(to_gtp(p, size) for p in game.play_gtp(c, v))))
+    last = record.main_line()[-1]
     fields = dict(black=info.black or None, white=info.white or None, result=info.result, rules=rules,
                   name=info.game_name or None)
+    dead = dead_from_marks(game.position, last.properties) if moves and last.move is not None else None
     for field, limit in LIMITS.items():
         if fields[field] is not None and len(fields[field]) > limit:  # type: ignore[arg-type]
             raise ValueError(f"{field} {fields[field]!r} is longer than {limit} characters")
@@ -287,7 +298,7 @@ def _game_rows(record: GameRecord, now: datetime) -> tuple[Game, list[SetupStone
     game = Game(id=f"sgf-{digest}", board_id=None, source="sgf", size=size, komi=float(info.komi),
                 handicap=info.handicap, to_play=color_to_str(first), mode="imported",
                 started_at=_started(info.date, now), ended_at=None, end_reason=None, extra=extra or None,
-                deleted_at=None, **fields)
+                deleted_at=None, dead=dead, **fields)
     return (game, [SetupStone(game_id=game.id, color=c, vertex=v) for c, v in setup],
             [Move(game_id=game.id, move_number=n, color=c, vertex=v, captures=caps, played_at=None)
              for n, c, v, caps in moves] + [TeachingNote(game_id=game.id, noted_at=now, **t) for t in taught],

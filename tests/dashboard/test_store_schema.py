@@ -24,13 +24,13 @@ def test_migrated_schema_equals_the_models(db_url):
         with engine.connect() as conn:
             context = MigrationContext.configure(conn, opts={"compare_type": True, "compare_server_default": True})
             assert compare_metadata(context, Base.metadata) == []
-        assert current_revision(engine) == head_revision() == "0005"
+        assert current_revision(engine) == head_revision() == "0006"
     finally:
         engine.dispose()
 
 
 def test_upgrade_is_idempotent_and_downgrade_works(db_url):
-    assert upgrade_to_head(db_url) == "0005"
+    assert upgrade_to_head(db_url) == "0006"
     engine = make_engine(db_url)
     try:
         with engine.begin() as conn:
@@ -41,7 +41,7 @@ def test_upgrade_is_idempotent_and_downgrade_works(db_url):
         with engine.connect() as conn:
             assert conn.dialect.get_table_names(conn) == ["alembic_version"]
         upgrade_to_head(engine)
-        assert current_revision(engine) == "0005"
+        assert current_revision(engine) == "0006"
     finally:
         engine.dispose()
 
@@ -82,7 +82,7 @@ def test_services_starting_together_migrate_once(tmp_path, request):
         urls["postgresql"] = request.getfixturevalue("postgres").create_database("race")
     for url in urls.values():
         with ThreadPoolExecutor(4) as pool:
-            assert list(pool.map(upgrade_to_head, [url] * 4)) == ["0005"] * 4
+            assert list(pool.map(upgrade_to_head, [url] * 4)) == ["0006"] * 4
 
 
 def test_a_read_sees_one_snapshot_while_the_recorder_writes(store):
