@@ -2,13 +2,17 @@
 the most visited move (with its own), on the same budget.
 
     python -m bench.bench_lcb [--games 60] [--visits 200] [--out runs/bench-lcb] [--savings-games 4]
+                              [--opponents visits visits-full]
 
-1. A head-to-head match through the real GTP front end (``training.match``: paired
+1. Head-to-head matches through the real GTP front end (``training.match``: paired
    random openings, colours swapped within a pair, the referee's area count with the
-   engines' dead stones): ``ours --choice lcb`` against ``ours --choice visits``, both
-   the shipped model at ``--visits`` a move, one onnxruntime thread each, one game at
-   a time. A visit budget, not a time one, so the result does not depend on the load
-   of the machine. The match folder is resumable (``--out``; ``--games`` extends it).
+   engines' dead stones): ``ours --choice lcb`` (with its early stop) against each of
+   ``--opponents``: ``visits``, the most visited move with its own early stop (the
+   play-time search before the LCB); ``visits-full``, the most visited move spending
+   every move's whole budget (so a win is not the budget's). All the shipped model at
+   ``--visits`` a move, one onnxruntime thread each, one game at a time. A visit
+   budget, not a time one, so the result does not depend on the load of the machine.
+   Each match folder (``--out``/OPPONENT) is resumable; ``--games`` extends it.
 2. The budget each choice spends: in-process search players (one per colour, trees
    kept between moves, as in a match) play ``--savings-games`` games from the same
    kind of openings; for each search, whether it stopped early (``settled``) and how
@@ -79,39 +83,47 @@ def spend(choice: LcbConfig | None, model: Path, visits: int, games: int, seed: 
     return out
 
 
-def match(a: argparse.Namespace) -> dict:
+OPPONENTS = {"visits": "--choice visits", "visits-full": "--choice visits --no-early-stop"}
+
+
+def match(a: argparse.Namespace, opponent: str) -> dict:
     common = f"--visits {a.visits} --threads 1"
     config = MatchConfig(engine_a=parse_engine(f"ours:--choice lcb {common}", name="lcb"),
-                         engine_b=parse_engine(f"ours:--choice visits {common}", name="visits"),
-                         out=a.out, games=a.games, seed=a.seed, progress=a.progress)
+                         engine_b=parse_engine(f"ours:{OPPONENTS[opponent]} {common}", name=opponent),
+                         out=a.out / opponent, games=a.games, seed=a.seed, progress=a.progress)
     return run_match(config)
 
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--games", type=int, default=60, help="match games (even: pairs of openings)")
+    p.add_argument("--games", type=int, default=60, help="games per match (even: pairs of openings)")
     p.add_argument("--visits", type=int, default=200)
     p.add_argument("--out", type=Path, default=Path("runs/bench-lcb"))
+    p.add_argument("--opponents", nargs="+", choices=sorted(OPPONENTS), default=["visits", "visits-full"])
     p.add_argument("--savings-games", type=int, default=4)
     p.add_argument("--model", type=Path, default=SHIPPED)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--progress", action="store_true", help="a progress bar on stderr")
     a = p.parse_args(argv)
-    s = match(a)
-    low, high = s["a_win_rate_wilson95"]
-    decided = s["a_wins"] + s["a_losses"] + s["jigo"]
     print("## Play-time move choice: lower confidence bound vs most visited (bench_lcb)\n")
     print(f"Head to head, the shipped model on both sides at {a.visits} visits a move, one onnxruntime thread "
-          "each, paired openings (2 random moves, colours swapped), komi 7, GTP front end, each side "
-          "with its own early stop.\n")
-    print("| games | LCB wins | most-visited wins | jigo | void | LCB score | Wilson 95% | LCB as black | LCB as white |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    rate = s["a_win_rate"]
-    bw, bn = s["a_wins_as_black"]
-    ww, wn = s["a_wins_as_white"]
-    print(f"| {decided} | {s['a_wins']} | {s['a_losses']} | {s['jigo']} | {s['void']} | "
-          f"{rate:.1%} | {low:.1%}–{high:.1%} | {bw}/{bn} | {ww}/{wn} |\n" if rate is not None else "| 0 | | | | | | | | |\n")
-    print(f"Budget spent ({a.savings_games} games per choice, the same openings, {a.visits} root visits a move, "
+          "each, paired openings (2 random moves, colours swapped), komi 7, through the GTP front end. "
+          "`lcb`: the best lower confidence bound, stopping a search only once the rest of the budget "
+          "cannot change the move; `visits`: the most visited move with its own early stop (the play "
+          "before); `visits-full`: the most visited move, always the whole budget.\n")
+    print("| LCB against | games | LCB wins | its wins | jigo | void | LCB score | Wilson 95% | LCB as black | LCB as white |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for opponent in a.opponents:
+        s = match(a, opponent)
+        low, high = s["a_win_rate_wilson95"]
+        decided = s["a_wins"] + s["a_losses"] + s["jigo"]
+        rate = s["a_win_rate"]
+        bw, bn = s["a_wins_as_black"]
+        ww, wn = s["a_wins_as_white"]
+        print(f"| {opponent} | {decided} | {s['a_wins']} | {s['a_losses']} | {s['jigo']} | {s['void']} | "
+              + (f"{rate:.1%} | {low:.1%}–{high:.1%} | {bw}/{bn} | {ww}/{wn} |" if rate is not None else "| | | |"),
+              flush=True)
+    print(f"\nBudget spent ({a.savings_games} games per choice, the same openings, {a.visits} root visits a move, "
           "reused visits counted as spent):\n")
     print("| choice | searches | stopped early | budget saved, mean | saved when stopped early, mean | bound chose another move |")
     print("|---|---|---|---|---|---|")

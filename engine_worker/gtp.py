@@ -6,6 +6,7 @@ Options build a ``GtpConfig``; ``make_player`` turns it into the object that ans
 with neither, ``DEFAULT_PLAY_VISITS`` or ``DEFAULT_PLAY_SECONDS``, whichever comes first),
 ``--threads``, ``--choice lcb|visits`` (the move after the search: the best lower
 confidence bound on its value, ``gobuddy.ai.lcb``, the default; or the most visited),
+``--no-early-stop`` (every search spends the whole budget, even when the move is settled),
 ``--level NAME`` for a named opponent level of ``gobuddy.ai.levels``
 (``full`` is the default player; ``--list-levels`` prints the names, weakest first, and
 exits), and for varied play ``--temperature T`` over the first
@@ -58,6 +59,7 @@ class GtpConfig:
     temperature_moves: int = 0  # the game's first moves (both colours) chosen with the temperature
     level: str | None = None  # a named level of gobuddy.ai.levels (None: the settings above)
     choice: str = "lcb"  # the move after the search: "lcb" (gobuddy.ai.lcb) or "visits" (the most visited)
+    early_stop: bool = True  # stop a search once the rest of its budget cannot change the move
 
     def budget(self) -> tuple[int | None, float | None]:
         """(visits, seconds) per move: those given, or with neither the defaults
@@ -93,6 +95,8 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
     parser.add_argument("--choice", choices=("lcb", "visits"), default="lcb",
                         help="the move after the search: the best lower confidence bound on its value "
                              "(default) or the most visited")
+    parser.add_argument("--no-early-stop", action="store_false", dest="early_stop",
+                        help="spend the whole budget on every move, even when the move can no longer change")
     parser.add_argument("--level", default=None,
                         help="play at a named level (see --list-levels; 'full' is the default player); "
                              "excludes --visits, --time, --random and --temperature")
@@ -138,7 +142,7 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
     return GtpConfig(boardsize=args.boardsize, komi=args.komi, superko=not args.simple_ko,
                      seed=args.seed, model=model, visits=args.visits, seconds=args.seconds,
                      threads=args.threads, temperature=args.temperature, temperature_moves=moves, level=level,
-                     choice=args.choice)
+                     choice=args.choice, early_stop=args.early_stop)
 
 
 def make_player(config: GtpConfig):
@@ -162,7 +166,8 @@ def make_player(config: GtpConfig):
         return SearchPlayer(OnnxEvaluator(config.model, intra_threads=config.threads),
                             PlayerConfig(visits=visits, seconds=seconds, temperature=config.temperature,
                                          temperature_moves=config.temperature_moves,
-                                         lcb=LcbConfig() if config.choice == "lcb" else None),
+                                         lcb=LcbConfig() if config.choice == "lcb" else None,
+                                         early_stop=config.early_stop),
                             SearchConfig(komi=config.komi, seed=config.seed))
     from gobuddy.go.playout import RandomPlayer
 

@@ -62,6 +62,7 @@ class PlayerConfig:
     temperature_moves: int = 0
     analyze_max_visits: int = 20_000
     lcb: LcbConfig | None = None
+    early_stop: bool = True  # False: every search spends the whole budget (an A/B baseline)
 
 
 def game_position(game: Any) -> tuple[Position, History]:
@@ -151,7 +152,7 @@ class SearchPlayer:
             exclude = {p for p in range(pos.n) if pos.is_eye_like(p, color)}  # pass is never excluded
         # a losing pass is never played while another move is left: it cannot settle the search
         contenders = exclude | ({pass_point} if my_margin < 0 and not cleanup else set())
-        early_stop = cfg.temperature_moves <= pos.move_count and (
+        early_stop = cfg.early_stop and cfg.temperature_moves <= pos.move_count and (
             True if cfg.lcb is None else (lambda root, remaining: lcb_choice.settled(root, remaining, contenders, cfg.lcb)))
         self.last_stats = self.search.run(visits=cfg.visits, seconds=cfg.seconds, early_stop=early_stop)
         root = self.search.root
