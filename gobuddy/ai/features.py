@@ -43,7 +43,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from gobuddy.go.coords import BLACK, WHITE
+from gobuddy.go.coords import BLACK
 from gobuddy.go.position import Position
 
 FEATURE_VERSION = 1
@@ -177,27 +177,6 @@ def game_history(game: Any) -> History:
     its last ``HISTORY_DEPTH`` moves, most recent first (no replay: the game keeps them)."""
     n = game.move_number
     return tuple(np.array(game.board_after(k), dtype=np.int8) for k in range(n - 1, max(-1, n - 1 - HISTORY_DEPTH), -1))
-
-
-def position_with_history(size: int, moves: Iterable[tuple[int, int]], setup_black: Iterable[int] = (),
-                          setup_white: Iterable[int] = (), first_to_play: int = BLACK,
-                          superko: bool = True) -> tuple[Position, History]:
-    """The position after setup stones and ``(colour, point)`` moves (pass allowed,
-    colours need not alternate), with its history. Raises ``IllegalMove`` naming the
-    move, ``ValueError`` for a setup chain without liberties."""
-    pos = Position(size, superko=superko, to_play=first_to_play)
-    for p in setup_black:
-        pos.place(p, BLACK)
-    for p in setup_white:
-        pos.place(p, WHITE)
-    pos.check_no_dead_chains()
-    pos.seen = {pos.hash}  # superko history starts from the finished setup
-    history: History = ()
-    for color, point in moves:
-        board = board_array(pos)
-        pos.play(point, color)
-        history = push_history(history, board)
-    return pos, history
 
 
 def replay(size: int, moves: Iterable[int], start: Position | None = None,

@@ -10,7 +10,6 @@ import pytest
 from engine_worker.answer import wire_answer
 from gobuddy.ai.analysis import Analysis, analyse, snapshot
 from gobuddy.ai.evaluator import TrompTaylorEvaluator, UniformEvaluator
-from gobuddy.ai.features import position_with_history
 from gobuddy.ai.mcts import Search, SearchConfig
 from gobuddy.ai.onnx_evaluator import OnnxEvaluator
 from gobuddy.bus.engine_messages import EngineAnswer
@@ -80,7 +79,9 @@ def test_exact_wire_form_round_trip_and_schema():
 
 
 def test_position_key_names_the_position():
-    pos, _ = position_with_history(9, [(BLACK, from_gtp("E5", 9)), (WHITE, from_gtp("C3", 9))])
+    pos = Position(9)
+    pos.play(from_gtp("E5", 9))
+    pos.play(from_gtp("C3", 9))
     key = position_hash(pos)
     assert len(key) == 16 and int(key, 16) == pos.key() & (2**64 - 1)
     other = pos.copy()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine_worker.answer import wire_answer
-from gobuddy.ai.features import position_with_history
+from gobuddy.ai.features import game_history
 from gobuddy.ai.level_answer import level_answer
 from gobuddy.ai.levels import LevelPlayer, level_named
 from gobuddy.ai.mcts import Search, SearchConfig
@@ -31,7 +31,7 @@ def evaluator():
 
 
 def _answer(evaluator, level: str, game: Game, seed: int):
-    pos, history = position_with_history(game.size, game.moves)
+    pos, history = game.position, game_history(game)
     recent = [point for _, point in game.moves[-2:]]
     return level_answer(Search(evaluator, SearchConfig(komi=7.0)), level_named(level), pos, history, seed, recent,
                         top_k=5)

@@ -29,7 +29,7 @@ from dashboard.store import Store
 from engine_worker.answer import wire_answer
 from gobuddy.ai.analysis import analyse
 from gobuddy.ai.evaluator import Evaluation, Query, TrompTaylorEvaluator
-from gobuddy.ai.features import position_with_history
+from gobuddy.ai.features import game_history
 from gobuddy.ai.mcts import Search, SearchConfig
 from gobuddy.bus import topics
 from gobuddy.bus.client import BusClient
@@ -38,7 +38,8 @@ from gobuddy.bus.inbox import Received
 from gobuddy.bus.message import now_ms
 from gobuddy.bus.messages import (BoardState, EngineAnswer, EngineError, EngineRequest, GameEnded, GameEvent,
                                   GameStarted, MovePlayed, Passed, Player, Problem, ProblemCleared, ProblemRaised)
-from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp, to_gtp
+from gobuddy.go.coords import BLACK, WHITE, color_to_str, from_gtp, to_gtp
+from gobuddy.go.game import Game, Ruleset
 from gobuddy.go.position import Position
 
 
@@ -82,10 +83,8 @@ class StandInWorker:
 
     def answer(self, request: EngineRequest) -> EngineAnswer:
         p = request.position
-        pos, history = position_with_history(
-            p.size, [(color_from_str(c), from_gtp(v, p.size)) for c, v in p.moves],
-            [from_gtp(v, p.size) for c, v in p.setup if c == "B"], [from_gtp(v, p.size) for c, v in p.setup if c == "W"],
-            color_from_str(p.moves[0][0]) if p.moves else color_from_str(p.side_to_play()))
+        game = Game.from_position(p.size, Ruleset(p.rules, p.komi), p.setup, p.moves, p.to_play)
+        pos, history = game.position, game_history(game)
         search = Search(ShapeEvaluator(p.komi), SearchConfig(komi=p.komi, pipeline=False, seed=1))
         result = analyse(search, pos, history, visits=min(request.max_visits, self.max_visits), top_k=request.top_k,
                          ownership=request.include_ownership, to_play=p.side_to_play())
