@@ -88,39 +88,48 @@ def from_move_quality(losses: Sequence[float]) -> RankEstimate | None:
                         "mapped by an assumed table (see dashboard/rank_estimate.py)", len(recent))
 
 
-def read_levels(path: Path = LEVELS_FILE) -> dict[str, tuple[float, float | None]]:
-    """Level name -> (Elo, rank number) from the first markdown table of ``path`` with a
-    ``level`` and an Elo column (the first number of the cell: ``+120 (+60 to +190)``).
-    The rank is the first rank in an "estimated rank" column when the table has one
-    (``training.levels`` writes it, GNU Go's rows included), else the level's own name
-    when that is a rank, else None. Empty when the file or such a table is missing."""
+def level_rows(path: Path = LEVELS_FILE) -> list[dict[str, str]]:
+    """The rows of the first markdown table of ``path`` with a ``level`` and an Elo column,
+    each as lower-cased header -> cell (markdown ``*`` and backticks stripped). Empty when
+    the file or such a table is missing."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError:
-        return {}
-    out: dict[str, tuple[float, float | None]] = {}
+        return []
+    rows: list[dict[str, str]] = []
     header: list[str] | None = None
     for line in lines:
         if not line.strip().startswith("|"):
-            if out:
+            if rows:
                 break
             header = None
             continue
         cells = [c.strip().strip("`*").strip() for c in line.strip().strip("|").split("|")]
         if header is None:
             header = [c.lower() for c in cells]
+            if "level" not in header or not any("elo" in h for h in header):
+                header = []
             continue
-        if set("".join(cells)) <= set("-: "):
-            continue
-        try:
-            level = cells[header.index("level")]
-            elo = cells[next(i for i, h in enumerate(header) if "elo" in h)]
-        except (ValueError, StopIteration, IndexError):
-            header = None
-            continue
-        rank_col = next((i for i, h in enumerate(header) if "rank" in h), None)
-        rank_cell = cells[rank_col] if rank_col is not None and rank_col < len(cells) else ""
-        found = re.search(r"\d+\s*(?:kyu|dan)", rank_cell)
+        if header and not set("".join(cells)) <= set("-: "):
+            rows.append(dict(zip(header, cells)))
+    return rows
+
+
+def estimated_rank_cell(row: dict[str, str]) -> str:
+    """A level row's "estimated rank" cell ("" when the table has none)."""
+    return next((cell for h, cell in row.items() if "rank" in h), "")
+
+
+def read_levels(path: Path = LEVELS_FILE) -> dict[str, tuple[float, float | None]]:
+    """Level name -> (Elo, rank number) from ``level_rows``: the first number of the Elo
+    cell (``+120 (+60 to +190)``) and the first rank of the "estimated rank" cell
+    (``training.levels`` writes it, GNU Go's rows included), else the level's own name when
+    that is a rank, else None."""
+    out: dict[str, tuple[float, float | None]] = {}
+    for row in level_rows(path):
+        level = row["level"]
+        elo = next(cell for h, cell in row.items() if "elo" in h)
+        found = re.search(r"\d+\s*(?:kyu|dan)", estimated_rank_cell(row))
         number = re.search(r"[-+]?\d+(\.\d+)?", elo)
         if number:
             out[level] = (float(number.group()), rank_value(found.group()) if found else rank_value(level))

@@ -22,12 +22,12 @@ chosen by hand (the ladder steps from the level played: ``dashboard.ladder``).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
 from sqlalchemy.exc import SQLAlchemyError
 
+from dashboard.rank_estimate import LEVELS_FILE, estimated_rank_cell, level_rows
 from dashboard.views.login import IDENTITY
 from dashboard.views.page_context import Services
 from gobuddy.ai.levels import level_names
@@ -37,7 +37,6 @@ from gobuddy.ai.levels import level_names
 # does not load the model (the workers do, maybe on other machines); a test checks this
 # against the shipped model.
 SIZES = (9,)
-LEVELS_MD = Path(__file__).resolve().parents[2] / "models" / "LEVELS.md"
 NAME = "play_name"  # the name box
 LEVEL = "play_level"  # the opponent box (preselected for the name)
 LAST_NAME = "play_last_name"  # the name of the last game: the box's value next time
@@ -64,16 +63,8 @@ def suggested_level(services: Services, name: str) -> str:
 def rank_estimates() -> dict[str, str]:
     """Level name -> its estimated rank ("20 kyu (26 kyu to 18 kyu)") from the
     calibration table of ``models/LEVELS.md``; empty when the file is not there."""
-    try:
-        text = LEVELS_MD.read_text(encoding="utf-8")
-    except OSError:
-        return {}
-    names, found = set(level_names()), {}
-    for line in text.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 5 and cells[0] in names:
-            found[cells[0]] = cells[4]
-    return found
+    names = set(level_names())
+    return {row["level"]: estimated_rank_cell(row) for row in level_rows(LEVELS_FILE) if row["level"] in names}
 
 
 def level_help() -> str:
