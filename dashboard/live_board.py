@@ -66,9 +66,6 @@ class LiveBoard:
     def capture_counts(self) -> dict[str, int]:
         return dict(self.captures)
 
-    def first_to_play(self) -> str:
-        return self.moves[0][0] if self.moves else self.to_play
-
 
 def replayed(board: LiveBoard) -> LiveBoard:
     """``board`` with its derived fields recomputed from setup and moves

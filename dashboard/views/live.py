@@ -34,7 +34,6 @@ from dashboard.views.reasons import hint_reasons, reasons_markdown
 from gobuddy.bus.message import now_ms
 from gobuddy.bus.messages import EngineAnswer, Problem
 from gobuddy.explain import Reason
-from gobuddy.go.coords import color_from_str
 from gobuddy.go.game import Game, Ruleset
 from gobuddy.go.position import Position
 
@@ -216,10 +215,8 @@ def _answer_key(answer: EngineAnswer | None) -> tuple[Any, ...] | None:
 
 def live_position(board: LiveBoard) -> Position:
     """The position ``board`` shows, replayed (``gobuddy.go.game``)."""
-    game = Game.from_gtp(board.size, Ruleset(board.rules, board.komi), board.first_to_play(), board.setup,
-                         board.moves)
-    game.set_to_play(color_from_str(board.to_play))
-    return game.position
+    return Game.from_position(board.size, Ruleset(board.rules, board.komi), board.setup, board.moves,
+                              board.to_play).position
 
 
 def live_reasons(board: LiveBoard, answer: EngineAnswer) -> list[Reason]:
