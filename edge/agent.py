@@ -53,9 +53,10 @@ the engine its reply waits for the judgement (at most ``request_timeout_s`` and 
 seconds: then the move stands) and for the learner's decision.
 
 The end (``edge.end_count``, the count's half of the agent; ``count_dead``): two passes
-or END start a count: the workers say which stones are dead, they blink, TURN DONE (or
-END, START, or ``count_accept_s`` without a decision) accepts, UNDO plays on; with no
-worker (no answer in ``count_wait_s``) every stone counts alive.
+or END start a count: the workers say which stones are dead, they blink, lifting a stone
+toggles its group dead or alive, TURN DONE (or END, START, or ``count_accept_s`` without
+a decision) accepts, UNDO plays on; with no worker (no answer in ``count_wait_s``) every
+stone counts alive. A count shown is journalled and shown again after a restart.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ from edge.reading.problems import UNCLEAR_READING, ProblemRaised
 from edge.reading.reconcile import LedPattern, ReconcileConfig, Reconciler
 from edge.board_buttons import BoardButtons
 from edge.board_status import BoardStatus
-from edge.end_count import CountStarted, EndCount
+from edge.end_count import CountChanged, CountStarted, EndCount
 from edge.judgements import Judgements
 from edge.teacher import Decided, Teacher
 from edge.engine_answers import EngineAnswers
@@ -168,7 +169,8 @@ class EdgeAgent(BoardStatus, EngineAnswers, Judgements, EndCount, BoardButtons):
         self.adoption = GameAdoption(bus, config.board_id, config.settings, self.queue, current=lambda: self.record,
                                      install=self._install, lock=self._lock, stop=self._stop, log=self.log,
                                      wait_s=config.retained_wait_s)
-        self.adoption.from_journal()
+        if self.adoption.from_journal() is not None:
+            self._resume_count()  # a count shown when the agent stopped is shown again
         bus.subscribe(topics.board_led(config.board_id), self._on_led_topic)
         bus.subscribe(topics.board_command(config.board_id), self._on_command)
 
@@ -301,6 +303,9 @@ class EdgeAgent(BoardStatus, EngineAnswers, Judgements, EndCount, BoardButtons):
                 continue
             if isinstance(event, CountStarted):
                 self._start_count()
+                continue
+            if isinstance(event, CountChanged):
+                self._count_changed(event.dead)
                 continue
             if isinstance(event, ProblemRaised) and event.kind == UNCLEAR_READING and self.health is not None:
                 self.health.note_unclear([from_gtp(v, rec.game.size) for v in event.points])

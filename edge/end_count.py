@@ -1,21 +1,23 @@
-"""The count at the end on the board: dead stones proposed by the workers, shown, accepted or disputed.
+"""The count at the end on the board: dead stones proposed by the workers, shown, disputed group by group, accepted.
 
 | step | what happens |
 |------|--------------|
-| start | two passes, or END: the game is not ended yet; the reconciler stops reading the board (``Reconciler.start_count``: ``CountStarted``) and the workers are asked (``Advisor.count``: an ``analysis`` with ``final_status``, the same decision of dead stones as the Play page's count, ``gobuddy.ai.final_status``) |
+| start | two passes, or END: the game is not ended yet; the reconciler stops reading the board as moves (``Reconciler.start_count``: ``CountStarted``) and the workers are asked (``Advisor.count``: an ``analysis`` with ``final_status``, the same decision of dead stones as the Play page's count, ``gobuddy.ai.final_status``) |
 | no verdict | no broker, an error, no answer within ``count_wait_s``, or an answer without ``final_status``: the count with every stone alive, as without a worker; the log and the status (``count``) say so |
 | none dead | the game ends at once |
-| dead stones | they blink (``LED BLINK``: a stone of each dead group first, at most 16) and the game waits for the players |
-| TURN DONE, END, START | accept: ``game_ended`` with the area count that lifts them (START then begins the next game) |
+| dead stones | their groups blink (``LED BLINK``: a stone of each dead group first, at most 16) and the game waits for the players |
+| a stone lifted | its group toggles between dead and alive (put back, or left off: once per lift); a group with every stone off counts dead (players who take the dead stones off, as in Japan and China, get the count they see); the LEDs blink the groups now counted dead (none: LEDs off) and ``count_accept_s`` starts again |
+| TURN DONE, END, START | accept: ``game_ended`` with the area count that lifts the stones counted dead, and lists them (``dead``); START then begins the next game |
 | UNDO | a dispute: back to playing (the pass that ended the game is taken back) |
-| no decision | ``count_accept_s`` after the stones were shown, the count is accepted |
+| no decision | ``count_accept_s`` after the stones were shown (or last toggled), the count is accepted |
+| restart | the count shown (the workers' dead stones and the players' toggles) is in the journal (``edge.journal.count_journal``): the agent shows it again, without asking the workers |
 
-``EndCount`` is the part of ``edge.agent.EdgeAgent`` that runs it. It needs the agent's
-``advisor``, ``reconciler``, ``record``, ``config`` (``count_wait_s``,
-``count_accept_s``), ``bus``, ``log``, ``_lock``, ``_apply`` and ``_status_at``. Not done
-here: choosing group by group on the board (the dashboard's Play page can; the board
-accepts the workers' proposal whole or goes back to playing), and a count that survives
-a restart (the game comes back unended after its two passes: END counts it again).
+Nothing the board shows during the count is a move (``edge.reading.count_stops``,
+``edge.reading.count_groups``). ``EndCount`` is the part of ``edge.agent.EdgeAgent`` that
+runs it. It needs the agent's ``advisor``, ``reconciler``, ``record``, ``config``
+(``count_wait_s``, ``count_accept_s``), ``bus``, ``queue``, ``log``, ``_lock``,
+``_apply`` and ``_status_at``. Not kept over a restart: a count whose workers had not
+answered yet (the game comes back unended after its passes: END counts it again).
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from edge.journal.count_journal import closed_note, count_note, pending_count
 from gobuddy.bus.messages import EngineAnswer
-from gobuddy.go.coords import EMPTY, from_gtp
+from gobuddy.go.coords import EMPTY, from_gtp, to_gtp
 from gobuddy.go.position import neighbours
 
 COUNT_BLINK_MAX = 16  # points in one LED BLINK (firmware/PROTOCOL.md)
@@ -35,6 +38,15 @@ class CountStarted:
     """The game would end now (two passes, or END) after ``move_number`` moves: count first."""
 
     move_number: int
+
+
+@dataclass(frozen=True)
+class CountChanged:
+    """The players changed the count after ``move_number`` moves (a stone lifted): ``dead``
+    is every stone counted dead now (flat points)."""
+
+    move_number: int
+    dead: tuple[int, ...]
 
 
 @dataclass
@@ -105,18 +117,60 @@ class EndCount:
             self._count_all_alive("the worker told no dead stones")
             return True
         size = rec.game.size
-        count.dead = tuple(sorted(from_gtp(v, size) for v in answer.final_status.dead))
+        proposed = tuple(sorted(from_gtp(v, size) for v in answer.final_status.dead))
         count.unsure = tuple(sorted(from_gtp(v, size) for v in answer.final_status.unsure))
         count.shown_at = time.monotonic()
         self._status_at = 0.0
-        if not count.dead:
+        if not proposed and not rec.count_dead:
             self.log.info("counting: no stone is dead")
+            count.dead = ()
             self._accept_count()
             return True
-        self.log.info("counting: %d stones dead (%d unsure): TURN DONE accepts, UNDO goes back to playing",
-                      len(count.dead), len(count.unsure))
-        self._apply(rec.show_dead(blink_order(count.dead, rec.game.position.board, size)[:COUNT_BLINK_MAX]))
+        self._apply(rec.show_dead(proposed))
+        count.dead = rec.count_dead  # the proposal's groups, with what the players lifted meanwhile
+        self.log.info("counting: %d stones dead (%d unsure): lift a stone to toggle its group, TURN DONE "
+                      "accepts, UNDO goes back to playing", len(count.dead), len(count.unsure))
+        self._journal_count()
         return True
+
+    def _count_changed(self, dead: tuple[int, ...]) -> None:
+        """The players lifted a stone: the dead stones now (shown by the reconciler's LEDs)."""
+        count = self.count
+        if count is None or count.dead is None:
+            return  # the workers are still asked: their answer takes the toggles in
+        count.dead = dead
+        count.shown_at = time.monotonic()
+        self._status_at = 0.0
+        self.log.info("counting: the players changed the count: %d stones dead", len(dead))
+        self._journal_count()
+
+    def _journal_count(self) -> None:
+        """Keep the count shown in the journal (``edge.journal.count_journal``)."""
+        rec, record, count = self.reconciler, self.record, self.count
+        if rec is None or record is None or count is None or rec.count_groups is None:
+            return
+        size = rec.game.size
+        self.queue.append("", count_note(record, rec.count_groups.snapshot(),
+                                         [to_gtp(p, size) for p in count.dead or ()]))
+
+    def _resume_count(self) -> None:
+        """After a restart: show again the count the journal holds for the game, if any."""
+        rec, record = self.reconciler, self.record
+        if rec is None or record is None:
+            return
+        note = pending_count(self.queue.entries(), record)
+        if note is None:
+            return
+        try:
+            self._apply(rec.restore_count(note["groups"]))
+        except (ValueError, KeyError, TypeError) as exc:
+            self.log.error("journalled count of game %s unusable (%s): the game waits for END", record.game_id, exc)
+            rec.counting = rec.count_groups = None
+            return
+        now = time.monotonic()
+        self.count = Count(record.game_id, record.game.move_number, now, dead=rec.count_dead, shown_at=now)
+        self._status_at = 0.0
+        self.log.info("counting game %s again after a restart: %d stones dead", record.game_id, len(self.count.dead))
 
     def _count_failed(self, request_id: str) -> None:
         count = self.count
@@ -139,7 +193,7 @@ class EndCount:
         self._status_at = 0.0
         if count is None or rec is None or rec.game.ended:
             return
-        dead = count.dead or ()
+        dead = rec.count_dead if count.dead else ()  # the groups counted dead now, toggles included
         self._apply(rec.accept_count(dead))
         self.log.info("game %s counted: %s with %d stones dead", count.game_id, rec.game.result, len(dead))
         if count.dead:
@@ -156,10 +210,12 @@ class EndCount:
 
     def _dispute_count(self) -> None:
         """UNDO while the count is shown: back to playing."""
-        rec = self.reconciler
+        rec, record = self.reconciler, self.record
         self.count = None
         self._status_at = 0.0
         self._count_note = "disputed: playing on"
+        if record is not None:
+            self.queue.append("", closed_note(record))
         if rec is not None:
             self.log.info("count disputed: back to playing")
             self._apply(rec.resume_play())
@@ -184,7 +240,7 @@ class EndCount:
             return self._count_note
         if count.dead is None:
             return "asking the workers for dead stones"
-        return f"{len(count.dead)} dead stones shown: TURN DONE accepts, UNDO plays on"
+        return f"{len(count.dead)} dead stones shown: lift a stone to toggle its group, TURN DONE accepts, UNDO plays on"
 
 
-__all__ = ["COUNT_BLINK_MAX", "Count", "CountStarted", "EndCount", "blink_order"]
+__all__ = ["COUNT_BLINK_MAX", "Count", "CountChanged", "CountStarted", "EndCount", "blink_order"]

@@ -4,7 +4,8 @@ The game itself (record, position, replay, hash, events) is ``gobuddy.go.game.Ga
 this module adds what only the board has: ``GameSettings`` (size, komi, handicap, how
 hints are given, the engine's colour) and the changes a board makes, each refused once
 the game ended and each returning the game's own event (``Played`` for a move or a pass,
-``Undone``, ``Ended``) for ``edge.journal.game_journal`` to put on the wire; a move the
+``Undone``, ``Ended``; ``Counted``, an ``Ended`` that names the dead stones, for a
+count) for ``edge.journal.game_journal`` to put on the wire; a move the
 teacher called a mistake is taken back with ``take_back`` (kept as a variation).
 
 Modes: two players with a hint after every move, two players with hints on request
@@ -106,11 +107,21 @@ def take_back(game: Game, points_lost: float | None, better: int | None) -> Undo
     return Undone(last)
 
 
+@dataclass(frozen=True)
+class Counted(Ended):
+    """The game ended by a count with the ``dead`` stones (flat points) lifted."""
+
+    dead: tuple[int, ...] = ()
+
+
 def end(game: Game, dead: tuple[int, ...] = (), result: str | None = None) -> Ended:
-    """Finish by counting (area scoring with komi, ``dead`` stones lifted first), or with
-    an agreed ``result``. Not checked: that both players passed."""
+    """Finish by counting (area scoring with komi, ``dead`` stones lifted first: a
+    ``Counted``), or with an agreed ``result``. Not checked: that both players passed."""
     _check_open(game)
-    return game.finish(result if result is not None else area_score(game.position, game.komi, dead).result)
+    if result is not None:
+        return game.finish(result)
+    ended = game.finish(area_score(game.position, game.komi, dead).result)
+    return Counted(ended.move_number, ended.result, ended.reason, tuple(sorted(dead)))
 
 
 def resign(game: Game, color: int) -> Ended:
@@ -124,4 +135,4 @@ def _check_open(game: Game) -> None:
         raise GameError(f"the game is over ({game.result})", game.move_number)
 
 
-__all__ = ["GameSettings", "Mode", "RULES", "play", "pass_move", "undo", "take_back", "end", "resign"]
+__all__ = ["Counted", "GameSettings", "Mode", "RULES", "play", "pass_move", "undo", "take_back", "end", "resign"]

@@ -3,7 +3,8 @@
 ``GameLog`` is one game on one board as the rest of the system sees it: a
 ``gobuddy.go.game.Game`` with the board's ``GameSettings`` (``edge.game``), its
 ``game_id`` and the ``seq`` of its last event. ``wire`` turns the game's own events
-(``Played``, ``Undone``, ``Ended`` of ``gobuddy.go.game``; ``edge.reading.problems``) into
+(``Played``, ``Undone``, ``Ended`` of ``gobuddy.go.game``, a count's ``edge.game.Counted``
+with its dead stones; ``edge.reading.problems``) into
 ``gobuddy.bus`` game events with the next ``seq``, and the learner's decision after the
 teacher's warning (``edge.teacher.Decided``) into a ``teaching`` event; ``state`` is the
 retained ``board_state``.
@@ -29,7 +30,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from edge.reading import problems as pr
-from edge.game import RULES, GameSettings, Mode
+from edge.game import RULES, Counted, GameSettings, Mode
 from edge.teacher import Decided
 from gobuddy.bus import messages as wire
 from gobuddy.bus.game_events import GUEST
@@ -97,7 +98,8 @@ class GameLog:
             return wire.Undone(**ids, color=color_to_str(event.played.color),
                                vertex=to_gtp(event.played.point, size))
         if isinstance(event, Ended):
-            return wire.GameEnded(**ids, result=event.result, reason=event.reason)
+            dead = tuple(to_gtp(p, size) for p in event.dead) if isinstance(event, Counted) else None
+            return wire.GameEnded(**ids, result=event.result, reason=event.reason, dead=dead)
         if isinstance(event, pr.ProblemRaised):
             self.problem = wire.Problem(event.kind, tuple(dict.fromkeys(event.points)), event.message[:500])
             return wire.ProblemRaised(**ids, kind=self.problem.kind, points=self.problem.points,

@@ -41,7 +41,8 @@ there: it is read so only when that puts the new stones in turn order.
 
 Buttons: pass, undo and end change the game once the board has settled
 (``edge.reading.button_presses``); with ``count_first`` the end (END, or the second
-pass) waits for the count of dead stones (``edge.reading.count_stops``). Against the
+pass) waits for the count of dead stones (``edge.reading.count_stops``: meanwhile a
+stone lifted toggles its group dead or alive; nothing read is a move). Against the
 engine, ``expect_engine_move`` gives the point where the engine's stone must go (its LED
 lights); a stone elsewhere is ``engine_stone_misplaced``. ``show_hint`` lights a hint for
 the position it was computed for, and ``show_reason`` instead blinks the group its
@@ -70,6 +71,8 @@ from edge.reading.point_memory import PointMemory
 from edge.sensing.stability import StabilityConfig, Stabiliser, StableBoard
 from edge.reading.unseen_moves import masked_move_candidates, moves_in_order
 from edge import game as board_game
+from edge.end_count import CountChanged, CountStarted
+from edge.reading.count_groups import CountGroups
 from edge.reading.count_stops import CountStops
 from edge.reading.engine_advice import EngineAdvice
 from edge.reading.teacher_stops import TeacherStops
@@ -81,7 +84,7 @@ from gobuddy.go.coords import EMPTY, pass_move
 from gobuddy.go.game import Ended, Game, Played, Undone
 
 
-Event = Union[Played, Undone, Ended, ProblemRaised, ProblemCleared, Decided, LedPattern]
+Event = Union[Played, Undone, Ended, ProblemRaised, ProblemCleared, Decided, LedPattern, CountStarted, CountChanged]
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,7 @@ class Reconciler(ButtonPresses, EngineAdvice, TeacherStops, CountStops):
         self.mistake: Mistake | None = None  # the teacher's call waiting for the learner
         self.count_first = False  # END and the second pass start a count (edge.end_count)
         self.counting: tuple[int, ...] | None = None  # a count under way: the dead stones to blink
+        self.count_groups: CountGroups | None = None  # its groups and the players' toggles
         self._gone: tuple[int, set[int]] = (0, set())  # (stone move number, captures seen gone)
         self.points = PointMemory()  # when each point changed, what masks hide
         self._unsure = False  # the latest sighting had uncertain points
@@ -163,9 +167,10 @@ class Reconciler(ButtonPresses, EngineAdvice, TeacherStops, CountStops):
         stable = None if sighting.blind else self.stabiliser.push(sighting)
         if self.game.ended:
             return []
-        if self.counting is not None:  # the players look at the count: the board is kept, not read
+        if self.counting is not None:  # the players look at the count: read for their choices, never a move
             if stable is not None and not stable.lasting:
                 self.stable = stable.board
+                return self.count_board(self.points.read(stable.board, self.game.position.board))
             return []
         events: list[Event] = []
         if stable is not None:

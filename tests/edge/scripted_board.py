@@ -33,7 +33,7 @@ from edge import game as board_game
 from edge.game import GameSettings
 from edge.reading.problems import ProblemCleared, ProblemRaised
 from edge.reading.reconcile import LedPattern, ReconcileConfig, Reconciler
-from edge.end_count import CountStarted
+from edge.end_count import CountChanged, CountStarted
 from edge.teacher import Decided, Mistake
 from gobuddy.go.coords import BLACK, EMPTY, WHITE, color_to_str, from_gtp, pass_move, to_gtp
 from gobuddy.go.game import Ended, Played, Undone
@@ -44,6 +44,7 @@ CLASSES = {"X": BLACK, "O": WHITE, "#": STONE, ".": EMPTY}
 def describe(events: list, leds: bool = False, size: int = 9) -> list[str]:
     """Events as short strings: ``move B D4 x D5``, ``pass W``, ``undo W C3``,
     ``problem two_stones E5 F5``, ``cleared two_stones``, ``led blink D5``, ``end B+R``,
+``count`` / ``count dead C4 D4`` (a count started / the players changed it),
     ``taken_back B A1`` / ``kept B A1`` (the learner's decision on a mistake)."""
     out = []
     for e in events:
@@ -62,6 +63,8 @@ def describe(events: list, leds: bool = False, size: int = 9) -> list[str]:
             out.append(f"cleared {e.kind}")
         elif isinstance(e, CountStarted):
             out.append("count")
+        elif isinstance(e, CountChanged):
+            out.append(f"count dead {' '.join(to_gtp(p, size) for p in e.dead)}".strip())
         elif isinstance(e, Decided):
             out.append(f"{e.verdict} {color_to_str(e.mistake.color)} {to_gtp(e.mistake.point, size)}")
         elif isinstance(e, LedPattern):
@@ -160,7 +163,7 @@ class ScriptedBoard:
             elif head == "dead":
                 events += self.rec.show_dead(self._points(rest))
             elif head == "accept":
-                events += self.rec.accept_count(self.rec.counting or ())
+                events += self.rec.accept_count(self.rec.count_dead)
             elif head == "resume":
                 events += self.rec.resume_play()
             elif head == "hint":

@@ -1,8 +1,10 @@
 """The count at the end on the simulated board, over a real Mosquitto: two passes (or
 END) ask the workers which stones are dead (a stand-in worker answers ``final_status``:
 the white stone at C4 is dead); they blink until TURN DONE accepts (the result counts
-them dead) or UNDO goes back to playing; nobody deciding accepts after a while; with no
-worker every stone counts alive and the status says so."""
+them dead, and ``game_ended`` lists them) or UNDO goes back to playing; a stone lifted
+toggles its group (lifted and put back) or leaves it dead (taken off); nobody deciding
+accepts after a while; with no worker every stone counts alive and the status says so;
+a count shown survives a restart of the agent."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from edge.game import GameSettings
 from engine_worker.request_position import build
 from gobuddy.bus import BusClient, topics
 from gobuddy.bus.messages import DeadStones, EngineAnswer, MoveInfo, PositionKey, RootInfo
-from gobuddy.go.coords import from_gtp
+from gobuddy.go.coords import BLACK, WHITE, from_gtp
 from gobuddy.go.game import position_hash
 from gobuddy.go.position import Position
 from gobuddy.go.scoring import area_score
@@ -130,3 +132,98 @@ def test_an_old_board_without_the_count_ends_at_once(broker, observer, tmp_path)
         rig.play("E5 C4 pass pass")
         wait_until(lambda: observer.events("game_ended"), 10, "the end")
         assert observer.events("game_ended")[0]["result"] == "W+7"
+
+
+def lift_and_put_back(rig, vertex: str, color: int) -> None:
+    point = from_gtp(vertex, 9)
+    rig.board.lift([point], color).result(10)
+    rig.board.idle(0.6).result(10)  # seen off the board
+    rig.board.place(point, color).result(10)
+    rig.board.idle(0.6).result(10)
+
+
+def test_lifting_a_stone_toggles_its_group_and_game_ended_lists_the_dead(broker, observer, tmp_path):
+    """C4 is proposed dead; its stone lifted and put back: alive (LEDs off); black's E5
+    lifted and put back: dead; TURN DONE: the count lifts E5 only, and says so. Nothing
+    read meanwhile is a move."""
+    requests = Inbox()
+    engine = stand_in_counter(broker, requests)
+    try:
+        with AgentRig(broker, tmp_path, status_every_s=0.5) as rig:
+            rig.press("START")
+            rig.play("E5 C4 pass pass")
+            wait_until(lambda: rig.board.leds().points == DEAD, 10, "the dead stones on the LEDs")
+            lift_and_put_back(rig, "C4", WHITE)
+            wait_until(lambda: rig.board.leds().mode == "OFF", 10, "C4 alive: nothing blinks")
+            lift_and_put_back(rig, "E5", BLACK)
+            wait_until(lambda: rig.board.leds().points == ("E5",), 10, "E5 dead: it blinks")
+            wait_until(lambda: "1 dead stones" in (count_status(observer) or ""), 10, "the count in the status")
+            rig.press("DONE")
+            wait_until(lambda: observer.events("game_ended"), 10, "the end of the game")
+            (ended,) = observer.events("game_ended")
+            assert (ended["result"], ended["dead"]) == (result_with("E5 C4 pass pass", ("E5",)), ["E5"]) == ("W+88", ["E5"])
+            assert observer.moves() == ["B E5", "W C4", "B pass", "W pass"] and not observer.events("undo")
+    finally:
+        engine.stop()
+
+
+def test_a_group_taken_off_counts_dead(broker, observer, tmp_path):
+    """The players take the dead stone off, as Japanese and Chinese players do: it stays
+    dead, and the count ends with it lifted."""
+    requests = Inbox()
+    engine = stand_in_counter(broker, requests)
+    try:
+        with AgentRig(broker, tmp_path) as rig:
+            rig.press("START")
+            rig.play("E5 C4 pass pass")
+            wait_until(lambda: rig.board.leds().points == DEAD, 10, "the dead stones on the LEDs")
+            rig.board.lift([from_gtp("C4", 9)], BLACK).result(10)
+            rig.board.idle(1.0).result(10)
+            assert rig.board.leds().points == DEAD
+            rig.press("DONE")
+            wait_until(lambda: observer.events("game_ended"), 10, "the end of the game")
+            (ended,) = observer.events("game_ended")
+            assert (ended["result"], ended["dead"]) == ("B+74", ["C4"])
+            assert observer.moves() == ["B E5", "W C4", "B pass", "W pass"]
+    finally:
+        engine.stop()
+
+
+def test_the_count_survives_a_restart_of_the_agent(broker, observer, tmp_path):
+    """The agent stops while the count (C4 proposed, E5 toggled dead by the players) is
+    shown: started again, it shows the same count without asking the workers, and
+    TURN DONE ends the game with it. A count dropped (UNDO) stays dropped."""
+    requests = Inbox()
+    engine = stand_in_counter(broker, requests)
+    try:
+        with AgentRig(broker, tmp_path, status_every_s=0.5) as rig:
+            rig.press("START")
+            rig.play("E5 C4 pass pass")
+            wait_until(lambda: rig.board.leds().points == DEAD, 10, "the dead stones on the LEDs")
+            lift_and_put_back(rig, "E5", BLACK)
+            wait_until(lambda: sorted(rig.board.leds().points) == ["C4", "E5"], 10, "C4 and E5 blinking")
+            asked = len(requests.items)
+            rig.stop_agent()
+            agent = rig.start_agent()
+            assert agent.count is not None and sorted(agent.count.dead) == sorted(from_gtp(v, 9) for v in ("C4", "E5"))
+            wait_until(lambda: sorted(rig.board.leds().points) == ["C4", "E5"], 10, "the same count on the LEDs again")
+            wait_until(lambda: "2 dead stones" in (count_status(observer) or ""), 10, "the count in the status")
+            rig.press("DONE")
+            wait_until(lambda: observer.events("game_ended"), 10, "the end of the game")
+            (ended,) = observer.events("game_ended")
+            assert (ended["result"], sorted(ended["dead"]), ended["move_number"]) == ("W+7", ["C4", "E5"], 4)
+            assert len(requests.items) == asked  # the workers were not asked again
+
+            rig.board.lift([from_gtp("E5", 9), from_gtp("C4", 9)], BLACK).result(10)  # the board cleared
+            rig.press("START")  # a second game: its count dropped, then a restart
+            rig.pos = Position(9)
+            rig.play("E5 C4 pass pass")
+            wait_until(lambda: rig.board.leds().mode == "BLINK", 10, "the second count")
+            rig.press("UNDO")
+            wait_until(lambda: len(observer.events("undo")) == 1, 10, "the last pass taken back")
+            rig.stop_agent()
+            agent = rig.start_agent()
+            assert agent.count is None and agent.reconciler.counting is None
+            assert agent.record.game.move_number == 3 and not agent.record.game.ended
+    finally:
+        engine.stop()

@@ -34,10 +34,36 @@ SCENARIOS = [
         ("resume", ["led off"]),
         ("X G7", ["move B G7"]),
     ]),
-    ("a stone lifted while counting is read once play resumes (here: the last move taken back)", "E5 C4", [
+    ("a stone lifted toggles its group: alive, put back (no change), lifted again: dead", "E5 C4 E4 C5", [
+        ("end", ["count"]),
+        ("dead C4 C5", ["led blink C5 C4"]),  # a stone of each dead group first
+        ("- C4", ["count dead", "led off"]),  # alive now: nothing blinks
+        ("O C4", []),  # put back: the group stays alive
+        ("- C5", ["count dead C5 C4", "led blink C5 C4"]),
+        ("O C5", []),
+        ("- E4", ["count dead C5 E5 C4 E4", "led blink C5 E5 C4 E4"]),  # black's group, not proposed
+        ("accept", ["end W+7", "led off"]),  # every stone counted dead: an empty board, komi decides
+    ]),
+    ("a single stone: lifted and put back toggles it; left off, it is off (dead)", "E5 C4 D5", [
         ("end", ["count"]),
         ("dead C4", ["led blink C4"]),
         ("- C4", []),
+        ("O C4", ["count dead", "led off"]),  # back on its point: the lift toggled it alive
+        ("- D5; wait 0.5; O D5", ["count dead D5 E5", "led blink D5 E5"]),  # black's D5 E5 toggled dead
+        ("accept", ["end W+88", "led off"]),  # white's C4 alone owns the board
+    ]),
+    ("a group taken off whole counts dead, whatever the toggles (the Japanese way)", "E5 C4 E4 C5", [
+        ("end", ["count"]),
+        ("dead C4 C5", ["led blink C5 C4"]),
+        ("- C4", ["count dead", "led off"]),  # the first stone off toggles it alive...
+        ("- C5", ["count dead C5 C4", "led blink C5 C4"]),  # ...every stone off: dead
+        ("X G7", []),  # a stone put down meanwhile is no move
+        ("accept", ["end B+74", "led off"]),
+    ]),
+    ("a stone lifted while counting is read once play resumes (here: the last move taken back)", "E5 C4", [
+        ("end", ["count"]),
+        ("dead C4", ["led blink C4"]),
+        ("- C4", []),  # toggled, but every stone of its group is off: still dead
         ("resume", ["undo W C4", "led off"]),
     ]),
 ]
