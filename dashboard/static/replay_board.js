@@ -239,12 +239,47 @@ function installKeys() {
     event.preventDefault();
     go(s, to, true);
   });
+  // A button elsewhere acts on the position shown: when the pointer goes down there
+  // with a report still due, the server is told at once and the click held until
+  // that run ended (a click during it would be folded into it and lost), then given.
+  let held = null;
   document.addEventListener('pointerdown', (event) => {
     const s = window.gobuddyReplayActive;
-    if (s && s.timer !== null && !(event.target instanceof Element && event.target.closest('.gb-replay'))) {
-      flush(s);  // a button elsewhere acts on the position shown: the server learns it first
+    const inside = event.target instanceof Element && event.target.closest('.gb-replay');
+    if (s && s.timer !== null && !inside && s.root && s.root.isConnected) {
+      flush(s);
+      held = { target: event.target, released: false };
+      afterRun(() => {
+        const h = held;
+        held = null;
+        if (h && h.released && h.target.isConnected) h.target.click();
+      });
     }
   }, true);
+  document.addEventListener('click', (event) => {
+    if (held && event.isTrusted) {
+      event.stopPropagation();
+      event.preventDefault();
+      held.target = event.target;
+      held.released = true;
+    }
+  }, true);
+}
+
+// Call `then` once the page's run now starting has ended (or after 5 s).
+function afterRun(then) {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app) { then(); return; }
+  let started = false;
+  let done = false;
+  const finish = () => { if (!done) { done = true; watch.disconnect(); then(); } };
+  const watch = new MutationObserver(() => {
+    const state = app.dataset.testScriptState;
+    if (state === 'running') started = true;
+    else if (started) finish();
+  });
+  watch.observe(app, { attributes: true, attributeFilter: ['data-test-script-state'] });
+  setTimeout(finish, 5000);
 }
 
 function child(parent, cls, tag = 'div') {
@@ -263,10 +298,10 @@ function boardView(component, s) {
   if (!root.dataset.built) {
     root.dataset.built = '1';
     root.innerHTML = '<div class="gb-replay-steps">'
-      + '<button type="button" data-to="first" aria-label="Start" title="Home">&#x23EE; Start</button>'
+      + '<button type="button" data-to="first" aria-label="Start" title="Home">&#xAB; Start</button>'
       + '<button type="button" data-to="back" aria-label="Back" title="Left arrow">&#x2039; Back</button>'
       + '<button type="button" data-to="next" aria-label="Next" title="Right arrow">Next &#x203A;</button>'
-      + '<button type="button" data-to="end" aria-label="End" title="End">End &#x23ED;</button></div>'
+      + '<button type="button" data-to="end" aria-label="End" title="End">End &#xBB;</button></div>'
       + '<input class="gb-replay-slider" type="range" min="0" step="1" aria-label="Move">'
       + '<div class="gb-replay-where"></div><div class="gobuddy-board gb-replay-board"></div>';
   }

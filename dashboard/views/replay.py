@@ -305,12 +305,12 @@ def panel_view(page: Loaded) -> None:
     s = shown(page, shown_move(last))
     n, tried, answer, nxt = s.n, s.tried, s.answer, s.nxt
     g = detail.game
-    st.container(key=f"replay_panel_at_{n}")  # where the panel is: for the browser tests and the bench
     st.markdown(f"**{g.title}** · {g.size}x{g.size}, komi {g.komi:g}, {g.rules}"
                 + (f" · result {g.result}" if g.result else ""))
     where = f"Move {n} of {last}" + (f" + {len(tried)} tried" if tried else "")
-    st.markdown(f"{where} · {'black' if s.pos.to_play == 1 else 'white'} to play · captures: "
-                f"black {s.pos.captures[1]}, white {s.pos.captures[-1]}")
+    with st.container(key=f"replay_panel_at_{n}"):  # the position the panel shows: for browser tests and the bench
+        st.markdown(f"{where} · {'black' if s.pos.to_play == 1 else 'white'} to play · captures: "
+                    f"black {s.pos.captures[1]}, white {s.pos.captures[-1]}")
     messages()
     comment = s.node.comment if s.node is not None else ((detail.extra or {}).get("comments") or {}).get(str(n))
     if comment:
