@@ -8,16 +8,23 @@ principal variations, as the worker stores them), imported into a SQLite store; 
 dashboard runs under ``streamlit run`` with a real Mosquitto (as deployed: the engine
 buttons show) and headless Chromium opens the Replay page on that game. In the page a
 MutationObserver records ``Date.now()`` the first time the board's SVG shows each move
-count (``data-move-count``) and the time of the key press or of the pointer going down on
-the button (a listener on the document, before Streamlit's own), so the time Playwright
-takes to find the button and move to it is not counted. Steps go forward through the game and back again,
-alternately by the keyboard (Right/Left) and by the buttons, each after the page's run
-for the previous one has ended and ``--gap`` seconds more (a person reading the board).
-"step -> page done" is the time until that run ended (the rest of the page drawn too).
-"browser main thread busy per step" is Chrome's own count of the page's main thread at
-work (``TaskDuration`` of the DevTools protocol's ``Performance.getMetrics``) over the
-same span: the browser's share of a step, less swayed by the machine's other load than
-the times (a busy thread's time still stretches when it waits for a core).
+count (``data-move-count``) and the first time the server's panel beside it shows each
+position (``.st-key-replay_panel_at_<n>``), and a listener on the document (before the
+page's own) the time of the key press or of the pointer going down on the button, so the
+time Playwright takes to find the button and move to it is not counted. Steps go forward
+through the game and back again, alternately by the keyboard (Right/Left) and by the
+buttons, each after the page's run for the previous one has ended and ``--gap`` seconds
+more (a person reading the board).
+
+The board steps in the browser (``dashboard/views/replay_stepper``): "step -> board" is
+the key or button to the new board on screen, with no run of the page; "step -> panel
+follows" is the time until the server, told the move 200 ms after the last step, has
+drawn its panel for it (the verdict, the candidates, the engine buttons). "browser main
+thread busy per step" is Chrome's own count of the page's main thread at work
+(``TaskDuration`` of the DevTools protocol's ``Performance.getMetrics``) from the step
+to the end of the panel's run: the browser's share of a step, less swayed by the
+machine's other load than the times (a busy thread's time still stretches when it
+waits for a core).
 
 Variants: ``idle`` (nothing else of ours runs) and ``busy``: ``--loops`` plain busy loops
 (``while True: pass``, not niced; 2 by default, one per core) for the whole measurement.
@@ -49,7 +56,16 @@ INPUTS = """() => {
   const input = () => { window.__input = Date.now(); };
   document.addEventListener('keydown', input, true);
   document.addEventListener('pointerdown', input, true);
-}"""  # when the key or the pointer went down; the boards' times are bench_live_latency's OBSERVER
+  window.__panel = {};
+  const mark = () => {
+    for (const el of document.querySelectorAll('[class*="st-key-replay_panel_at_"]')) {
+      const n = /st-key-replay_panel_at_(\\d+)/.exec(el.className)[1];
+      if (!(n in window.__panel)) window.__panel[n] = Date.now();
+    }
+  };
+  new MutationObserver(mark).observe(document.body, {subtree: true, childList: true});
+}"""  # when the key or the pointer went down, when the panel showed each position; the boards' times are
+# bench_live_latency's OBSERVER
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
 
@@ -116,7 +132,7 @@ def step(page: Any, forward: bool, by_key: bool) -> None:
     if by_key:
         page.keyboard.press("ArrowRight" if forward else "ArrowLeft")
     else:
-        page.get_by_role("button", name="Next" if forward else "Back").click()
+        page.get_by_role("button", name="Next" if forward else "Back", exact=True).click()
 
 
 def busy_ms(cdp: Any) -> float:
@@ -126,33 +142,35 @@ def busy_ms(cdp: Any) -> float:
 
 
 def measure(page: Any, cdp: Any, steps: int, last: int, gap_s: float) -> tuple[list[float], list[float], list[float], int]:
-    """Step times (ms) to the board and to the end of the page's run, the browser's main
-    thread's busy time per step (ms, from the step to the end of the page's run), and how
-    many steps never showed (within 30 s)."""
-    to_board, to_done, busy, missed = [], [], [], 0
+    """Step times (ms) to the board and to the server's panel showing the position, the
+    browser's main thread's busy time per step (ms, from the step to the end of the
+    panel's run), and how many steps never showed (within 30 s)."""
+    to_board, to_panel, busy, missed = [], [], [], 0
     n = 0
     for i in range(steps):
         forward = n < last if i < steps // 2 or n == 0 else False
         target = n + 1 if forward else n - 1
-        page.evaluate(f"() => {{ delete window.__seen['{target}']; window.__input = null; }}")
+        page.evaluate(f"() => {{ delete window.__seen['{target}']; delete window.__panel['{target}']; "
+                      "window.__input = null; }")
         before = busy_ms(cdp)
         step(page, forward, by_key=i % 2 == 0)
         try:
             page.wait_for_selector(f'svg.go-board[data-move-count="{target}"]', timeout=30_000)
+            page.wait_for_selector(f".st-key-replay_panel_at_{target}", state="attached", timeout=30_000)
             page.wait_for_selector(IDLE, timeout=30_000)
         except Exception:  # a step lost: counted, the next one goes on from where the page is
             missed += 1
             n = int(page.locator("svg.go-board[data-move-count]").first.get_attribute("data-move-count"))
             continue
-        done = time.time() * 1000
-        shown, started = page.evaluate(f"() => [window.__seen['{target}'] || null, window.__input]")
-        if shown is not None and started is not None:
+        shown, panel, started = page.evaluate(
+            f"() => [window.__seen['{target}'] || null, window.__panel['{target}'] || null, window.__input]")
+        if shown is not None and panel is not None and started is not None:
             to_board.append(float(shown) - started)
-            to_done.append(done - started)
+            to_panel.append(float(panel) - started)
             busy.append(busy_ms(cdp) - before)
         n = target
         time.sleep(gap_s)
-    return to_board, to_done, busy, missed
+    return to_board, to_panel, busy, missed
 
 
 def row(what: str, values: list[float], missed: int, load: float) -> str:
@@ -185,10 +203,10 @@ def main(argv: list[str] | None = None) -> None:
         for variant in args.variants.split(","):
             loops = args.loops if variant == "busy" else 0
             with busy_loops(loops), replay_page(url, game_id, Path(tmp)) as (page, cdp):
-                board, done, busy, missed = measure(page, cdp, args.steps, args.moves, args.gap)
+                board, panel, busy, missed = measure(page, cdp, args.steps, args.moves, args.gap)
                 load = os.getloadavg()[0]
             print(row(f"{variant}: step -> board", board, missed, load))
-            print(row(f"{variant}: step -> page done", done, missed, load))
+            print(row(f"{variant}: step -> panel follows", panel, missed, load))
             print(row(f"{variant}: browser main thread busy per step", busy, missed, load))
         print()
 
