@@ -111,7 +111,8 @@ def main(argv: list[str] | None = None) -> None:
           "`lcb`: the best lower confidence bound, stopping a search only once the rest of the budget "
           "cannot change the move; `visits`: the most visited move with its own early stop (the play "
           "before); `visits-full`: the most visited move, always the whole budget.\n")
-    print("| LCB against | games | LCB wins | its wins | jigo | void | LCB score | Wilson 95% | LCB as black | LCB as white |")
+    print("| LCB against | games | LCB wins | its wins | jigo | void | LCB score | Wilson 95% "
+          "| LCB as black | LCB as white |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for opponent in a.opponents:
         s = match(a, opponent)
@@ -125,7 +126,8 @@ def main(argv: list[str] | None = None) -> None:
               flush=True)
     print(f"\nBudget spent ({a.savings_games} games per choice, the same openings, {a.visits} root visits a move, "
           "reused visits counted as spent):\n")
-    print("| choice | searches | stopped early | budget saved, mean | saved when stopped early, mean | bound chose another move |")
+    print("| choice | searches | stopped early | budget saved, mean | saved when stopped early, mean "
+          "| bound chose another move |")
     print("|---|---|---|---|---|---|")
     for name, choice in (("lcb", LcbConfig()), ("most visited", None)):
         sp = spend(choice, a.model, a.visits, a.savings_games, a.seed)

@@ -33,12 +33,13 @@ seconds."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from gobuddy.ai import lcb as lcb_choice
 from gobuddy.ai.features import History, game_history
 from gobuddy.ai.lcb import LcbConfig
-from gobuddy.ai.mcts import Search, SearchConfig, SearchStats
+from gobuddy.ai.mcts import Search, SearchConfig, SearchStats, SettledRule
 from gobuddy.go.coords import BLACK, WHITE
 from gobuddy.go.game import RESIGN
 from gobuddy.go.position import Position
@@ -152,8 +153,9 @@ class SearchPlayer:
             exclude = {p for p in range(pos.n) if pos.is_eye_like(p, color)}  # pass is never excluded
         # a losing pass is never played while another move is left: it cannot settle the search
         contenders = exclude | ({pass_point} if my_margin < 0 and not cleanup else set())
-        early_stop = cfg.early_stop and cfg.temperature_moves <= pos.move_count and (
-            True if cfg.lcb is None else (lambda root, remaining: lcb_choice.settled(root, remaining, contenders, cfg.lcb)))
+        early_stop: bool | SettledRule = cfg.early_stop and cfg.temperature_moves <= pos.move_count
+        if early_stop and cfg.lcb is not None:
+            early_stop = partial(lcb_choice.settled, exclude=contenders, config=cfg.lcb)
         self.last_stats = self.search.run(visits=cfg.visits, seconds=cfg.seconds, early_stop=early_stop)
         root = self.search.root
         if not cleanup and self._should_resign(pos, root.q, color):
