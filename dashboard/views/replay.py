@@ -23,7 +23,8 @@ Asking the engine and trying moves need the player role (``dashboard.access``),
 checked when the request would go out; a viewer sees what is stored. A refused move
 is a toast, which floats: nothing on the page moves.
 
-The page opens on the game in the URL (``?game=``), else the latest finished game.
+The page opens on the game in the URL (``?game=``; with ``?move=m``, on the position move
+m is played in, as the Player page links a mistake), else the latest finished game.
 
 A step is drawn in the browser, with no run of the page: the full run (the game read,
 reviewed and replayed once: ``Loaded``) sends the whole main line to the board's
@@ -46,23 +47,24 @@ from typing import Any, Mapping
 import streamlit as st
 
 from dashboard.board_svg import HOVER_STYLE, board_svg
-from dashboard.mistakes import CLASSES, GameReview, MoveReview, review_game
+from dashboard.mistakes import GameReview, MoveReview, review_game
 from dashboard.store import Store, UnknownGame
 from dashboard.store.games import GameDetail
-from dashboard.store.sgf_io import export_sgf
+from dashboard.views import replay_stepper as stepper
 from dashboard.views import variations as var
 from dashboard.views.game_board import (candidates_table, hover_lines, last_vertex, line_of, passes_recommended,
                                         recommendations, show_winrate)
 from dashboard.views.games import default_game
-from dashboard.views import replay_stepper as stepper
 from dashboard.views.login import can
 from dashboard.views.move_list import HEIGHT, board_marks, entries, mistakes_list
 from dashboard.views.page_context import Services, current
-from dashboard.views.reasons import mark_where, show_reasons, where_vertices
+from dashboard.views.reasons import mark_where, show_reasons
 from dashboard.views.replay_data import cached, load
 from dashboard.views.replay_engine import analysis_buttons, engine_asker, ownership_toggle
 from dashboard.views.replay_frames import frames
-from dashboard.views.replay_reasons import article, best_reasons, is_mistake, mistakes_why, played_reasons, verdict
+from dashboard.views.replay_reasons import (article, best_reasons, is_mistake, mistake_points, mistakes_why,
+                                            played_reasons, verdict)
+from dashboard.views.replay_report import report_table, sgf_download
 from dashboard.views.score_graph import MARGIN, clickable_graph
 from gobuddy.explain import Reason
 from gobuddy.go.game import Game as GoGame
@@ -74,7 +76,6 @@ MOVE = "replay_move"
 KNOWN = "replay_known"  # the move the browser's board was last told or told us: MOVE set elsewhere is a jump
 VIEWS = ("replay_board", "replay_panel", "replay_try")  # the server's views of the position
 TRY_OPEN, TABS = "replay_try_open", "replay_tabs"
-DRAWN = "replay_views"  # those of VIEWS the last run of the page drew
 PX = 520
 SHORT_NAMES = {"rank": "#", "win rate": "win", "score lead": "lead"}
 
@@ -114,11 +115,10 @@ def markdown_table(rows: list[dict[str, Any]], names: Mapping[str, str] | None =
 
 
 def show_position(views: tuple[str, ...] | None = None) -> None:
-    """Redraw the server's views of the position (``views``, else all the page drew) and
+    """Redraw the server's views of the position (``views``, else all of ``VIEWS``) and
     nothing else: called last in the callbacks that change what is shown (a click in
     the mistakes or the graph, a line tried, the move the browser shows)."""
-    drawn = st.session_state.get(DRAWN, VIEWS)
-    st.rerun([v for v in drawn if views is None or v in views])
+    st.rerun(list(views or VIEWS))
 
 
 def _go(n: int) -> None:
@@ -146,46 +146,6 @@ def shown_move(last: int) -> int:
 
 STICKY = ("<style>[data-testid='stColumn']:has(.st-key-replay_board_col)"
           "{position:sticky;top:3.75rem;align-self:flex-start;z-index:2}</style>")
-
-
-def report_table(review: GameReview) -> list[dict[str, Any]]:
-    rows = []
-    for color in "BW":
-        p = review.players[color]
-        row: dict[str, Any] = {"player": "Black" if color == "B" else "White", "moves judged": p.moves,
-                               "accuracy": f"{p.accuracy:.0f}" if p.accuracy is not None else "–",
-                               "top move": f"{100 * p.top_move_rate:.0f}%" if p.top_move_rate is not None else "–",
-                               "top five": f"{100 * p.top5_rate:.0f}%" if p.top5_rate is not None else "–"}
-        row.update({name: p.histogram.get(name, 0) for name in CLASSES})
-        rows.append(row)
-    return rows
-
-
-def sgf_download(services: Services, detail: GameDetail) -> None:
-    """The game as SGF with the review and this session's variations, written when the
-    button is pressed (not at every step)."""
-    if not can("download"):
-        st.caption("Downloading SGF needs the player role.")
-        return
-    if detail.missing_moves:
-        st.caption(f"No SGF yet: moves {list(detail.missing_moves)[:10]} have not been received.")
-        return
-    game_id, lines = detail.game.id, var.tree_for(detail.game.id).for_sgf()
-
-    def text() -> str:
-        with services.store.session() as session:
-            return sgf_text(session, game_id, lines)
-
-    st.download_button("Download SGF (review and variations)", text, file_name=f"{game_id}.sgf",
-                       mime="application/x-go-sgf", key="replay_download", icon=":material/download:")
-
-
-def sgf_text(session: Any, game_id: str, lines: Mapping[int, Any]) -> str:
-    """``export_sgf`` with the variations; one that no longer fits the game is left out."""
-    try:
-        return export_sgf(session, game_id, variations=lines)
-    except ValueError:
-        return export_sgf(session, game_id)
 
 
 @dataclass(frozen=True)
@@ -429,7 +389,6 @@ def render() -> None:
                 st.caption(f"Losses in {review.unit}; accuracy as KaTrain's (100 = no loss).")
                 sgf_download(services, detail)
         try_view(page)
-    st.session_state[DRAWN] = VIEWS
 
 
 def deep_link_move() -> int:
@@ -439,18 +398,6 @@ def deep_link_move() -> int:
         return max(0, int(st.query_params.get("move", "")) - 1)
     except ValueError:
         return 0
-
-
-def mistake_points(detail: GameDetail, answers: Mapping[int, Any], review: GameReview,
-                   game: GoGame) -> dict[int, list[str]]:
-    """Move count n -> the points of the first reason why move n+1 was a mistake (the
-    browser's board squares them, as ``the_board`` does)."""
-    out = {}
-    for m in review.mistakes("inaccuracy"):
-        why = played_reasons(detail, answers, m, lambda n=m.number - 1: game.position_at(n))
-        if why:
-            out[m.number - 1] = where_vertices(why[0], detail.game.size)
-    return out
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Why, on the Replay page: the verdict on the move played from a position, and the
 reasons for and against it and for the engine's choice (``dashboard.views.reasons``,
 the explainer with the stored analyses), ranked; the first reason of each mistake for
-the mistakes list.
+the mistakes list, and its points for the browser's board (``mistake_points``).
 
 Explanations are cached by position and analysis (``reasons``), so a step that shows
 a position seen before explains nothing again. Not here: drawing them (``reasons.show_reasons``).
@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from dashboard.mistakes import CLASSES, GameReview, MoveReview
 from dashboard.store.games import GameDetail
-from dashboard.views.reasons import answer_tag, hint_reasons, move_reasons
+from dashboard.views.reasons import answer_tag, hint_reasons, move_reasons, where_vertices
 from gobuddy.explain import Reason
 from gobuddy.go.coords import color_from_str, from_gtp
 from gobuddy.go.game import Game as GoGame
@@ -82,6 +82,18 @@ def mistakes_why(detail: GameDetail, answers: Mapping[int, Any], review: GameRev
         n = m.number - 1
         out[m.number] = (played_reasons(detail, answers, m, lambda n=n: game.position_at(n))[:1]
                          + best_reasons(detail, answers, n, lambda n=n: game.position_at(n), answers.get(n))[:1])
+    return out
+
+
+def mistake_points(detail: GameDetail, answers: Mapping[int, Any], review: GameReview,
+                   game: GoGame) -> dict[int, list[str]]:
+    """Move count n -> the points of the first reason why move n+1 was a mistake (the
+    browser's board squares them, as ``the_board`` does)."""
+    out = {}
+    for m in review.mistakes("inaccuracy"):
+        why = played_reasons(detail, answers, m, lambda n=m.number - 1: game.position_at(n))
+        if why:
+            out[m.number - 1] = where_vertices(why[0], detail.game.size)
     return out
 
 

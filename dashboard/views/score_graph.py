@@ -2,10 +2,10 @@
 from every position.
 
 x is the move count, as everywhere on the page (0 = the start, n = after move n). The
-position shown is marked under the graph by ``position_ruler``, a thin strip of HTML
-aligned with the graph's x axis (the plot's side margins are fixed, ``MARGIN``): a step
-redraws the strip, never the graph (plotly redrawing its figure took some 100 ms of the
-browser's time at every step). Two y axes share the plot, and they line up: the
+position shown is marked under the graph by the browser's ruler (``replay_stepper.ruler``),
+a thin strip aligned with the graph's x axis (the plot's side margins are fixed,
+``MARGIN``): a step moves the mark, never redraws the graph (plotly redrawing its figure
+took some 100 ms of the browser's time at every step). Two y axes share the plot, and they line up: the
 win rate in percent on the left (0..100), the score lead in points on the right on a
 range symmetric around 0 (``lead_range``), with ticks at the same heights, so 50% and
 an even score are the same line and a gridline means the same on both sides. A marker
@@ -41,7 +41,7 @@ def lead_range(leads: list[float]) -> float:
 
 
 def figure(answers: Mapping[int, Mapping[str, Any]], review: GameReview, last: int) -> go.Figure:
-    """The graph for positions 0..``last`` (the position shown: ``position_ruler``).
+    """The graph for positions 0..``last`` (the position shown: the ruler under it).
     Written as plotly's own dict and not validated again (validation took some 70 ms a
     step); ``test_app_replay`` reads it back through plotly's objects."""
     xs = sorted(x for x in answers if 0 <= x <= last)
@@ -97,17 +97,6 @@ def clicked_move(event: Any) -> int | None:
         except (TypeError, ValueError):
             continue
     return None
-
-
-def position_ruler(n: int, last: int) -> str:
-    """HTML for a thin strip under the graph with a red mark at the position after ``n``
-    moves, lined up with the graph's column of ``n`` (the plot spans the width less
-    ``MARGIN`` on each side; column m is centred at (m + 0.5) / (last + 1) of it)."""
-    at = 100.0 * (min(max(n, 0), last) + 0.5) / (last + 1)
-    return (f'<div class="position-ruler" data-move="{n}" style="padding:0 {MARGIN}px;margin-top:-0.75rem">'
-            '<div style="position:relative;height:10px;background:#f0f0f0;border-radius:3px">'
-            f'<div style="position:absolute;left:{at:.3f}%;top:0;width:3px;height:10px;margin-left:-1.5px;'
-            'background:#d32f2f;border-radius:1px"></div></div></div>')
 
 
 def clickable_graph(answers: Mapping[int, Mapping[str, Any]], review: GameReview, last: int, *,

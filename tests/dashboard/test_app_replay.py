@@ -330,7 +330,7 @@ def test_variations_without_the_engine_are_kept_as_a_tree_and_leave_the_game_alo
     assert [m.vertex for m in app_store.get_game(game_id).moves] == MOVES  # the stored game is unchanged
     tree = at.session_state["replay_trees"][game_id]
     assert tree.for_sgf() == {2: [[("B", "C3", None), ("W", "D4", None)], [("B", "C3", None), ("W", "F4", None)]]}
-    from dashboard.views.replay import sgf_text  # what the page's download button writes
+    from dashboard.views.replay_report import sgf_text  # what the page's download button writes
     from gobuddy.go.coords import to_gtp
     from gobuddy.go.sgf import parse_sgf
 

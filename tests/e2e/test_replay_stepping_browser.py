@@ -140,7 +140,7 @@ def test_a_quick_run_of_keys_is_one_report_and_the_slider_steps_too(page):
     assert log[:4] == ["board:1", "board:2", "board:3", "board:4"], log
     slider = page.locator(".gb-replay-slider")
     slider.focus()
-    page.keyboard.press("ArrowRight")  # the slider's own step (the page's keys leave it alone)
+    page.keyboard.press("ArrowRight")  # with the slider focused, one step (its own is prevented)
     board_at(page, 5)
     panel_at(page, 5)
 
