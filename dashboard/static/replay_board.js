@@ -117,7 +117,10 @@ function recLayer(g, stones, recs) {
   return out;
 }
 
-function lineLayer(g, stones, moves, rank) {
+function lineLayer(g, stones, vertices, first, rank) {
+  // as game_board.line_of: the side the analysis is for plays first, then they alternate
+  const other = first === 'B' ? 'W' : 'B';
+  const moves = vertices.map((vertex, i) => [i % 2 === 0 ? first : other, vertex]);
   const taken = new Set();
   for (let p = 0; p < stones.length; p++) if (stones[p] !== '.') taken.add(p);
   const out = [`<g class="pv-hover" data-rank="${rank}">`];
@@ -180,7 +183,7 @@ function boardSvg(fr, n) {
   parts.push(...recLayer(g, stones, recs));
   for (const [vertex, rank] of recs) {
     const line = fr.lines[n][vertex];
-    if (line && line.length) parts.push(...lineLayer(g, stones, line, rank));
+    if (line && line.length) parts.push(...lineLayer(g, stones, line, fr.toPlay[n] || 'B', rank));
   }
   parts.push(...ringLayer(g, fr.problems[n]));
   parts.push(...reasonLayer(g, fr.reasons[n]));

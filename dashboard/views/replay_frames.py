@@ -9,7 +9,8 @@ One entry per position, after n = 0 .. ``last`` moves (plain JSON, columns of li
 | ``stones`` | a string of size*size characters, row 0 at the top: ``x`` black, ``o`` white, ``.`` empty |
 | ``lastMove`` | the GTP vertex of move n (None at the start or after a pass)         |
 | ``recs``   | the engine's first five: ``[vertex, rank, win rate %]``, or None unanalysed |
-| ``lines``  | each candidate's principal variation: vertex -> ``[[colour, vertex], ...]`` |
+| ``lines``  | each candidate's principal variation: vertex -> ``[vertex, ...]``, ``toPlay`` first |
+| ``toPlay`` | the side the analysis is for (``B``/``W``; None unanalysed): the line's colours alternate from it |
 | ``owner``  | the ownership in percent for black (size*size ints), or None (only when asked) |
 | ``problems`` | the points the board reported a problem at                           |
 | ``reasons``  | the points of the first reason why move n+1 was a mistake (squared)  |
@@ -32,7 +33,7 @@ from typing import Any, Mapping, Sequence
 
 from dashboard.board_svg import board_svg
 from dashboard.mistakes import CLASS_COLOURS, CLASSES, GameReview
-from dashboard.views.game_board import hover_lines, recommendations
+from dashboard.views.game_board import TOP, recommendations
 from gobuddy.go.game import Game
 
 MARGIN_CELLS = 1.1  # board_svg's margin with coordinates
@@ -77,7 +78,7 @@ def frames(game: Game, moves: Sequence[tuple[int, str, str]], answers: Mapping[i
     each analysed position's ownership; ``problems`` and ``reasons``: move count ->
     vertices to ring or square."""
     size, last = game.position.size, len(moves)
-    stones, last_move, recs, lines, owner = [], [], [], [], []
+    stones, last_move, recs, lines, to_play, owner = [], [], [], [], [], []
     for n, pos in game.positions():
         if n > last:
             break
@@ -86,12 +87,14 @@ def frames(game: Game, moves: Sequence[tuple[int, str, str]], answers: Mapping[i
         last_move.append(vertex if vertex and vertex != "pass" else None)
         answer = answers.get(n)
         recs.append([[r.vertex, r.rank, round(100 * r.winrate)] for r in recommendations(answer)] if answer else None)
-        lines.append({v: [list(m) for m in line] for v, line in hover_lines(answer).items()})
+        lines.append({m["move"]: list(m["pv"]) for m in answer["moves"][:TOP] if m.get("pv")} if answer else {})
+        to_play.append(answer.get("to_play", "B") if answer else None)
         held = answer.get("ownership") if (answer and ownership) else None
         owner.append(percent(held) if held is not None and len(held) == size * size else None)
     count = len(stones)
     return {"size": size, "px": px, "marginCells": MARGIN_CELLS, "base": base_inside(size, px), "last": count - 1,
-            "stones": stones, "lastMove": last_move, "recs": recs, "lines": lines, "owner": owner,
+            "stones": stones, "lastMove": last_move, "recs": recs, "lines": lines, "toPlay": to_play,
+            "owner": owner,
             "marks": move_marks(review, count - 1),
             "problems": [list((problems or {}).get(n, ())) for n in range(count)],
             "reasons": [list((reasons or {}).get(n, ())) for n in range(count)]}

@@ -62,7 +62,7 @@ def test_candidates_lines_ownership_problems_and_reasons_per_position(made):
     assert data["last"] == 6 and len(data["recs"]) == 7
     assert data["recs"][0] == [["D4", 1, 50], ["E1", 2, 49]]  # rank and the mover's win rate in percent
     assert data["recs"][3] == [["D4", 1, 90], ["E1", 2, 89]]  # white to move: white's
-    assert data["lines"][0] == {"D4": [["B", "D4"], ["W", "E5"]], "E1": [["B", "E1"]]}
+    assert data["lines"][0] == {"D4": ["D4", "E5"], "E1": ["E1"]} and data["toPlay"][:2] == ["B", "W"]
     assert data["owner"][1] == [50] * 25 and data["owner"][0] is None
     assert data["problems"][2] == ["C3"] and data["problems"][3] == []
     assert data["reasons"][2] == ["D4", "A1"] and data["reasons"][1] == []

@@ -150,6 +150,14 @@ def test_pointing_at_a_candidate_shows_its_line(served, page):
     page.mouse.move(5, 5)
     page.wait_for_timeout(200)
     assert line.evaluate("g => getComputedStyle(g).visibility") == "hidden"
+    page.keyboard.press("ArrowRight")  # the board the browser draws has the lines too
+    board = board_at(page, 1)
+    line = board.locator('g.pv-hover[data-rank="1"]')
+    board.locator('g.rec[data-rank="1"]').hover()
+    page.wait_for_timeout(200)
+    assert line.evaluate("g => getComputedStyle(g).visibility") == "visible"
+    stones = line.locator("g.pv-stone circle")
+    assert [stones.nth(i).get_attribute("fill") for i in range(stones.count())] == ["#f4f4f4", "#111", "#f4f4f4"]
 
 
 def test_live_has_its_own_address(served, page):
