@@ -210,3 +210,13 @@ def test_trying_moves_on_the_board_leaves_the_game_and_a_refusal_moves_nothing(s
         page.get_by_text("Try another move here").click()
     page.get_by_text("Variation from move 1:").wait_for()
     screenshot(page, "replay-variation")
+    wait_idle(page)
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.keyboard.press("ArrowRight")  # back on the game's line: its move 2 (C4), not the variation's C3
+    board = page.locator(".gb-replay-board svg.go-board")
+    page.locator('.gb-replay-board svg.go-board circle.stone[data-vertex="C4"]').wait_for()
+    assert board.locator('circle.stone[data-vertex="C3"]').count() == 0
+    page.locator(".st-key-replay_panel_at_2").wait_for()  # the server follows, off the variation
+    wait_idle(page)
+    assert page.locator(".st-key-replay_panel_at_2").inner_text().startswith("Move 2 of 30 ·")
+    assert page.locator(".gb-replay-board.trying").count() == 1  # still trying moves, now from move 2
