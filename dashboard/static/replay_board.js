@@ -20,6 +20,7 @@
 const REPORT_MS = 200;
 const COLUMNS = 'ABCDEFGHJKLMNOPQRST';
 const RANK_FILLS = ['#1565c0', '#42a5f5', '#64b5f6', '#90caf9', '#bbdefb'];
+const OURS = '.gb-replay, .gb-replay-moves';  // what steps the board: the board view, the move list
 
 function f1(x) { return x.toFixed(1); }
 
@@ -235,8 +236,7 @@ function installKeys() {
     const s = window.gobuddyReplayActive;
     if (!s || !s.root || !s.root.isConnected) return;  // not on the Replay page
     if (event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
-    if (event.target instanceof Element && event.target.closest(IGNORED)
-        && !event.target.closest('.gb-replay')) return;
+    if (event.target instanceof Element && event.target.closest(IGNORED) && !event.target.closest(OURS)) return;
     const to = { ArrowLeft: s.move - 1, ArrowRight: s.move + 1, Home: 0, End: s.last }[event.key];
     if (to === undefined) return;
     event.preventDefault();
@@ -248,7 +248,7 @@ function installKeys() {
   let held = null;
   document.addEventListener('pointerdown', (event) => {
     const s = window.gobuddyReplayActive;
-    const inside = event.target instanceof Element && event.target.closest('.gb-replay');
+    const inside = event.target instanceof Element && event.target.closest(OURS);
     if (s && s.timer !== null && !inside && s.root && s.root.isConnected) {
       flush(s);
       held = { target: event.target, released: false };

@@ -183,3 +183,22 @@ def test_analyse_this_position_analyses_the_position_on_the_board(page, served):
         store.close()
     assert owned == {6}
     board_at(page, 6)  # still there
+
+
+def test_quick_clicks_in_the_move_list_are_not_held(page):
+    """A click beside the board waits for the server when a step is not yet reported;
+    the move list is the board's own: a second click right after the first steps at once."""
+    page.get_by_role("tab", name="Moves").click()
+    page.locator(".gb-replay-moves").wait_for()
+    wait_idle(page)
+    page.locator(".gb-replay-moves .gb-move").nth(7).scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    entries = page.locator(".gb-replay-moves .gb-move")
+    first, second = entries.nth(3).bounding_box(), entries.nth(7).bounding_box()
+    page.evaluate(LOG)
+    page.mouse.click(first["x"] + 20, first["y"] + first["height"] / 2)
+    page.mouse.click(second["x"] + 20, second["y"] + second["height"] / 2)
+    board_at(page, 7)
+    log = page.evaluate("() => window.__log")
+    assert log[:2] == ["board:3", "board:7"], log
+    panel_at(page, 7)
