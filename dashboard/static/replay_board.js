@@ -245,11 +245,20 @@ function installKeys() {
   // A button elsewhere acts on the position shown: when the pointer goes down there
   // with a report still due, the server is told at once and the click held until
   // that run ended (a click during it would be folded into it and lost), then given.
+  // The graph jumps by itself, on its own events (not a click that can wait): the
+  // report waits for the graph's run instead, and is sent only if no jump came.
   let held = null;
   document.addEventListener('pointerdown', (event) => {
     const s = window.gobuddyReplayActive;
     const inside = event.target instanceof Element && event.target.closest(OURS);
     if (s && s.timer !== null && !inside && s.root && s.root.isConnected) {
+      if (event.target.closest('.js-plotly-plot')) {
+        clearTimeout(s.timer);
+        s.timer = null;
+        const jump = s.jump;
+        afterRun(() => { if (s.jump === jump && s.report) s.report(s.move); }, 1000);
+        return;
+      }
       flush(s);
       held = { target: event.target, released: false };
       afterRun(() => {
@@ -269,8 +278,8 @@ function installKeys() {
   }, true);
 }
 
-// Call `then` once the page's run now starting has ended (or after 5 s).
-function afterRun(then) {
+// Call `then` once the page's run now starting has ended (or after `limitMs`).
+function afterRun(then, limitMs = 5000) {
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app) { then(); return; }
   let started = false;
@@ -282,7 +291,7 @@ function afterRun(then) {
     else if (started) finish();
   });
   watch.observe(app, { attributes: true, attributeFilter: ['data-test-script-state'] });
-  setTimeout(finish, 5000);
+  setTimeout(finish, limitMs);
 }
 
 function child(parent, cls, tag = 'div') {
