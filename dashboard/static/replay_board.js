@@ -8,8 +8,10 @@
 // (Left/Right/Home/End), a button, the slider or the list changes it and every view
 // redraws at once, with no run of the page. The server is told the move a moment
 // after the last step (REPORT_MS, a trigger "move"), or at once when the pointer goes
-// down elsewhere on the page (a button beside the board must act on the position
-// shown). It moves the board itself only by a new "jump" (a mistake or the graph
+// down elsewhere on the page, the click held until that run ended (a button beside
+// the board must act on the position shown; sent in the same moment, one of the two
+// was lost); on the graph, whose click is its own run, the report waits for it. The
+// server moves the board itself only by a new "jump" (a mistake or the graph
 // clicked, a game opened).
 //
 // What a position shows is drawn here as dashboard/board_svg.py draws it (same classes

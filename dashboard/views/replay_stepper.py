@@ -8,8 +8,10 @@ buttons Start/Back/Next/End, a slider, the board; the keys Left/Right/Home/End),
 ``move_list`` (every move with its loss, a click goes there) and ``ruler`` (the mark
 under the graph). A step redraws them at once, with no run of the page. The server
 is told the move shown a moment after the last step, or at once when the pointer goes
-down elsewhere on the page: ``on_move(n)`` runs in the component's callback, before
-the run it asks for (the page's panels follow; the board is not sent again).
+down elsewhere on the page (the click is held until the server has followed, so a
+button beside the board acts on the position shown): ``on_move(n)`` runs in the
+component's callback, before the run it asks for (the page's panels follow; the
+board is not sent again).
 
 The server moves the board only by a jump (``jump_to``: a mistake or the graph
 clicked, a game opened): every view goes to the jump's move when its id is new.
