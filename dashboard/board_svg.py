@@ -40,6 +40,7 @@ WOOD_EDGE = "#c49a45"
 LINE = "#3b2a14"
 RANK_FILLS = ("#1565c0", "#42a5f5", "#64b5f6", "#90caf9", "#bbdefb")
 PROBLEM = "#d32f2f"
+MARGIN_CELLS = 1.1  # the margin around the grid, in cells, with coordinates (0.6 without)
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ def star_points(size: int) -> list[tuple[int, int]]:
 class _Geometry:
     def __init__(self, size: int, px: int, coordinates: bool) -> None:
         self.size = size
-        margin_cells = 1.1 if coordinates else 0.6
+        margin_cells = MARGIN_CELLS if coordinates else 0.6
         self.cell = px / (size - 1 + 2 * margin_cells)
         self.margin = self.cell * margin_cells
         self.px = px

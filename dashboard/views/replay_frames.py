@@ -31,12 +31,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from dashboard.board_svg import board_svg
+from dashboard.board_svg import MARGIN_CELLS, board_svg
 from dashboard.mistakes import CLASS_COLOURS, CLASSES, GameReview
 from dashboard.views.game_board import TOP, recommendations
 from gobuddy.go.game import Game
 
-MARGIN_CELLS = 1.1  # board_svg's margin with coordinates
 STONE_CHARS = {1: "x", -1: "o", 0: "."}
 WORST_MARKED = CLASSES.index("inaccuracy")
 
