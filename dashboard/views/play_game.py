@@ -17,19 +17,17 @@ from __future__ import annotations
 
 import random
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Sequence
 
 from dashboard.ladder import engine_player_name
 from gobuddy.ai.levels import FULL
-from gobuddy.bus.messages import (BoardState, GameEnded, GameEvent, GameStarted, MovePlayed, Passed, Player,
-                                  Teaching)
-from gobuddy.bus.messages import Undone as UndoneEvent
-from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp, to_gtp
+from gobuddy.bus.game_events import from_game
+from gobuddy.bus.messages import BoardState, GameEvent, GameStarted, Player, Teaching
+from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp
 from gobuddy.go.game import Ended, Game, GameError, Played, Ruleset, Undone
 from gobuddy.go.position import IllegalMove, Position
-from gobuddy.go.scoring import area_score
 
 ILLEGAL_WORDS = {"occupied": "that point is occupied", "ko": "it would retake the ko at once",
                  "suicide": "it would be suicide", "superko": "it would repeat an earlier position (superko)"}
@@ -142,17 +140,7 @@ class PlayGame:
     def _wire(self, event: Played | Undone | Ended) -> GameEvent:
         """The wire event of one of the game's own events, with the next ``seq``."""
         self.seq += 1
-        ids = dict(board_id=self.board_id, game_id=self.game_id, seq=self.seq)
-        if isinstance(event, Ended):
-            return GameEnded(**ids, move_number=event.move_number, result=event.result, reason=event.reason)
-        move = event.played if isinstance(event, Undone) else event
-        color, vertex = color_to_str(move.color), to_gtp(move.point, self.size)
-        if isinstance(event, Undone):
-            return UndoneEvent(**ids, move_number=move.number, color=color, vertex=vertex)
-        if move.point == self.game.pass_point:
-            return Passed(**ids, move_number=move.number, color=color)
-        return MovePlayed(**ids, move_number=move.number, color=color, vertex=vertex,
-                          captures=tuple(sorted(to_gtp(p, self.size) for p in move.captured)))
+        return from_game(event, self.size, board_id=self.board_id, game_id=self.game_id, seq=self.seq)
 
     def start(self) -> list[GameEvent]:
         """The ``game_started`` event (seq 0); the engine player's name carries its level."""
@@ -222,14 +210,15 @@ class PlayGame:
         """End with an area count (``dead``: GTP vertices of stones counted as dead,
         as the players accepted them; ``views/play_count`` proposes them), named in the
         event's ``dead`` (each once)."""
-        points = list(dict.fromkeys(from_gtp(v, self.size) for v in dead))
-        score = area_score(self.position, self.komi, points)
-        return self._end(score.result, "score", tuple(to_gtp(p, self.size) for p in points))
+        self._check_open()
+        ended = self.game.count(from_gtp(v, self.size) for v in dead)
+        self.reason = ended.reason
+        return [self._wire(ended)]
 
-    def _end(self, result: str, reason: str, dead: tuple[str, ...] | None = None) -> list[GameEvent]:
+    def _end(self, result: str, reason: str) -> list[GameEvent]:
         self._check_open()
         self.reason = reason
-        return [replace(self._wire(self.game.finish(result, reason)), dead=dead)]
+        return [self._wire(self.game.finish(result, reason))]
 
     def _check_open(self) -> None:
         if self.over:

@@ -13,6 +13,8 @@ from typing import Any, ClassVar
 
 from gobuddy.bus.message import Message, frozen, now_ms
 from gobuddy.bus.validation import MessageError
+from gobuddy.go import game as go_game
+from gobuddy.go.coords import color_to_str, to_gtp
 
 Stone = tuple[str, str]  # (colour, vertex)
 
@@ -157,6 +159,23 @@ class Teaching(GameEvent):
     winrate_lost: float
     better: str | None
     level: str
+
+
+def from_game(event: go_game.GameEvent, size: int, *, board_id: str, game_id: str, seq: int) -> GameEvent:
+    """The wire event of one of a ``gobuddy.go.game.Game``'s own events (a move, a pass,
+    an undo, the end), GTP vertices for its flat points; captures sorted."""
+    ids: dict[str, Any] = dict(board_id=board_id, game_id=game_id, seq=seq)
+    if isinstance(event, go_game.Ended):
+        dead = None if event.dead is None else tuple(to_gtp(p, size) for p in event.dead)
+        return GameEnded(**ids, move_number=event.move_number, result=event.result, reason=event.reason, dead=dead)
+    move = event.played if isinstance(event, go_game.Undone) else event
+    color, vertex = color_to_str(move.color), to_gtp(move.point, size)
+    if isinstance(event, go_game.Undone):
+        return Undone(**ids, move_number=move.number, color=color, vertex=vertex)
+    if move.point == size * size:
+        return Passed(**ids, move_number=move.number, color=color)
+    return MovePlayed(**ids, move_number=move.number, color=color, vertex=vertex,
+                      captures=tuple(sorted(to_gtp(p, size) for p in move.captured)))
 
 
 EVENT_TYPES: dict[str, type[GameEvent]] = {

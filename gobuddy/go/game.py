@@ -42,6 +42,7 @@ from gobuddy.go.coords import (BLACK, WHITE, CoordinateError, check_size, color_
 from gobuddy.go.handicap import fixed_handicap_points
 from gobuddy.go.position import Position
 from gobuddy.go.record import GameError, GameRecord, Node
+from gobuddy.go.scoring import area_score
 
 Move = tuple[int, int]  # (colour, flat point or pass)
 RESIGN = -1  # what a player choosing a move returns to resign (never a point of the board)
@@ -126,11 +127,13 @@ class Undone:
 @dataclass(frozen=True)
 class Ended:
     """The game ended after ``move_number`` moves: ``result`` SGF-style (``B+3.5``,
-    ``W+R``, ``0``, ``Void``), ``reason`` ``score``, ``resignation`` or ``abandoned``."""
+    ``W+R``, ``0``, ``Void``), ``reason`` ``score``, ``resignation`` or ``abandoned``;
+    ``dead``: the stones a count lifted (flat points, sorted), None when no count."""
 
     move_number: int
     result: str
     reason: str
+    dead: tuple[int, ...] | None = None
 
 
 GameEvent = Played | Undone | Ended
@@ -438,6 +441,14 @@ class Game:
             raise GameError(f"the game is over ({self.result})", len(self._played))
         self.result = result
         return Ended(len(self._played), result, reason)
+
+    def count(self, dead: Iterable[int] = ()) -> Ended:
+        """Finish by an area count with komi, the ``dead`` stones (flat points) lifted
+        first; ``ValueError`` for a dead point that is empty or off the board. Not
+        checked: that both players passed."""
+        points = tuple(sorted(set(dead)))
+        ended = self.finish(area_score(self.position, self.komi, points).result)
+        return replace(ended, dead=points)
 
     def resign(self, color: int) -> Ended:
         """``color`` resigns: the other side wins (``B+R``/``W+R``)."""

@@ -187,6 +187,27 @@ def test_an_event_that_does_not_fit_is_named_and_changes_nothing(kind, color, ve
     assert (game.moves, game.hash()) == before
 
 
+def test_a_count_lifts_the_dead_stones_and_names_them():
+    # black walls off the left, white's C5 stone inside black's area is dead
+    game = gtp_game("B E1, W F1, B E2, W F2, B E3, W F3, B E4, W F4, B E5, W F5, B E6, W F6, B E7, W F7, "
+                    "B E8, W F8, B E9, W F9, B pass, W C5, B pass, W pass")  # 45 - 36 - 7 komi
+    ended = game.count([from_gtp("C5", 9), from_gtp("C5", 9)])
+    assert (ended.result, ended.reason, ended.dead) == ("B+2", "score", (from_gtp("C5", 9),))
+    assert game.result == "B+2"
+
+
+def test_a_count_without_dead_stones_and_a_resignation_differ_in_dead():
+    assert gtp_game("B E5, W pass, B pass").count().dead == ()
+    assert gtp_game("B E5").resign(WHITE).dead is None
+
+
+def test_a_count_of_an_empty_point_is_refused_and_the_game_stays_open():
+    game = gtp_game("B E5, W pass, B pass")
+    with pytest.raises(ValueError):
+        game.count([from_gtp("A1", 9)])
+    assert game.result is None and not game.ended
+
+
 def test_undo_with_nothing_to_undo_is_an_error():
     with pytest.raises(GameError, match="no move to undo"):
         Game(9, CHINESE).apply("undo", "B", "D4", 1)
