@@ -2,7 +2,7 @@
 the most visited move (with its own), on the same budget.
 
     python -m bench.bench_lcb [--games 60] [--visits 200] [--out runs/bench-lcb] [--savings-games 4]
-                              [--opponents visits visits-full]
+                              [--opponents visits visits-full] [--default-budget-games 0]
 
 1. Head-to-head matches through the real GTP front end (``training.match``: paired
    random openings, colours swapped within a pair, the referee's area count with the
@@ -19,6 +19,9 @@ the most visited move (with its own), on the same budget.
    many of the move's root visits it did not spend (reused visits count as spent, as
    the search counts them). The LCB games also count how often the bound chose another
    move than the most visited.
+3. With ``--default-budget-games N``: the same at the GTP front end's default budget
+   (``DEFAULT_PLAY_VISITS`` or ``DEFAULT_PLAY_SECONDS``, ``DEFAULT_THREADS``), with the
+   wall time of each move: a time budget, so these figures depend on the machine.
 
 Prints one markdown section: the match with its Wilson 95% interval, and the budget.
 """
@@ -29,6 +32,7 @@ import argparse
 import random
 import statistics
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,12 +57,14 @@ class Spending:
     settled: int = 0
     saved: list[float] = field(default_factory=list)  # share of the budget not spent, per search
     differs: int = 0  # LCB only: searches where the bound's move was not the most visited
+    seconds: list[float] = field(default_factory=list)  # wall time of each search's genmove
 
 
-def spend(choice: LcbConfig | None, model: Path, visits: int, games: int, seed: int) -> Spending:
-    """Play ``games`` games of two players with this choice; count their searches."""
-    config = PlayerConfig(visits=visits, lcb=choice)
-    players = {c: SearchPlayer(OnnxEvaluator(model, intra_threads=1), config) for c in (BLACK, WHITE)}
+def spend(choice: LcbConfig | None, model: Path, visits: int, games: int, seed: int,
+          seconds: float | None = None, threads: int = 1) -> Spending:
+    """Play ``games`` games of two players with this choice and budget; count their searches."""
+    config = PlayerConfig(visits=visits, seconds=seconds, lcb=choice)
+    players = {c: SearchPlayer(OnnxEvaluator(model, intra_threads=threads), config) for c in (BLACK, WHITE)}
     out = Spending()
     for g in range(games):
         game = Game(9, Ruleset("chinese", 7.0))
@@ -69,11 +75,14 @@ def spend(choice: LcbConfig | None, model: Path, visits: int, games: int, seed: 
         while game.move_number < 150 and not game.both_passed():
             color = game.to_play
             player = players[color]
+            started = time.perf_counter()
             move = player.genmove(game, color)
+            took = time.perf_counter() - started
             stats, root = player.last_stats, player.search.root
             if stats is not None and root is not None:
                 out.searches += 1
                 out.settled += stats.stopped_by == "settled"
+                out.seconds.append(took)
                 out.saved.append(max(0.0, (visits - root.visits) / visits))
                 if choice is not None and lcb.choose(root, config=choice) != player.search.choose(0.0):
                     out.differs += 1
@@ -101,6 +110,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--out", type=Path, default=Path("runs/bench-lcb"))
     p.add_argument("--opponents", nargs="+", choices=sorted(OPPONENTS), default=["visits", "visits-full"])
     p.add_argument("--savings-games", type=int, default=4)
+    p.add_argument("--default-budget-games", type=int, default=0,
+                   help="also time this many games per choice at the GTP front end's default budget")
     p.add_argument("--model", type=Path, default=SHIPPED)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--progress", action="store_true", help="a progress bar on stderr")
@@ -136,6 +147,21 @@ def main(argv: list[str] | None = None) -> None:
         print(f"| {name} | {sp.searches} | {sp.settled} ({sp.settled / sp.searches:.1%}) | "
               f"{statistics.fmean(sp.saved):.1%} | {statistics.fmean(early) if early else 0.0:.1%} | {differs} |",
               flush=True)
+    if a.default_budget_games:
+        from engine_worker.gtp import DEFAULT_PLAY_SECONDS, DEFAULT_PLAY_VISITS, DEFAULT_THREADS
+
+        print(f"\nAt the GTP defaults ({DEFAULT_PLAY_VISITS} visits or {DEFAULT_PLAY_SECONDS:g} s, "
+              f"{DEFAULT_THREADS} threads; {a.default_budget_games} games per choice; a time budget, so the "
+              "figures depend on this machine and its load):\n")
+        print("| choice | searches | stopped early | s/move, mean | median | p95 |")
+        print("|---|---|---|---|---|---|")
+        for name, choice in (("lcb", LcbConfig()), ("most visited", None)):
+            sp = spend(choice, a.model, DEFAULT_PLAY_VISITS, a.default_budget_games, a.seed,
+                       seconds=DEFAULT_PLAY_SECONDS, threads=DEFAULT_THREADS)
+            q = statistics.quantiles(sp.seconds, n=20)
+            print(f"| {name} | {sp.searches} | {sp.settled} ({sp.settled / sp.searches:.1%}) | "
+                  f"{statistics.fmean(sp.seconds):.2f} | {statistics.median(sp.seconds):.2f} | {q[-1]:.2f} |",
+                  flush=True)
     sys.stdout.flush()
 
 
