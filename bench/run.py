@@ -21,6 +21,7 @@ BENCHMARKS = (
     ("bench.bench_rules", ["--seconds", "10"]),
     ("bench.bench_engine", []),
     ("bench.bench_tree_reuse", []),
+    ("bench.bench_lcb", []),
     ("bench.bench_bus", []),
     ("bench.bench_overload", []),
     ("bench.bench_rejections", []),
