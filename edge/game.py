@@ -4,8 +4,7 @@ The game itself (record, position, replay, hash, events) is ``gobuddy.go.game.Ga
 this module adds what only the board has: ``GameSettings`` (size, komi, handicap, how
 hints are given, the engine's colour) and the changes a board makes, each refused once
 the game ended and each returning the game's own event (``Played`` for a move or a pass,
-``Undone``, ``Ended``; ``Counted``, an ``Ended`` that names the dead stones, for a
-count) for ``edge.journal.game_journal`` to put on the wire; a move the
+``Undone``, ``Ended``, which names the dead stones of a count) for ``edge.journal.game_journal`` to put on the wire; a move the
 teacher called a mistake is taken back with ``take_back`` (kept as a variation).
 
 Modes: two players with a hint after every move, two players with hints on request
@@ -22,7 +21,6 @@ from dataclasses import dataclass
 
 from gobuddy.go.coords import BLACK, WHITE
 from gobuddy.go.game import Ended, Game, GameError, Played, Ruleset, Undone
-from gobuddy.go.scoring import area_score
 
 RULES = "chinese"  # what the board plays: area scoring, positional superko (simple ko on request)
 
@@ -107,21 +105,12 @@ def take_back(game: Game, points_lost: float | None, better: int | None) -> Undo
     return Undone(last)
 
 
-@dataclass(frozen=True)
-class Counted(Ended):
-    """The game ended by a count with the ``dead`` stones (flat points) lifted."""
-
-    dead: tuple[int, ...] = ()
-
-
 def end(game: Game, dead: tuple[int, ...] = (), result: str | None = None) -> Ended:
-    """Finish by counting (area scoring with komi, ``dead`` stones lifted first: a
-    ``Counted``), or with an agreed ``result``. Not checked: that both players passed."""
+    """Finish by counting (``Game.count``: area scoring with komi, ``dead`` stones lifted
+    first and named in the ``Ended``), or with an agreed ``result``. Not checked: that
+    both players passed."""
     _check_open(game)
-    if result is not None:
-        return game.finish(result)
-    ended = game.finish(area_score(game.position, game.komi, dead).result)
-    return Counted(ended.move_number, ended.result, ended.reason, tuple(sorted(dead)))
+    return game.finish(result) if result is not None else game.count(dead)
 
 
 def resign(game: Game, color: int) -> Ended:
@@ -135,4 +124,4 @@ def _check_open(game: Game) -> None:
         raise GameError(f"the game is over ({game.result})", game.move_number)
 
 
-__all__ = ["Counted", "GameSettings", "Mode", "RULES", "play", "pass_move", "undo", "take_back", "end", "resign"]
+__all__ = ["GameSettings", "Mode", "RULES", "play", "pass_move", "undo", "take_back", "end", "resign"]

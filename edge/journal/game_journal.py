@@ -3,9 +3,9 @@
 ``GameLog`` is one game on one board as the rest of the system sees it: a
 ``gobuddy.go.game.Game`` with the board's ``GameSettings`` (``edge.game``), its
 ``game_id`` and the ``seq`` of its last event. ``wire`` turns the game's own events
-(``Played``, ``Undone``, ``Ended`` of ``gobuddy.go.game``, a count's ``edge.game.Counted``
-with its dead stones; ``edge.reading.problems``) into
-``gobuddy.bus`` game events with the next ``seq``, and the learner's decision after the
+(``Played``, ``Undone``, ``Ended`` of ``gobuddy.go.game``, through
+``gobuddy.bus.game_events.from_game``) and the board's problems
+(``edge.reading.problems``) into ``gobuddy.bus`` game events with the next ``seq``, and the learner's decision after the
 teacher's warning (``edge.teacher.Decided``) into a ``teaching`` event; ``state`` is the
 retained ``board_state``.
 
@@ -30,10 +30,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 from edge.reading import problems as pr
-from edge.game import RULES, Counted, GameSettings, Mode
+from edge.game import RULES, GameSettings, Mode
 from edge.teacher import Decided
 from gobuddy.bus import messages as wire
-from gobuddy.bus.game_events import GUEST
+from gobuddy.bus.game_events import GUEST, from_game
 from gobuddy.go.coords import BLACK, WHITE, color_from_str, color_to_str, from_gtp, to_gtp
 from gobuddy.go.game import Ended, Game, Played, TakenBack, Undone
 
@@ -86,20 +86,9 @@ class GameLog:
                                  color=color_to_str(m.color), vertex=to_gtp(m.point, size), verdict=event.verdict,
                                  points_lost=m.points_lost, winrate_lost=m.winrate_lost,
                                  better=to_gtp(m.better, size) if m.better is not None else None, level=m.level)
-        number = event.number if isinstance(event, Played) else (
-            event.played.number if isinstance(event, Undone) else event.move_number)
-        ids = dict(board_id=self.board_id, game_id=self.game_id, seq=self._next(), move_number=number)
-        if isinstance(event, Played):
-            if event.point == self.game.pass_point:
-                return wire.Passed(**ids, color=color_to_str(event.color))
-            return wire.MovePlayed(**ids, color=color_to_str(event.color), vertex=to_gtp(event.point, size),
-                                   captures=tuple(to_gtp(p, size) for p in event.captured))
-        if isinstance(event, Undone):
-            return wire.Undone(**ids, color=color_to_str(event.played.color),
-                               vertex=to_gtp(event.played.point, size))
-        if isinstance(event, Ended):
-            dead = tuple(to_gtp(p, size) for p in event.dead) if isinstance(event, Counted) else None
-            return wire.GameEnded(**ids, result=event.result, reason=event.reason, dead=dead)
+        if isinstance(event, (Played, Undone, Ended)):
+            return from_game(event, size, board_id=self.board_id, game_id=self.game_id, seq=self._next())
+        ids = dict(board_id=self.board_id, game_id=self.game_id, seq=self._next(), move_number=event.move_number)
         if isinstance(event, pr.ProblemRaised):
             self.problem = wire.Problem(event.kind, tuple(dict.fromkeys(event.points)), event.message[:500])
             return wire.ProblemRaised(**ids, kind=self.problem.kind, points=self.problem.points,

@@ -80,7 +80,7 @@ def test_end_by_count_and_by_resignation_then_nothing_more() -> None:
     game = GameSettings(komi=6.5).new_game()
     play(game, "E5 pass pass")
     ended = board_game.end(game, (P("E5"),))
-    assert isinstance(ended, Ended) and ended == board_game.Counted(3, "W+6.5", "score", (P("E5"),))
+    assert ended == Ended(3, "W+6.5", "score", (P("E5"),))
     for change in (lambda: board_game.play(game, P("D4")), lambda: board_game.pass_move(game),
                    lambda: board_game.undo(game), lambda: board_game.end(game)):
         with pytest.raises(GameError, match="the game is over"):
