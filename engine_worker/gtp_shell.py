@@ -147,9 +147,6 @@ class GtpShell:
             raise ValueError(f"{name!r} is not a valid GTP command name")
         self._handlers[name] = (fn, streaming)
 
-    def unregister(self, name: str) -> None:
-        self._handlers.pop(name, None)
-
     def known(self, name: str) -> bool:
         return name in self._handlers
 

@@ -179,10 +179,6 @@ class Store:
         with self.session() as s:
             return players.player_of_user(s, user_name)
 
-    def link_player_user(self, player_id: int, user_name: str | None) -> None:
-        with self.session(write=True) as s:
-            players.link_user(s, player_id, user_name)
-
     def claim_games(self, to_player_id: int, game_ids: Sequence[str], *, from_name: str = GUEST,
                     color: str | None = None, by: str | None = None) -> int:
         """Give a player chosen games of ``from_name`` (all or nothing; ``players.claim_games``)."""

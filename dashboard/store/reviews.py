@@ -182,17 +182,6 @@ def first_moves(session: Session, player_id: int) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
-def mistake_kinds(session: Session, player_id: int) -> list[tuple[str, str, int]]:
-    """(game id, kind, count) of the player's mistakes (inaccuracy or worse) that have a
-    reason kind."""
-    rows = session.execute(select(ReviewedMove.game_id, ReviewedMove.kind, func.count())
-                           .join(Game, Game.id == ReviewedMove.game_id)
-                           .where(_side_filter(player_id), Game.deleted_at.is_(None), ReviewedMove.kind.is_not(None),
-                                  ReviewedMove.category.in_(MISTAKE_CLASSES))
-                           .group_by(ReviewedMove.game_id, ReviewedMove.kind))
-    return [(g, k, n) for g, k, n in rows]
-
-
 def top_mistakes(session: Session, player_id: int, since: datetime, limit: int = 3) -> list[Mistake]:
     """The player's biggest losses in games started since ``since``, biggest first
     (ties: newer game, earlier move): "the most instructive mistakes"."""

@@ -11,7 +11,7 @@ from typing import Any, Mapping, Sequence
 
 import streamlit as st
 
-from dashboard.board_svg import Recommendation, board_svg, winrate_bar_svg
+from dashboard.board_svg import Recommendation, winrate_bar_svg
 from dashboard.views.play_game import ILLEGAL_WORDS
 from gobuddy.go.coords import from_gtp, pass_move
 from gobuddy.go.position import Position
@@ -53,23 +53,6 @@ def hover_lines(answer: Mapping[str, Any] | None, top: int = TOP) -> dict[str, l
     if not answer:
         return {}
     return {m["move"]: line_of(answer, m) for m in answer["moves"][:top] if m.get("pv")}
-
-
-def show_board(size: int, stones: Sequence[int], *, last_move: str | None = None,
-               answer: Mapping[str, Any] | None = None, ownership: bool = False, highlights: Sequence[str] = (),
-               move_count: int | None = None, px: int = 520, show_recommendations: bool = True,
-               marks: Mapping[str, str] | None = None, line: Sequence[tuple[str, str]] = (),
-               lines_on_hover: bool = False) -> None:
-    """Draw the board inline (``st.markdown`` with HTML: ``st.html`` sanitises SVG away)
-    with the answer's top five and, if asked and known, its ownership; ``marks``,
-    ``line`` and (``lines_on_hover``) each candidate's line shown while hovering it:
-    see ``board_svg``."""
-    owner = answer.get("ownership") if (answer and ownership) else None
-    svg = board_svg(size, stones, px=px, last_move=last_move,
-                    recommendations=recommendations(answer) if show_recommendations else (),
-                    ownership=owner, highlights=highlights, move_count=move_count, marks=marks, line=line,
-                    hover_lines=hover_lines(answer) if lines_on_hover and show_recommendations else None)
-    st.markdown(f'<div class="gobuddy-board">{svg}</div>', unsafe_allow_html=True)
 
 
 def show_winrate(answer: Mapping[str, Any] | None, *, width: int = 520) -> None:

@@ -44,10 +44,6 @@ class ButtonPresses:
         (the engine's pass comes through ``expect_engine_move``)."""
         return self.press("pass")
 
-    def press_undo(self) -> list[Any]:
-        """``press("undo")``: take back the last move; the board must then be set back."""
-        return self.press("undo")
-
     def _busy(self, button: str = "") -> bool:
         return (self._corner is not None or not self.stabiliser.settled()
                 or (button == "end_game" and self._unsure))

@@ -2,8 +2,7 @@
 
 What the board sends is a ``Frame``: a timestamp, 81 raw readings (0..1023, row-major
 from the top-left intersection, A9 on 9x9) and the firmware's sequence number; button
-presses arrive as ``ButtonPress``. Anything that yields those in time order is a
-``FrameSource`` (the serial link, the simulator).
+presses arrive as ``ButtonPress`` (from the serial link or the simulator, in time order).
 
 ``Classifier`` turns a frame into a ``Sighting``: per point ``EMPTY``, ``BLACK``,
 ``WHITE`` (colour sensing) or ``STONE`` (occupancy sensing: a stone of unknown colour),
@@ -29,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import isqrt
-from typing import Iterator, Protocol, Sequence, Union
+from typing import Sequence, Union
 
 import numpy as np
 
@@ -62,14 +61,6 @@ class ButtonPress:
 
 
 BoardInput = Union[Frame, ButtonPress]
-
-
-class FrameSource(Protocol):
-    """Anything that yields what a board sends, in time order (serial link, simulator)."""
-
-    def inputs(self) -> Iterator[BoardInput]:
-        """Frames and button presses until the source ends."""
-        ...
 
 
 @dataclass(frozen=True)

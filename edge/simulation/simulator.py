@@ -14,7 +14,7 @@ stones taken off late (often seconds after the capturing stone; sometimes by the
 hand at once), idle hands passing over the board, passes as button presses. Games come
 from ``random_game`` (``gobuddy.go.playout.random_move``), ``gnugo_game`` (GNU Go over
 GTP, optional), or any list of moves. ``calibrate`` runs the calibration procedure on a
-simulated board, and ``SimulatedBoard`` is a ``FrameSource`` that can pace the inputs
+simulated board, and ``SimulatedBoard`` yields those inputs, paced
 in real time for a service. The same simulator behind the firmware's serial protocol
 on a pseudo-terminal is ``edge.simulation.pty_board``. Not here: players that react to the LEDs
 (``game_inputs`` plays a fixed game whatever the board reports).
@@ -326,7 +326,7 @@ class RealTimePacer:
 
 
 class SimulatedBoard:
-    """A ``FrameSource`` over simulated inputs, paced by ``pace`` (e.g. ``RealTimePacer``)
+    """The simulated inputs in time order, paced by ``pace`` (e.g. ``RealTimePacer``)
     or as fast as they are read when ``pace`` is ``None``."""
 
     def __init__(self, inputs: Iterable[BoardInput], pace: Callable[[float], None] | None = None) -> None:

@@ -107,10 +107,6 @@ class PendingRequests:
                 pending.sends += 1
                 pending.quiet_until = self._clock() + pending.silence_s
 
-    def knows(self, correlation: bytes | None) -> bool:
-        with self._lock:
-            return correlation is not None and correlation in self._pending
-
     def sends(self, correlation: bytes) -> int:
         """How many times the request was sent (0 once it is no longer outstanding)."""
         with self._lock:
