@@ -176,11 +176,6 @@ def _row(session: Session, player_id: int) -> Player:
     return p
 
 
-def link_user(session: Session, player_id: int, user_name: str | None) -> None:
-    """Link a player to a dashboard account (None: unlink)."""
-    _row(session, player_id).user_name = user_name
-
-
 def player_of_user(session: Session, user_name: str) -> PlayerView | None:
     """The player linked to a dashboard account, or else the one of the same name."""
     p = session.scalars(select(Player).where(Player.user_name == user_name, Player.merged_into.is_(None))).first()

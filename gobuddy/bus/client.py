@@ -171,11 +171,6 @@ class BusClient(EngineCalls):
         body = json.dumps(received.payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
         self._reporter.report(received.topic, "refused", reason, field, body)
 
-    @property
-    def dispatch_backlog(self) -> int:
-        """Received messages waiting for their handlers."""
-        return self._queue.qsize()
-
     # ---- lifecycle ---------------------------------------------------------------------
 
     def start(self, *, wait: bool = True, timeout_s: float | None = None) -> None:
