@@ -33,10 +33,12 @@ from dashboard.store.users import ROLES
 
 AUTH_MODES = ("auto", "on", "off")
 LEAST_ROLE = {"view": "viewer", "play": "player", "analyse": "player", "import": "player", "download": "player",
-              "rename": "admin", "delete": "admin", "manage_users": "admin", "recalibrate": "admin"}
+              "rename": "admin", "delete": "admin", "manage_users": "admin", "recalibrate": "admin",
+              "teach": "player"}
 WORDS = {"view": "see the pages", "play": "play", "analyse": "ask the engine", "import": "import SGF files",
          "download": "download games", "rename": "rename games", "delete": "delete games",
-         "manage_users": "manage users", "recalibrate": "recalibrate boards"}
+         "manage_users": "manage users", "recalibrate": "recalibrate boards",
+         "teach": "set a board's teacher"}
 
 
 class AuthRefused(ValueError):

@@ -142,18 +142,19 @@ TEACHER_OFF = "off"
 
 
 def render_teaching(items: list[Presence]) -> None:
-    """Each online board's teacher (its status ``teaching``); admins set it (``set_teaching``)."""
+    """Each online board's teacher (its status ``teaching``); players and admins set it
+    (``set_teaching``: the learner at the board chooses, as on the Play page)."""
     for p in items:
         if p.role != "board" or not p.online:
             continue
         level = p.details.get("teaching")
         st.caption(f"{p.client_id}: teacher {'at ' + str(level) if level else 'off'}")
-        if login.can("recalibrate"):
+        if login.can("teach"):
             teaching_control(p.client_id, level)
 
 
 def teaching_control(board_id: str, level: str | None) -> None:
-    """For admins: choose the board's teacher level (or off) and send it to the board,
+    """Choose the board's teacher level (or off) and send it to the board,
     which judges its learners' moves at that level from then on (the game being played
     included)."""
     choices = [TEACHER_OFF, *level_names()]
@@ -161,7 +162,7 @@ def teaching_control(board_id: str, level: str | None) -> None:
     chosen = c[0].selectbox(f"Teacher on {board_id}", choices, key=f"teach-{board_id}",
                             index=choices.index(level) if level in choices else 0)
     if c[1].button(f"Set the teacher on {board_id}", key=f"teach-set-{board_id}", icon=":material/school:"):
-        if not login.require("recalibrate"):
+        if not login.require("teach"):
             return
         wanted = None if chosen == TEACHER_OFF else chosen
         try:

@@ -54,8 +54,8 @@ def test_when_sign_in_is_asked(mode, address, asked):
 
 ALLOWED = [  # (role, actions allowed)
     ("viewer", {"view"}),
-    ("player", {"view", "play", "analyse", "import", "download"}),
-    ("admin", {"view", "play", "analyse", "import", "download", "rename", "delete"}),
+    ("player", {"view", "play", "analyse", "import", "download", "teach"}),
+    ("admin", {"view", "play", "analyse", "import", "download", "teach", "rename", "delete", "recalibrate"}),
     ("root", set()),
     (None, set()),
 ]
@@ -63,7 +63,8 @@ ALLOWED = [  # (role, actions allowed)
 
 @pytest.mark.parametrize("role, actions", ALLOWED)
 def test_what_each_role_may_do(role, actions):
-    every = {"view", "play", "analyse", "import", "download", "rename", "delete", "drop_tables"}
+    every = {"view", "play", "analyse", "import", "download", "teach", "rename", "delete", "recalibrate",
+             "drop_tables"}
     assert {a for a in every if allowed(role, a)} == actions
 
 
