@@ -56,21 +56,21 @@ def build(wire: WirePosition, board_sizes: tuple[int, ...]) -> tuple[Position, H
 
 
 def search_key(pos: Position, history: History, komi: float, rules: str, visits: int, top_k: int,
-               ownership: bool) -> str:
+               ownership: bool, play_first: bool = False) -> str:
     """What identifies a search's answer: the position (``Position.key()``: stones, side to
     move, ko point), what the network also sees (the previous boards and whether the last
     move was a pass), komi, rules, the visit budget and the answer's shape (top_k,
-    ownership). Not in the key: the move count and the rest of the superko history."""
+    ownership, ``play_first``: the move to play listed first). Not in the key: the move count and the rest of the superko history."""
     digest = hashlib.blake2b(digest_size=16)
     for board in history[:HISTORY_DEPTH]:
         digest.update(board.tobytes())
     last_pass = pos.last_move == pos.pass_point
     return (f"{pos.size}:{pos.key():016x}:{digest.hexdigest()}:{int(last_pass)}:{pos.passes}:"
-            f"{float(komi)}:{rules}:{visits}:{top_k}:{int(ownership)}")
+            f"{float(komi)}:{rules}:{visits}:{top_k}:{int(ownership)}:{int(play_first)}")
 
 
 def prepare(wire: WirePosition, board_sizes: tuple[int, ...], visits: int, top_k: int,
-            ownership: bool) -> Prepared:
+            ownership: bool, play_first: bool = False) -> Prepared:
     """``build`` plus the search key of the answer."""
     pos, history = build(wire, board_sizes)
-    return Prepared(pos, history, search_key(pos, history, wire.komi, wire.rules, visits, top_k, ownership))
+    return Prepared(pos, history, search_key(pos, history, wire.komi, wire.rules, visits, top_k, ownership, play_first))

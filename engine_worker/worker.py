@@ -201,7 +201,7 @@ class EngineWorker:
         visits = min(request.max_visits, self.config.visit_cap)
         try:
             prepared = prepare(request.position, self.evaluator.board_sizes, visits, request.top_k,
-                               request.include_ownership)
+                               request.include_ownership, play_first=request.purpose == "genmove")
         except RequestError as exc:
             code = "unplayable" if exc.field == "position.size" else "invalid"
             self._refuse(received, exc.field, exc.message, code)
@@ -361,7 +361,8 @@ class EngineWorker:
             self._search_for(request.position.komi, job.prepared.position.superko), job.prepared.position,
             job.prepared.history, visits=job.visits, seconds=seconds, top_k=request.top_k,
             ownership=request.include_ownership, stop=job.stop,
-            on_partial=partial if wants_partial else None, partial_every=(request.report_every_ms or 1000) / 1000)
+            on_partial=partial if wants_partial else None, partial_every=(request.report_every_ms or 1000) / 1000,
+            play_first=request.purpose == "genmove")
         if self._stopping.is_set():
             self._refuse(received, None, f"worker {self.worker_id} is shutting down; ask again", "shutdown")
             return

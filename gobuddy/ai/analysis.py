@@ -7,8 +7,10 @@ Meanings: ``winrate`` is the search's win probability for the side to move, in [
 (``winrate_black`` the same for black); ``root.value`` is the network's raw value of the
 position for the side to move, in [-1, 1], before any search; ``score_lead`` is in points
 for the side to move (``None`` when the model has no score head); ``prior`` is the
-policy probability; moves are ranked by visits (ties: win rate, then prior), ``order``
-is the rank, and ``pv`` starts with the move. ``ownership`` is the network's ownership
+policy probability; moves are ranked by visits (ties: win rate, then prior), except
+that with ``play_first`` the move a player would play comes first (``gobuddy.ai.lcb``:
+the most visited unless another's lower confidence bound is clearly better, as the
+GTP player chooses); ``order`` is the rank, and ``pv`` starts with the move. ``ownership`` is the network's ownership
 of the root position, row-major from the top-left, + = black, or ``None``.
 ``position_hash`` is ``gobuddy.go.game.position_hash`` of the root.
 """
@@ -21,6 +23,7 @@ from typing import Callable
 
 import numpy as np
 
+from gobuddy.ai import lcb
 from gobuddy.ai.features import History
 from gobuddy.ai.mcts import Search, StopSignal
 from gobuddy.go.coords import BLACK, color_from_str
@@ -86,7 +89,7 @@ def _winrate(value: float) -> float:
 
 
 def snapshot(search: Search, top_k: int = DEFAULT_TOP_K, elapsed_ms: float = 0.0, is_during_search: bool = False,
-             ownership: bool = True, max_pv: int = 10) -> Analysis:
+             ownership: bool = True, max_pv: int = 10, play_first: bool = False) -> Analysis:
     """The ``Analysis`` of the search's current root (call between batches)."""
     root = search.root
     if root is None or not root.expanded:
@@ -102,6 +105,10 @@ def snapshot(search: Search, top_k: int = DEFAULT_TOP_K, elapsed_ms: float = 0.0
     moves = []
     ranked = search.ranked()
     visited = [i for i in ranked if root.N[i] >= 1] or ranked[:1]
+    if play_first:
+        best = lcb.pick(lcb.moments(root), np.ones(len(root.moves), dtype=bool)).index
+        if best in visited:
+            visited.insert(0, visited.pop(visited.index(best)))
     for order, i in enumerate(visited[:top_k]):
         n = int(round(root.N[i]))
         q = search.child_q(root, i)
@@ -120,10 +127,12 @@ def snapshot(search: Search, top_k: int = DEFAULT_TOP_K, elapsed_ms: float = 0.0
 def analyse(search: Search, position: Position, history: History = (), visits: int | None = DEFAULT_VISITS,
             seconds: float | None = None, top_k: int = DEFAULT_TOP_K, ownership: bool = True,
             to_play: str | None = None, stop: StopSignal | None = None,
-            on_partial: Callable[[Analysis], None] | None = None, partial_every: float = 0.5) -> Analysis:
+            on_partial: Callable[[Analysis], None] | None = None, partial_every: float = 0.5,
+            play_first: bool = False) -> Analysis:
     """Search ``position`` (history: previous boards, most recent first) and return the
     final ``Analysis``; ``on_partial`` receives ``is_during_search`` snapshots every
     ``partial_every`` seconds. ``to_play`` ("B"/"W") overrides the side to move.
+    ``play_first``: the final answer lists the move to play first (module docstring).
 
     No early stop: the budget is spent so that every listed move's figures are as
     good as the budget allows. The search tree is reused when the position continues
@@ -140,4 +149,4 @@ def analyse(search: Search, position: Position, history: History = (), visits: i
 
     search.run(visits=visits, seconds=seconds, stop=stop, on_progress=partial if on_partial else None,
                progress_every=partial_every)
-    return snapshot(search, top_k, (time.perf_counter() - start) * 1000.0, False, ownership)
+    return snapshot(search, top_k, (time.perf_counter() - start) * 1000.0, False, ownership, play_first=play_first)

@@ -101,6 +101,28 @@ def test_a_real_tree_where_the_most_visited_move_loses():
     assert lcb.choose(root, exclude={from_gtp("C5", 5)}) == pos.pass_point
 
 
+def test_an_analysis_for_play_lists_the_bound_choice_first():
+    """The same tree as an analysis: a hint lists the most visited first; an analysis for
+    play (the worker's genmove) lists the move the GTP player would play first."""
+    from gobuddy.ai.analysis import snapshot
+
+    pos = Position.from_ascii(ONE_DAME)
+    search = Search(TrompTaylorEvaluator(4.5), SearchConfig(komi=4.5, pipeline=False))
+    search.set_position(pos)
+    stats = SearchStats()
+    search.evaluate_root(stats)
+    root = search.root
+    win = int(np.flatnonzero(root.moves == from_gtp("C5", 5))[0])
+    lose = int(np.flatnonzero(root.moves == pos.pass_point)[0])
+    for first, count in ((lose, 60), (win, 25)):
+        for _ in range(count):
+            search.simulate([first], stats)
+    hint, play = snapshot(search, ownership=False), snapshot(search, ownership=False, play_first=True)
+    assert [m.point for m in hint.moves[:2]] == [pos.pass_point, from_gtp("C5", 5)]
+    assert [m.point for m in play.moves[:2]] == [from_gtp("C5", 5), pos.pass_point]
+    assert [m.order for m in play.moves] == list(range(len(play.moves)))
+
+
 def test_the_search_gives_a_settled_rule_the_real_visits_left():
     seen: list[tuple[int, float]] = []
 
