@@ -10,7 +10,9 @@ the end (``final_status``: ``edge.end_count``), with its own time limit. The fin
 ``on_answer(answer, purpose)`` (purpose ``judge`` for a judgement); a failure (timeout,
 worker error — ``EngineRequestFailed.busy`` when the workers said they are too busy —,
 broker gone) to ``on_failure(purpose, error, request_id)`` after the request is
-forgotten, so the next ``ask`` sends it again.
+forgotten, so that an ``ask`` sends it again once ``retry_wait`` has passed (``ask``
+refuses before that, whatever position it is for: the workers' own wait is kept even
+when the agent's loop asks in the moment the failure arrives).
 
 ``position_key(game)`` is what an ``engine_answer`` must carry to be for the position
 on the board now: the moves played (``Position.move_count``) and ``position_hash``
@@ -23,6 +25,7 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
+import time
 from dataclasses import replace
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
@@ -33,12 +36,20 @@ from gobuddy.go.game import Game, position_hash
 from gobuddy.bus import BusClient
 from gobuddy.bus.message import now_ms
 from gobuddy.bus.messages import EngineAnswer, EngineRequest, Judge, Position
+from gobuddy.bus.requests import EngineRequestFailed
 from gobuddy.go.coords import color_to_str
 
 
 def position_key(game: Game) -> tuple[int, str]:
     """(move count, 16-hex-digit hash) of the game's current position."""
     return game.position.move_count, position_hash(game.position)
+
+
+def retry_wait(error: Exception, retry_s: float) -> float:
+    """Seconds to wait before asking again after ``error``: ``retry_s``, or longer when
+    the workers said how long they are busy (``retry_after_ms``)."""
+    after = error.error.retry_after_ms if isinstance(error, EngineRequestFailed) and error.busy else None
+    return max(retry_s, after / 1000) if after else retry_s
 
 
 def answer_key(answer: EngineAnswer) -> tuple[int, str]:
@@ -51,13 +62,14 @@ class Advisor:
     def __init__(self, bus: BusClient, board_id: str, *, visits: int, think_ms: int, timeout_s: float,
                  on_answer: Callable[[EngineAnswer, str], None],
                  on_failure: Callable[[str, Exception, str], None],
-                 logger: logging.Logger | None = None) -> None:
+                 retry_s: float = 5.0, logger: logging.Logger | None = None) -> None:
         self.bus, self.board_id = bus, board_id
-        self.visits, self.think_ms, self.timeout_s = visits, think_ms, timeout_s
+        self.visits, self.think_ms, self.timeout_s, self.retry_s = visits, think_ms, timeout_s, retry_s
         self._on_answer, self._on_failure = on_answer, on_failure
         self.log = logger or logging.getLogger("edge.advice")
         self.requests = self.failures = 0
         self._asked: dict[str, tuple] = {}
+        self._not_before = 0.0  # monotonic: no hint or genmove before (a failure's retry_wait)
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._pool = ThreadPoolExecutor(2, thread_name_prefix="edge-engine")
@@ -67,7 +79,8 @@ class Advisor:
         game = record.game
         key = (record.game_id, *position_key(game))
         with self._lock:
-            if self._asked.get(purpose) == key or not self.bus.is_connected():
+            if (self._asked.get(purpose) == key or time.monotonic() < self._not_before
+                    or not self.bus.is_connected()):
                 return False
             self._asked[purpose] = key
             self.requests += 1
@@ -137,6 +150,7 @@ class Advisor:
             with self._lock:
                 self.failures += 1
                 if key is not None and self._asked.get(purpose) == key:
+                    self._not_before = max(self._not_before, time.monotonic() + retry_wait(exc, self.retry_s))
                     del self._asked[purpose]
             self._on_failure(purpose, exc, request.id)
             return

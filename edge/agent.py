@@ -147,7 +147,7 @@ class EdgeAgent(BoardStatus, EngineAnswers, Judgements, EndCount, BoardButtons):
         self._answer_ids: OrderedDict[str, None] = OrderedDict()  # answers taken (edge.engine_answers)
         self.advisor = Advisor(bus, config.board_id, visits=config.visits, think_ms=config.think_ms,
                                timeout_s=config.request_timeout_s, on_answer=self.consider,
-                               on_failure=self._request_failed)
+                               on_failure=self._request_failed, retry_s=config.retry_s)
         self.teacher = Teacher(config.teach, config.request_timeout_s + 2.0)
         self.players = PlayerChoice(config.data_dir / "players.json")  # who plays the next games
         self.count = None  # a count of dead stones under way (edge.end_count)

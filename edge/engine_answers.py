@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 
-from edge.advice import answer_key, position_key
+from edge.advice import answer_key, position_key, retry_wait
 from gobuddy.bus.inbox import Received
 from gobuddy.bus.messages import EngineAnswer
 from gobuddy.bus.requests import EngineRequestFailed
@@ -49,9 +49,7 @@ class EngineAnswers:
                 self._engine_state = "busy" if busy else "no answer"
                 self._status_at = 0.0
             return
-        wait_s = self.config.retry_s
-        if busy and error.error.retry_after_ms:  # type: ignore[union-attr]
-            wait_s = max(wait_s, error.error.retry_after_ms / 1000)  # type: ignore[union-attr]
+        wait_s = retry_wait(error, self.config.retry_s)
         with self._lock:
             self._engine_state = "busy" if busy else "no answer"
             self._retry_at = time.monotonic() + wait_s

@@ -49,3 +49,40 @@ def test_a_busy_refusal_is_shown_and_the_board_asks_again_later(broker, observer
             wait_until(lambda: (observer.status() or {}).get("details", {}).get("engine") == "ok", 10, "ok again")
     finally:
         engine.stop()
+
+
+def test_an_ask_in_the_moment_a_busy_refusal_arrives_waits_all_the_same(broker) -> None:
+    """The agent's loop may ask again while a failure is being handled (between the
+    request being forgotten and the agent noting the wait): the advisor itself keeps the
+    workers' wait, so that ask sends nothing."""
+    from edge.advice import Advisor
+    from edge.journal.game_journal import GameLog
+
+    engine, board = BusClient(broker.config("engine-1")), BusClient(broker.config("board-t2"))
+    engine.subscribe(topics.engine_requests_filter(), lambda received: engine.respond(received, EngineError(
+        id=received.message.id, error="worker engine-1 is busy", code="busy", retry_after_ms=3000, worker="engine-1")))
+    engine.start()
+    board.start()
+    asked_in_the_failure: list[bool] = []
+    failed = Inbox()
+    record = GameLog.new("board-t2", GameSettings(mode=Mode.HINTS_EVERY_MOVE))
+
+    def on_failure(purpose: str, error: Exception, request_id: str) -> None:
+        asked_in_the_failure.append(advisor.ask(record, "hint"))
+        failed(request_id)
+
+    advisor = Advisor(board, "board-t2", visits=16, think_ms=200, timeout_s=5.0, on_answer=lambda a, p: None,
+                      on_failure=on_failure, retry_s=0.5)
+    try:
+        assert wait_until(board.is_connected, 10, "the board's connection")
+        assert advisor.ask(record, "hint")
+        failed.wait_for(1, timeout_s=10)
+        assert asked_in_the_failure == [False]
+        assert not advisor.ask(record, "hint")  # still inside the workers' 3 s
+        time.sleep(3.1)
+        assert advisor.ask(record, "hint")
+        failed.wait_for(2, timeout_s=10)
+    finally:
+        advisor.close()
+        board.stop()
+        engine.stop()
