@@ -151,10 +151,10 @@ def board_svg(size: int, stones: Sequence[int], *, px: int = 480, last_move: str
     return "".join(parts)
 
 
-HOVER_CSS = (".go-board g.pv-hover{visibility:hidden;pointer-events:none}"
-             + "".join(f'.go-board g.rec[data-rank="{r}"]:hover~g.pv-hover[data-rank="{r}"]{{visibility:visible}}'
-                       for r in range(1, 10)))
-HOVER_STYLE = f"<style>{HOVER_CSS}</style>"
+HOVER_STYLE = ("<style>.go-board g.pv-hover{visibility:hidden;pointer-events:none}"
+               + "".join(f'.go-board g.rec[data-rank="{r}"]:hover~g.pv-hover[data-rank="{r}"]{{visibility:visible}}'
+                         for r in range(1, 10))
+               + "</style>")
 
 
 def _defs(with_style: bool) -> str:

@@ -34,8 +34,6 @@ from typing import Any, Callable, Mapping, Sequence
 
 import streamlit as st
 
-from dashboard.board_svg import HOVER_CSS
-
 STATIC = Path(__file__).resolve().parents[1] / "static"
 JUMP = "replay_jump"
 SESSION = "replay_session"
@@ -45,12 +43,9 @@ BOARD_KEY, MOVES_KEY, RULER_KEY = "replay_stepper", "replay_moves_list", "replay
 @functools.lru_cache(maxsize=1)
 def _component() -> Any:
     """The component, registered once per process, its script and style read from
-    ``dashboard/static``; the style carries the candidates' lines' hover rules
-    (``board_svg.HOVER_CSS``), so a board it draws never shows them all before the page's
-    own copy of the rules arrives."""
+    ``dashboard/static``."""
     return st.components.v2.component("gobuddy_replay_board", js=(STATIC / "replay_board.js").read_text(),
-                                      css=(STATIC / "replay_board.css").read_text() + HOVER_CSS,
-                                      isolate_styles=False)
+                                      css=(STATIC / "replay_board.css").read_text(), isolate_styles=False)
 
 
 def jump_to(state: Any, key: str, n: int) -> None:
