@@ -258,7 +258,10 @@ function installKeys() {
         clearTimeout(s.timer);
         s.timer = null;
         const jump = s.jump;
-        afterRun(() => { if (s.jump === jump && s.report) s.report(s.move); }, 1000);
+        // Reported only when the click started no run (it missed the bars): after the
+        // graph's run the jump it made may reach this component a moment later, and the
+        // step reported then would send the server back (board at 12, server at 3).
+        afterRun((ran) => { if (!ran && s.jump === jump && s.report) s.report(s.move); }, 5000);
         return;
       }
       flush(s);
@@ -280,13 +283,14 @@ function installKeys() {
   }, true);
 }
 
-// Call `then` once the page's run now starting has ended (or after `limitMs`).
+// Call `then(ran)` once the page's run now starting has ended (ran: true), or after
+// `limitMs` (ran: whether one had started).
 function afterRun(then, limitMs = 5000) {
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app) { then(); return; }
   let started = false;
   let done = false;
-  const finish = () => { if (!done) { done = true; watch.disconnect(); then(); } };
+  const finish = () => { if (!done) { done = true; watch.disconnect(); then(started); } };
   const watch = new MutationObserver(() => {
     const state = app.dataset.testScriptState;
     if (state === 'running') started = true;

@@ -141,7 +141,9 @@ def test_pointing_at_a_candidate_shows_its_line(served, page):
     board = board_at(page, 0, 60_000)
     wait_idle(page)
     line = board.locator('g.pv-hover[data-rank="1"]')
-    assert line.evaluate("g => getComputedStyle(g).visibility") == "hidden"
+    page.wait_for_function("""() => {  // the page's hover rules come in its markdown, which may follow the board
+        const g = document.querySelector('svg.go-board[data-move-count="0"] g.pv-hover[data-rank="1"]');
+        return g !== null && getComputedStyle(g).visibility === 'hidden'; }""", timeout=10_000)
     board.locator('g.rec[data-rank="1"]').hover()
     page.wait_for_timeout(200)
     assert line.evaluate("g => getComputedStyle(g).visibility") == "visible"
