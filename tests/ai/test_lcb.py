@@ -78,9 +78,9 @@ def test_a_single_allowed_move_is_settled_at_once():
     assert is_settled(m, np.array([True, False]), 1000)
 
 
-def test_a_real_tree_where_the_most_visited_move_loses():
-    """ONE_DAME with komi 4.5: only C5 wins for black. Force 60 simulations through a
-    losing move and 25 through C5: raw visits choose the loser, the bound chooses C5."""
+def losing_most_visited() -> tuple[Search, Position]:
+    """ONE_DAME with komi 4.5: only C5 wins for black. 60 simulations forced through a
+    losing move (pass) and 25 through C5."""
     pos = Position.from_ascii(ONE_DAME)
     search = Search(TrompTaylorEvaluator(4.5), SearchConfig(komi=4.5, pipeline=False))
     search.set_position(pos)
@@ -92,6 +92,13 @@ def test_a_real_tree_where_the_most_visited_move_loses():
     for first, count in ((lose, 60), (win, 25)):
         for _ in range(count):
             search.simulate([first], stats)
+    return search, pos
+
+
+def test_a_real_tree_where_the_most_visited_move_loses():
+    """Raw visits choose the loser, the bound chooses C5."""
+    search, pos = losing_most_visited()
+    root = search.root
     m = lcb.moments(root)
     visited = m.n > 0
     assert np.array_equal(m.n, root.N) and np.allclose(m.q[visited], root.W[visited] / root.N[visited])
@@ -106,17 +113,7 @@ def test_an_analysis_for_play_lists_the_bound_choice_first():
     play (the worker's genmove) lists the move the GTP player would play first."""
     from gobuddy.ai.analysis import snapshot
 
-    pos = Position.from_ascii(ONE_DAME)
-    search = Search(TrompTaylorEvaluator(4.5), SearchConfig(komi=4.5, pipeline=False))
-    search.set_position(pos)
-    stats = SearchStats()
-    search.evaluate_root(stats)
-    root = search.root
-    win = int(np.flatnonzero(root.moves == from_gtp("C5", 5))[0])
-    lose = int(np.flatnonzero(root.moves == pos.pass_point)[0])
-    for first, count in ((lose, 60), (win, 25)):
-        for _ in range(count):
-            search.simulate([first], stats)
+    search, pos = losing_most_visited()
     hint, play = snapshot(search, ownership=False), snapshot(search, ownership=False, play_first=True)
     assert [m.point for m in hint.moves[:2]] == [pos.pass_point, from_gtp("C5", 5)]
     assert [m.point for m in play.moves[:2]] == [from_gtp("C5", 5), pos.pass_point]
