@@ -8,6 +8,9 @@ a count shown survives a restart of the agent."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator
+
 from edge.game import GameSettings
 from engine_worker.request_position import build
 from gobuddy.bus import BusClient, topics
@@ -22,9 +25,20 @@ from tests.mqtt_broker import Inbox
 DEAD = ("C4",)
 
 
+@contextmanager
+def counting_worker(broker) -> Iterator[Inbox]:
+    """A worker's stand-in while the block runs: for a request with ``final_status``,
+    ``DEAD`` (those on the board); every request is kept in the ``Inbox`` yielded."""
+    requests = Inbox()
+    engine = stand_in_counter(broker, requests)
+    try:
+        yield requests
+    finally:
+        engine.stop()
+
+
 def stand_in_counter(broker, requests: Inbox) -> BusClient:
-    """A worker's stand-in: for a request with ``final_status``, ``DEAD`` (those on the
-    board); every request is kept in ``requests``."""
+    """The stand-in of ``counting_worker``, started; the caller stops it."""
     engine = BusClient(broker.config("engine-1"))
 
     def respond(received):
@@ -58,9 +72,7 @@ def count_status(observer) -> str | None:
 
 
 def test_two_passes_the_dead_blink_and_turn_done_accepts(broker, observer, tmp_path):
-    requests = Inbox()
-    engine = stand_in_counter(broker, requests)
-    try:
+    with counting_worker(broker) as requests:
         with AgentRig(broker, tmp_path, status_every_s=0.5) as rig:
             rig.press("START")
             rig.play("E5 C4 pass pass")
@@ -76,14 +88,10 @@ def test_two_passes_the_dead_blink_and_turn_done_accepts(broker, observer, tmp_p
             assert (ended["result"], ended["reason"], ended["move_number"]) == \
                 (result_with("E5 C4 pass pass", DEAD), "score", 4) == ("B+74", "score", 4)
             wait_until(lambda: rig.board.leds().mode == "OFF", 5, "the LEDs off")
-    finally:
-        engine.stop()
 
 
 def test_undo_disputes_the_count_and_play_goes_on(broker, observer, tmp_path):
-    requests = Inbox()
-    engine = stand_in_counter(broker, requests)
-    try:
+    with counting_worker(broker):
         with AgentRig(broker, tmp_path) as rig:
             rig.press("START")
             rig.play("E5 C4 pass pass")
@@ -98,22 +106,16 @@ def test_undo_disputes_the_count_and_play_goes_on(broker, observer, tmp_path):
             rig.play("G3")
             assert observer.wait_moves(5)[-1] == "W G3"
             assert not observer.events("game_ended")
-    finally:
-        engine.stop()
 
 
 def test_nobody_deciding_accepts_the_count(broker, observer, tmp_path):
-    requests = Inbox()
-    engine = stand_in_counter(broker, requests)
-    try:
+    with counting_worker(broker):
         with AgentRig(broker, tmp_path, count_accept_s=1.0) as rig:
             rig.press("START")
             rig.play("E5 C4")
             rig.press("END")
             wait_until(lambda: observer.events("game_ended"), 15, "the count accepted")
             assert observer.events("game_ended")[0]["result"] == "B+74"
-    finally:
-        engine.stop()
 
 
 def test_no_worker_counts_every_stone_alive_and_says_so(broker, observer, tmp_path):
@@ -146,9 +148,7 @@ def test_lifting_a_stone_toggles_its_group_and_game_ended_lists_the_dead(broker,
     """C4 is proposed dead; its stone lifted and put back: alive (LEDs off); black's E5
     lifted and put back: dead; TURN DONE: the count lifts E5 only, and says so. Nothing
     read meanwhile is a move."""
-    requests = Inbox()
-    engine = stand_in_counter(broker, requests)
-    try:
+    with counting_worker(broker):
         with AgentRig(broker, tmp_path, status_every_s=0.5) as rig:
             rig.press("START")
             rig.play("E5 C4 pass pass")
@@ -163,16 +163,12 @@ def test_lifting_a_stone_toggles_its_group_and_game_ended_lists_the_dead(broker,
             (ended,) = observer.events("game_ended")
             assert (ended["result"], ended["dead"]) == (result_with("E5 C4 pass pass", ("E5",)), ["E5"]) == ("W+88", ["E5"])
             assert observer.moves() == ["B E5", "W C4", "B pass", "W pass"] and not observer.events("undo")
-    finally:
-        engine.stop()
 
 
 def test_a_group_taken_off_counts_dead(broker, observer, tmp_path):
     """The players take the dead stone off, as Japanese and Chinese players do: it stays
     dead, and the count ends with it lifted."""
-    requests = Inbox()
-    engine = stand_in_counter(broker, requests)
-    try:
+    with counting_worker(broker):
         with AgentRig(broker, tmp_path) as rig:
             rig.press("START")
             rig.play("E5 C4 pass pass")
@@ -185,17 +181,13 @@ def test_a_group_taken_off_counts_dead(broker, observer, tmp_path):
             (ended,) = observer.events("game_ended")
             assert (ended["result"], ended["dead"]) == ("B+74", ["C4"])
             assert observer.moves() == ["B E5", "W C4", "B pass", "W pass"]
-    finally:
-        engine.stop()
 
 
 def test_the_count_survives_a_restart_of_the_agent(broker, observer, tmp_path):
     """The agent stops while the count (C4 proposed, E5 toggled dead by the players) is
     shown: started again, it shows the same count without asking the workers, and
     TURN DONE ends the game with it. A count dropped (UNDO) stays dropped."""
-    requests = Inbox()
-    engine = stand_in_counter(broker, requests)
-    try:
+    with counting_worker(broker) as requests:
         with AgentRig(broker, tmp_path, status_every_s=0.5) as rig:
             rig.press("START")
             rig.play("E5 C4 pass pass")
@@ -225,5 +217,3 @@ def test_the_count_survives_a_restart_of_the_agent(broker, observer, tmp_path):
             agent = rig.start_agent()
             assert agent.count is None and agent.reconciler.counting is None
             assert agent.record.game.move_number == 3 and not agent.record.game.ended
-    finally:
-        engine.stop()
