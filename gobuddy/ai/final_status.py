@@ -113,15 +113,6 @@ class FinalStatus:
         return out
 
 
-@dataclass(frozen=True)
-class _Chain:
-    colour: int
-    stones: tuple[int, ...]
-    verdict: str
-    counted_dead: bool
-    reason: str
-
-
 def _chains(pos: Position) -> list[tuple[int, tuple[int, ...]]]:
     seen: set[int] = set()
     out = []
@@ -149,34 +140,35 @@ def _read(pos: Position, point: int, config: JudgeConfig) -> tuple[str, bool]:
 
 
 def _verdict(colour: int, stones: tuple[int, ...], pos: Position, proofs: dict[int, tuple[str, str]],
-             own: list[float], network: Sequence[float] | None, config: JudgeConfig) -> _Chain:
+             own: list[float], network: Sequence[float] | None, config: JudgeConfig) -> GroupStatus:
     if stones[0] in proofs:
         verdict, reason = proofs[stones[0]]
-        return _Chain(colour, stones, verdict, verdict == DEAD, reason)
+        return GroupStatus(colour, stones, verdict, verdict == DEAD, reason)
     mean = sum(own[p] for p in stones) * colour / len(stones)
     lean_dead = mean < 0
     share = f"its owner keeps it in {round(50 * (1 + mean))}% of playouts"
     reading, sacrifice = _read(pos, stones[0], config)
     if reading == "unsettled":
-        return _Chain(colour, stones, UNSURE, lean_dead, "unsettled: it lives or dies with the next move")
+        return GroupStatus(colour, stones, UNSURE, lean_dead, "unsettled: it lives or dies with the next move")
     if reading in ("dead", "lives"):
         dead = reading == "dead"
         contrary = mean > config.contrary if dead else mean < -config.contrary
         if not contrary:
-            return _Chain(colour, stones, DEAD if dead else ALIVE, dead,
+            return GroupStatus(colour, stones, DEAD if dead else ALIVE, dead,
                           "read: captured whoever starts" if dead else "read: cannot be captured")
         if dead and sacrifice:
-            return _Chain(colour, stones, DEAD, True, "read: captured after a sacrifice that playouts do not try")
+            return GroupStatus(colour, stones, DEAD, True, "read: captured after a sacrifice that playouts do not try")
         said = "captured whoever starts" if dead else "cannot be captured"
-        return _Chain(colour, stones, UNSURE, lean_dead, f"the evidence disagrees: reading says {said}, but {share}")
+        return GroupStatus(colour, stones, UNSURE, lean_dead,
+                           f"the evidence disagrees: reading says {said}, but {share}")
     if abs(mean) < config.decisive:
-        return _Chain(colour, stones, UNSURE, lean_dead, f"not clear: {share}")
+        return GroupStatus(colour, stones, UNSURE, lean_dead, f"not clear: {share}")
     if network is not None:
         engine = sum(float(network[p]) for p in stones) * colour / len(stones)
         if (engine < -config.contrary) if mean > 0 else (engine > config.contrary):
-            return _Chain(colour, stones, UNSURE, lean_dead, f"the evidence disagrees: {share}, but the engine's "
+            return GroupStatus(colour, stones, UNSURE, lean_dead, f"the evidence disagrees: {share}, but the engine's "
                           f"ownership gives it to the {'other side' if mean > 0 else 'owner'}")
-    return _Chain(colour, stones, DEAD if lean_dead else ALIVE, lean_dead, f"playouts: {share}")
+    return GroupStatus(colour, stones, DEAD if lean_dead else ALIVE, lean_dead, f"playouts: {share}")
 
 
 def judge(pos: Position, config: JudgeConfig = JudgeConfig(),
@@ -204,7 +196,8 @@ def judge(pos: Position, config: JudgeConfig = JudgeConfig(),
     return FinalStatus(pos.size, _groups(pos, verdicts))
 
 
-def _mark_seki(pos: Position, chains: list[_Chain], neutral: list[float], config: JudgeConfig) -> list[_Chain]:
+def _mark_seki(pos: Position, chains: list[GroupStatus], neutral: list[float],
+               config: JudgeConfig) -> list[GroupStatus]:
     board = pos.board[:]
     for c in chains:
         if c.counted_dead:
@@ -219,12 +212,12 @@ def _mark_seki(pos: Position, chains: list[_Chain], neutral: list[float], config
     out = []
     for c in chains:
         if c.verdict == ALIVE and any(shared[q] for p in c.stones for q in nbrs[p]):
-            c = _Chain(c.colour, c.stones, SEKI, False, c.reason + "; shares liberties neither side can fill")
+            c = GroupStatus(c.colour, c.stones, SEKI, False, c.reason + "; shares liberties neither side can fill")
         out.append(c)
     return out
 
 
-def _groups(pos: Position, chains: list[_Chain]) -> tuple[GroupStatus, ...]:
+def _groups(pos: Position, chains: list[GroupStatus]) -> tuple[GroupStatus, ...]:
     """Chains of one colour and one verdict that share a liberty, joined."""
     nbrs = neighbours(pos.size)
     board = pos.board
@@ -247,7 +240,7 @@ def _groups(pos: Position, chains: list[_Chain]) -> tuple[GroupStatus, ...]:
             c = chains[i]
             j = first_of.setdefault((c.colour, c.verdict, c.counted_dead), i)
             parent[find(i)] = find(j)
-    joined: dict[int, list[_Chain]] = {}
+    joined: dict[int, list[GroupStatus]] = {}
     for i, c in enumerate(chains):
         joined.setdefault(find(i), []).append(c)
     groups = []
