@@ -13,19 +13,33 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Callable, Concatenate, Iterator, ParamSpec, Sequence, TypeVar
 
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
-from dashboard.mistakes import GameReview
 from dashboard.store import analyses, games, players, reviews, sgf_io, teaching_notes
-from dashboard.store.analyses import AnalysisView, PositionKey
 from dashboard.store.engine import make_engine, make_sessions, start_transaction
-from dashboard.store.games import BoardView, GameDetail, GameFilter, GamePage, ProblemView
 from dashboard.store.migrate import upgrade_to_head
-from dashboard.store.players import GUEST, MergeView, PlayerView
-from gobuddy.go.record import GameError, GameRecord
+from dashboard.store.players import PlayerView
+from gobuddy.go.record import GameError
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _in_transaction(work: Callable[Concatenate[Session, P], R], *,
+                    write: bool = False) -> Callable[Concatenate[Store, P], R]:
+    """A ``Store`` method that runs ``work`` (a function over a ``Session``, whose
+    docstring it takes) in a transaction of its own; ``write`` for one that changes
+    something."""
+    def method(store: Store, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with store.session(write=write) as session:
+            return work(session, *args, **kwargs)
+
+    method.__doc__ = work.__doc__
+    return method
 
 
 class Store:
@@ -56,56 +70,18 @@ class Store:
             yield session
 
     # ------------------------------------------------------------------ games
-    def list_games(self, filters: GameFilter = GameFilter(), *, limit: int = 50, offset: int = 0) -> GamePage:
-        """See ``games.list_games``: newest first, one page, with the total."""
-        with self.session() as s:
-            return games.list_games(s, filters, limit=limit, offset=offset)
-
-    def get_game(self, game_id: str) -> GameDetail:
-        """A game with setup and moves; raises ``UnknownGame``."""
-        with self.session() as s:
-            return games.get_game(s, game_id)
-
-    def game_record(self, game_id: str) -> GameRecord:
-        """The game as a ``GameRecord``; raises ``UnknownGame`` or ``GameError``."""
-        with self.session() as s:
-            return sgf_io.game_record(s, game_id)
-
-    def rename_game(self, game_id: str, name: str | None) -> None:
-        with self.session(write=True) as s:
-            games.rename_game(s, game_id, name)
-
-    def delete_game(self, game_id: str) -> None:
-        with self.session(write=True) as s:
-            games.delete_game(s, game_id)
-
-    def note_teaching(self, game_id: str, move_number: int, color: str, vertex: str, decision: str, *,
-                      points_lost: float | None = None, winrate_lost: float | None = None,
-                      better: str | None = None, level: str | None = None) -> None:
-        """See ``teaching_notes.add_note``: keep a move the teacher called a mistake,
-        ``taken_back`` or ``kept``."""
-        with self.session(write=True) as s:
-            teaching_notes.add_note(s, game_id, move_number, color, vertex, decision, points_lost=points_lost,
-                                    winrate_lost=winrate_lost, better=better, level=level)
-
-    def teaching_notes(self, game_id: str) -> list[teaching_notes.NoteView]:
-        """See ``teaching_notes.notes_for_game``."""
-        with self.session() as s:
-            return teaching_notes.notes_for_game(s, game_id)
-
-    def boards(self) -> list[BoardView]:
-        with self.session() as s:
-            return games.list_boards(s)
-
-    def problems(self, game_id: str) -> list[ProblemView]:
-        with self.session() as s:
-            return games.problems_for_game(s, game_id)
+    list_games = _in_transaction(games.list_games)
+    get_game = _in_transaction(games.get_game)
+    game_record = _in_transaction(sgf_io.game_record)
+    rename_game = _in_transaction(games.rename_game, write=True)
+    delete_game = _in_transaction(games.delete_game, write=True)
+    note_teaching = _in_transaction(teaching_notes.add_note, write=True)
+    teaching_notes = _in_transaction(teaching_notes.notes_for_game)
+    boards = _in_transaction(games.list_boards)
+    problems = _in_transaction(games.problems_for_game)
 
     # ------------------------------------------------------------------ SGF
-    def export_sgf(self, game_id: str, with_analysis: bool = True, model: str | None = None) -> str:
-        """SGF of a stored game, with the engine's view as comments (``sgf_io``)."""
-        with self.session() as s:
-            return sgf_io.export_sgf(s, game_id, with_analysis, model)
+    export_sgf = _in_transaction(sgf_io.export_sgf)
 
     def import_sgf(self, data: bytes | str) -> list[str]:
         """Import every game of an SGF file, all or nothing; raises ``SgfImportError``."""
@@ -136,80 +112,28 @@ class Store:
         return "\n".join(trees) + ("\n" if trees else "")
 
     # ------------------------------------------------------------------ analyses
-    def position_keys(self, game_id: str) -> dict[int, PositionKey]:
-        """The key of each position of a game (move count -> key), up to a gap."""
-        with self.session() as s:
-            return analyses.game_position_keys(s, game_id)
-
-    def save_analysis(self, key: PositionKey, model: str, answer: dict[str, Any], *, move_count: int,
-                      visits: int | None = None, game_id: str | None = None,
-                      move_number: int | None = None) -> bool:
-        """Store an engine answer for a position; True unless a deeper one is stored."""
-        with self.session(write=True) as s:
-            return analyses.save_analysis(s, key, model, answer, move_count=move_count, visits=visits,
-                                          game_id=game_id, move_number=move_number)
-
-    def get_analysis(self, key: PositionKey, model: str | None = None) -> AnalysisView | None:
-        with self.session() as s:
-            return analyses.get_analysis(s, key, model)
-
-    def analyses_for_game(self, game_id: str, model: str | None = None) -> dict[int, AnalysisView]:
-        """Move count -> the analysis of that position, where one is stored."""
-        with self.session() as s:
-            return analyses.analyses_for_game(s, game_id, model)
+    position_keys = _in_transaction(analyses.game_position_keys)
+    save_analysis = _in_transaction(analyses.save_analysis, write=True)
+    get_analysis = _in_transaction(analyses.get_analysis)
+    analyses_for_game = _in_transaction(analyses.analyses_for_game)
 
     # ------------------------------------------------------------------ players
-    def players(self, *, kind: str | None = None, merged: bool = False) -> list[PlayerView]:
-        """Players by name with their game counts (``players.list_players``)."""
-        with self.session() as s:
-            return players.list_players(s, kind=kind, merged=merged)
-
-    def player(self, player_id: int) -> PlayerView:
-        """A player; raises ``PlayerError``."""
-        with self.session() as s:
-            return players.get_player(s, player_id)
+    player = _in_transaction(players.get_player)
+    player_of_user = _in_transaction(players.player_of_user)
+    claim_games = _in_transaction(players.claim_games, write=True)
+    claim_board_games = _in_transaction(players.claim_board_games, write=True)
+    board_games_of = _in_transaction(players.board_games_of)
+    merge_player = _in_transaction(players.merge_player, write=True)
+    merges_into = _in_transaction(players.merges_into)
+    player_level = _in_transaction(players.level_of)
+    set_player_level = _in_transaction(players.set_level, write=True)
+    players = _in_transaction(players.list_players)  # last: from here on ``players`` is this method
 
     def player_named(self, name: str, kind: str = "human", *, create: bool = False) -> PlayerView | None:
         """The player called ``name`` (through merges); created when ``create``."""
         with self.session(write=create) as s:
             p = players.player_for(s, name, kind, create=create)
             return players.get_player(s, p.id) if p else None
-
-    def player_of_user(self, user_name: str) -> PlayerView | None:
-        with self.session() as s:
-            return players.player_of_user(s, user_name)
-
-    def claim_games(self, to_player_id: int, game_ids: Sequence[str], *, from_name: str = GUEST,
-                    color: str | None = None, by: str | None = None) -> int:
-        """Give a player chosen games of ``from_name`` (all or nothing; ``players.claim_games``)."""
-        with self.session(write=True) as s:
-            return players.claim_games(s, to_player_id, game_ids, from_name=from_name, color=color, by=by)
-
-    def claim_board_games(self, to_player_id: int, board_id: str, since: datetime, until: datetime, *,
-                          from_name: str = GUEST, color: str | None = None, by: str | None = None) -> int:
-        """Give a player all of a board's games of ``from_name`` in ``[since, until)``."""
-        with self.session(write=True) as s:
-            return players.claim_board_games(s, to_player_id, board_id, since, until, from_name=from_name,
-                                             color=color, by=by)
-
-    def board_games_of(self, board_id: str, since: datetime, until: datetime,
-                       name: str = GUEST) -> list[str]:
-        with self.session() as s:
-            return players.board_games_of(s, board_id, since, until, name)
-
-    def merge_player(self, from_id: int, into_id: int, *, by: str | None = None) -> int:
-        with self.session(write=True) as s:
-            return players.merge_player(s, from_id, into_id, by=by)
-
-    def merges_into(self, player_id: int) -> list[MergeView]:
-        with self.session() as s:
-            return players.merges_into(s, player_id)
-
-    def player_level(self, name: str) -> str | None:
-        """The adaptive level of the player called ``name`` (None: unknown, or no game
-        against a level yet). The Play page offers ``ladder.suggested_level`` of it."""
-        with self.session() as s:
-            return players.level_of(s, name)
 
     def suggested_level(self, name: str, levels: Sequence[str] | None = None) -> str | None:
         """The opponent level to offer ``name`` before a game (the Play page): their
@@ -220,20 +144,14 @@ class Store:
         levels = ladder.default_levels() if levels is None else levels
         return ladder.suggested_level(self.player_level(name), levels or [])
 
-    def set_player_level(self, player_id: int, level: str | None) -> None:
-        with self.session(write=True) as s:
-            players.set_level(s, player_id, level)
-
     # ------------------------------------------------------------------ reviews
     def player_history(self, player_id: int, now: datetime | None = None) -> reviews.PlayerHistory:
         """What the player's page shows, in one read transaction (``reviews.player_history``)."""
         with self.session() as s:
             return reviews.player_history(s, player_id, now or datetime.now(timezone.utc))
 
-    def save_review(self, game_id: str, review: GameReview, *, kinds: Mapping[int, str | None] = {},
-                    complete: bool = True) -> None:
-        with self.session(write=True) as s:
-            reviews.save_review(s, game_id, review, kinds=kinds, complete=complete)
+    save_review = _in_transaction(reviews.save_review, write=True)
+    review_counts = _in_transaction(reviews.review_counts)
 
     def games_to_review(self, *, partial: bool = False, limit: int | None = None) -> list[str]:
         """Finished games waiting for a review, oldest first; games finished before this
@@ -241,7 +159,3 @@ class Store:
         with self.session(write=True) as s:
             reviews.mark_finished_pending(s)
             return reviews.games_to_review(s, partial=partial, limit=limit)
-
-    def review_counts(self) -> dict[str, int]:
-        with self.session() as s:
-            return reviews.review_counts(s)

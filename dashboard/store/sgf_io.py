@@ -38,7 +38,7 @@ The final count (``Game.dead``, the stones it lifted) is written as territory ma
 ``TB``/``TW``, in the last node of the main line; import reads the dead stones back
 from them (``dashboard.store.sgf_territory``).
 
-Import (``import_sgf_file``; ``import_sgf`` gives its ids) is all-or-nothing: every
+Import (``import_sgf_file``) is all-or-nothing: every
 game of the file is read (leniently: ``gobuddy.go.sgf.read_sgf`` repairs what
 real-world files get wrong, and each repair comes back as a warning naming the game,
 line and column) and replayed with full legality before anything is written, and any
@@ -204,11 +204,6 @@ def export_sgf(session: Session, game_id: str, with_analysis: bool = True, model
                 nodes[n].add_child(Node(move=(color_from_str(color), from_gtp(vertex, record.info.size)),
                                         comment=comment))
     return dump_sgf(record)
-
-
-def import_sgf(session: Session, data: bytes | str, now: datetime | None = None) -> list[str]:
-    """``import_sgf_file(...).ids``: the ids of the stored games, the warnings dropped."""
-    return import_sgf_file(session, data, now).ids
 
 
 def import_sgf_file(session: Session, data: bytes | str, now: datetime | None = None) -> SgfImport:
