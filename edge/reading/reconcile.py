@@ -224,10 +224,7 @@ class Reconciler(ButtonPresses, EngineAdvice, TeacherStops, CountStops):
                 return events
         again = self._replayed(diff, board)
         if again is not None:
-            events = self._settle(None)
-            events.append(board_game.play(game, again[0]))
-            self._forget_requests()
-            return events + self._evaluate()
+            return self._play(again[0]) + self._evaluate()
         if len(diff.added) == 1 and not diff.recoloured and self._only_own_captures_gone(diff):
             return self._new_stone(diff, board)
         corner = self._corner
@@ -242,10 +239,7 @@ class Reconciler(ButtonPresses, EngineAdvice, TeacherStops, CountStops):
         slack = 0.0 if self._after_gap else self.config.two_moves_apart_s
         order = moves_in_order(diff, game.position, self.points.since, slack)
         if order is not None:
-            events = self._settle(None)
-            events.append(board_game.play(game, order[0]))
-            self._forget_requests()
-            return events + self._evaluate()
+            return self._play(order[0]) + self._evaluate()
         if self.points.masked:
             return self._masked_move(diff, diagnose(diff, self._context()))
         return self._settle(diagnose(diff, self._context()))
@@ -271,10 +265,7 @@ class Reconciler(ButtonPresses, EngineAdvice, TeacherStops, CountStops):
         slack = 0.0 if self._after_gap else self.config.two_moves_apart_s
         candidates = masked_move_candidates(diff, game.position, self.points.masked, self.points.since, slack)
         if len(candidates) == 1:
-            events = self._settle(None)
-            events.append(board_game.play(game, candidates[0]))
-            self._forget_requests()
-            return events + self._evaluate()
+            return self._play(candidates[0]) + self._evaluate()
         if self.points.recent_empty_mask(self._now, self.config.mask_wait_s, game.position.board):
             return []  # a glint may hide a stone that explains it all: read the board when it ends
         return self._settle(with_fault_note(problem, sorted(self.points.masked), game.size))
@@ -333,9 +324,7 @@ class Reconciler(ButtonPresses, EngineAdvice, TeacherStops, CountStops):
             if self._now - self._corner[2] < self.config.corner_wait_s:
                 return []
         self._corner = None
-        events = self._settle(None)
-        events.append(board_game.play(game, point))
-        self._forget_requests()
+        events = self._play(point)
         self.pending = tuple(self._leftovers(board))
         return events
 
@@ -371,6 +360,14 @@ class Reconciler(ButtonPresses, EngineAdvice, TeacherStops, CountStops):
         if problem is not None:
             events.append(raised(problem, self.game.size, n))
         self.problem = problem
+        return events
+
+    def _play(self, point: int) -> list[Event]:
+        """Play ``point`` for the side to move (the board shows it): any problem cleared,
+        the engine's requests forgotten."""
+        events = self._settle(None)
+        events.append(board_game.play(self.game, point))
+        self._forget_requests()
         return events
 
     def _forget_requests(self) -> None:

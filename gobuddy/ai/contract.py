@@ -24,8 +24,6 @@ POLICY = "policy"
 VALUE = "value"
 SCORE_LEAD = "score_lead"
 OWNERSHIP = "ownership"
-REQUIRED_OUTPUTS = (POLICY, VALUE)
-OPTIONAL_OUTPUTS = (SCORE_LEAD, OWNERSHIP)
 
 META_FEATURE_VERSION = "gobuddy.feature_version"
 META_BOARD_SIZES = "gobuddy.board_sizes"
