@@ -8,9 +8,7 @@ Field meanings are the schemas' (``schemas/board_frame``, ``button_event``,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
-from gobuddy.bus.message import Message, frozen, now_ms
+from gobuddy.bus.message import Message, now_ms
 
 Move = tuple[str, str]  # (colour, vertex or "pass")
 
@@ -49,10 +47,6 @@ class Problem:
     points: tuple[str, ...] = ()
     message: str = ""
 
-    @classmethod
-    def from_plain(cls, data: dict[str, Any] | None) -> "Problem | None":
-        return None if data is None else cls(data["kind"], tuple(data["points"]), data["message"])
-
 
 @dataclass(frozen=True, kw_only=True)
 class BoardState(Message):
@@ -76,11 +70,6 @@ class BoardState(Message):
     problem: Problem | None = None
     result: str | None = None
     ts: int = field(default_factory=now_ms)
-
-    @classmethod
-    def build(cls, data: dict[str, Any]) -> "BoardState":
-        values = {key: frozen(value) for key, value in data.items() if key != "problem"}
-        return cls(**values, problem=Problem.from_plain(data["problem"]))
 
 
 @dataclass(frozen=True, kw_only=True)

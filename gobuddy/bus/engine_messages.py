@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field  # EngineError has a field named 'field'
-from typing import Any
-
-from gobuddy.bus.message import Message, frozen, now_ms
+from gobuddy.bus.message import Message, now_ms
 
 Move = tuple[str, str]  # (colour, vertex or "pass")
 
@@ -29,10 +27,6 @@ class Position:
     moves: tuple[Move, ...] = ()
     setup: tuple[Move, ...] = ()
     to_play: str | None = None
-
-    @classmethod
-    def from_plain(cls, data: dict[str, Any]) -> "Position":
-        return cls(**{key: frozen(value) for key, value in data.items()})
 
     def side_to_play(self) -> str:
         """``to_play`` if given, else the colour after the last move, else ``"B"``."""
@@ -65,6 +59,7 @@ class EngineRequest(Message):
     when false."""
 
     KIND = "engine_request"
+    LEFT_OFF = ("final_status", "explain")
     id: str
     board_id: str | None
     purpose: str  # hint | analysis | genmove
@@ -81,19 +76,6 @@ class EngineRequest(Message):
     judge: Judge | None = None
     final_status: bool = False
     explain: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
-        for flag in ("final_status", "explain"):
-            if not data[flag]:
-                del data[flag]
-        return data
-
-    @classmethod
-    def build(cls, data: dict[str, Any]) -> "EngineRequest":
-        values = {key: frozen(value) for key, value in data.items() if key not in ("position", "judge")}
-        judge = Judge(**data["judge"]) if data.get("judge") is not None else None
-        return cls(**values, position=Position.from_plain(data["position"]), judge=judge)
 
 
 @dataclass(frozen=True)
@@ -157,10 +139,6 @@ class MoveJudgement:
     visits: int
     searched: str  # candidate | after
 
-    @classmethod
-    def from_plain(cls, data: dict[str, Any]) -> "MoveJudgement":
-        return cls(**{**data, "tolerance": Tolerance(**data["tolerance"])})
-
 
 @dataclass(frozen=True)
 class DeadStones:
@@ -185,9 +163,11 @@ class MoveReason:
 @dataclass(frozen=True, kw_only=True)
 class EngineAnswer(Message):
     """Ranked moves for a position; partial while ``is_during_search``; ``judgement``
-    of a learner's move when the request asked for one (final answers only)."""
+    of a learner's move when the request asked for one (final answers only);
+    ``final_status`` and ``reason`` only when asked for (else left off the wire)."""
 
     KIND = "engine_answer"
+    LEFT_OFF = ("final_status", "reason")
     id: str
     board_id: str | None
     position_key: PositionKey
@@ -204,34 +184,10 @@ class EngineAnswer(Message):
     reason: MoveReason | None = None
     ts: int = dataclass_field(default_factory=now_ms)
 
-    def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
-        for extra in ("final_status", "reason"):  # only when asked for
-            if data[extra] is None:
-                del data[extra]
-        return data
-
     @property
     def best(self) -> MoveInfo | None:
         """The top-ranked move, or None when no move was searched."""
         return self.moves[0] if self.moves else None
-
-    @classmethod
-    def build(cls, data: dict[str, Any]) -> "EngineAnswer":
-        nested = {"position_key", "root", "moves", "judgement", "final_status", "reason"}
-        values = {key: frozen(value) for key, value in data.items() if key not in nested}
-        judgement = data.get("judgement")
-        return cls(
-            **values,
-            judgement=MoveJudgement.from_plain(judgement) if judgement is not None else None,
-            final_status=(DeadStones(tuple(data["final_status"]["dead"]), tuple(data["final_status"]["unsure"]))
-                          if data.get("final_status") is not None else None),
-            reason=(MoveReason(data["reason"]["kind"], data["reason"]["text"], tuple(data["reason"]["where"]))
-                    if data.get("reason") is not None else None),
-            position_key=PositionKey(**data["position_key"]),
-            root=RootInfo(**data["root"]),
-            moves=tuple(MoveInfo(**{**info, "pv": tuple(info["pv"])}) for info in data["moves"]),
-        )
 
 
 @dataclass(frozen=True, kw_only=True)

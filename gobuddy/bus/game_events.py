@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from gobuddy.bus.message import Message, frozen, now_ms
+from gobuddy.bus.message import Message, now_ms, typed
 from gobuddy.bus.validation import MessageError
 from gobuddy.go import game as go_game
 from gobuddy.go.coords import color_to_str, to_gtp
@@ -45,12 +45,7 @@ class GameEvent(Message):
 
     @classmethod
     def build(cls, data: dict[str, Any]) -> "GameEvent":
-        target = EVENT_TYPES[data["type"]]
-        return target.build_fields({key: value for key, value in data.items() if key != "type"})
-
-    @classmethod
-    def build_fields(cls, values: dict[str, Any]) -> "GameEvent":
-        return cls(**{key: frozen(value) for key, value in values.items()})
+        return typed(EVENT_TYPES[data["type"]], data)
 
 
 GUEST = "guest"  # the name of a person nobody named (a board's players not chosen)
@@ -76,13 +71,6 @@ class GameStarted(GameEvent):
     to_play: str = "B"
     mode: str = "two_players"
     players: dict[str, Player] | None = None  # {"B": Player, "W": Player}
-
-    @classmethod
-    def build_fields(cls, values: dict[str, Any]) -> "GameStarted":
-        players = values.pop("players")
-        if players is not None:
-            players = {side: Player(**info) for side, info in players.items()}
-        return cls(**{key: frozen(value) for key, value in values.items()}, players=players)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -133,15 +121,10 @@ class GameEnded(GameEvent):
     count (then left out of the payload)."""
 
     TYPE = "game_ended"
+    LEFT_OFF = ("dead",)
     result: str
     reason: str
     dead: tuple[str, ...] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
-        if self.dead is None:
-            del data["dead"]
-        return data
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -5,8 +5,10 @@ Contract of every subclass (``KIND`` names its schema in ``schemas/``):
 - ``to_dict()`` returns plain JSON data (dicts, lists, str, int, float, bool, None) with
   every field present (``None`` becomes ``null``); it does not validate.
 - ``from_dict(data)`` validates ``data`` against the schema (raising
-  ``validation.MessageError`` naming the field) and builds the object; optional fields
-  missing from ``data`` take their documented defaults.
+  ``validation.MessageError`` naming the field) and builds the object, nested
+  dataclasses from their type hints; optional fields missing from ``data`` take their
+  documented defaults, and the fields named in ``LEFT_OFF`` are left off the payload
+  when ``None`` or ``False``.
 - ``from_dict(x.to_dict()) == x`` for every valid ``x``.
 - Sequences are tuples inside objects and lists on the wire.
 """
@@ -15,7 +17,9 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Any, ClassVar, TypeVar
+import types
+from functools import cache
+from typing import Any, ClassVar, TypeVar, get_args, get_origin, get_type_hints
 
 from gobuddy.bus.validation import validate
 
@@ -49,15 +53,45 @@ def frozen(value: Any) -> Any:
     return value
 
 
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return get_type_hints(cls)
+
+
+def typed(hint: Any, value: Any) -> Any:
+    """Validated JSON ``value`` as a value of type ``hint``: a dataclass built from its
+    fields (keys that are not fields skipped), also when optional, in a tuple or as the
+    values of a dict; any other list a tuple (``frozen``)."""
+    if value is None:
+        return None
+    if isinstance(hint, types.UnionType):  # X | None
+        hint = next(arg for arg in get_args(hint) if arg is not type(None))
+    if dataclasses.is_dataclass(hint):
+        hints = _hints(hint)
+        return hint(**{f.name: typed(hints[f.name], value[f.name]) for f in dataclasses.fields(hint)
+                       if f.name in value})
+    origin, args = get_origin(hint), get_args(hint)
+    if origin is tuple:
+        return tuple(typed(args[0 if args[-1] is Ellipsis else index], item) for index, item in enumerate(value))
+    if origin is dict:
+        return {key: typed(args[1], item) for key, item in value.items()}
+    return frozen(value)
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Message:
     """A message of one kind; subclasses set ``KIND`` and declare the schema's fields."""
 
     KIND: ClassVar[str] = ""
+    LEFT_OFF: ClassVar[tuple[str, ...]] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON payload of this message (not validated)."""
-        return {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        data = {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        for name in self.LEFT_OFF:
+            if data[name] is None or data[name] is False:
+                del data[name]
+        return data
 
     @classmethod
     def from_dict(cls: type[M], data: Any) -> M:
@@ -67,9 +101,8 @@ class Message:
 
     @classmethod
     def build(cls: type[M], data: dict[str, Any]) -> M:
-        """Build from already validated data; subclasses with nested objects override."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{key: frozen(value) for key, value in data.items() if key in names})
+        """Build from already validated data (``typed``)."""
+        return typed(cls, data)
 
     def validate(self) -> None:
         """Raise ``MessageError`` unless this message is valid on the wire."""
