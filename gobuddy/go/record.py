@@ -212,8 +212,7 @@ class GameRecord:
         if color not in (BLACK, WHITE):
             raise ValueError(f"{color!r} is not a colour (BLACK=1 or WHITE=-1)")
         self._check_points([point], allow_pass=True)
-        if node.path()[0] is not self.root:
-            raise ValueError("the node is not part of this record")
+        self.path_to(node)
         for child in node.children:
             if child.move == (color, point) and not child.has_setup():
                 return child
@@ -235,11 +234,7 @@ class GameRecord:
         to move is black, or white when ``info.handicap >= 2``. Raises ``GameError``
         naming the move number and vertex for an illegal move, a point off the board, or
         setup that leaves a chain without liberties."""
-        if node is None:
-            node = self.main_line()[-1]
-        path = node.path()
-        if path[0] is not self.root:
-            raise ValueError("the node is not part of this record")
+        path = self.path_to(node)
         size = self.info.size
         pos = Position(size, superko=superko, to_play=WHITE if self.info.handicap >= 2 else BLACK)
         number = 0
