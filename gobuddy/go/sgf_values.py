@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 
-from gobuddy.go.coords import BLACK, MAX_SIZE, MIN_SIZE, WHITE, CoordinateError, from_sgf
+from gobuddy.go.coords import BLACK, MAX_SIZE, MIN_SIZE, WHITE, CoordinateError, color_from_str, from_sgf
 from gobuddy.go.sgf_grammar import RawProperty, Repairs, split_compose, unescape_text
 
 _SIZE = re.compile(r"\s*(\d+)\s*(?:([:xX×])\s*(\d+))?\s*")
@@ -144,11 +144,10 @@ def player(prop: RawProperty, repairs: Repairs) -> int | None:
     """``PL``: ``B``/``W`` (or ``black``/``white``); ``1``/``2`` of old files with a
     warning; anything else is ignored (``None``) with a warning."""
     raw = unescape_text(one(prop, repairs), simple=True).strip()
-    key = raw.lower()
-    if key in ("b", "black"):
-        return BLACK
-    if key in ("w", "white"):
-        return WHITE
+    try:
+        return color_from_str(raw)
+    except CoordinateError:
+        key = raw.lower()
     if key in ("1", "2"):
         color = BLACK if key == "1" else WHITE
         repairs.add(f"PL {key}", f"PL[{raw}] (an old numeric colour)", f"read as PL[{'B' if key == '1' else 'W'}]",
