@@ -1,22 +1,14 @@
 """The GTP front end: ``python -m engine_worker.gtp`` speaks GTP 2 on stdin/stdout.
 
-Options build a ``GtpConfig``; ``make_player`` turns it into the object that answers
-``genmove``: the MCTS player of ``gobuddy.ai.player`` with the shipped model (or
-``--model PATH``), ``--visits N`` and/or ``--time S`` per move (whichever comes first;
-with neither, ``DEFAULT_PLAY_VISITS`` or ``DEFAULT_PLAY_SECONDS``, whichever comes first),
-``--threads``, ``--choice lcb|visits`` (the move after the search: the best lower
-confidence bound on its value, ``gobuddy.ai.lcb``, the default; or the most visited),
-``--no-early-stop`` (every search spends the whole budget, even when the move is settled),
-``--level NAME`` for a named opponent level of ``gobuddy.ai.levels``
-(``full`` is the default player; ``--list-levels`` prints the names, weakest first, and
-exits), and for varied play ``--temperature T`` over the first
-``--temperature-moves M`` moves of a game (a move drawn with probability proportional
-to visits ** (1 / T), seeded by ``--seed``); it also registers ``kgs-genmove_cleanup``,
-``lz-analyze`` and ``gobuddy-explain COLOR VERTEX`` (``engine_worker.gtp_explain``: the
-reasons for a move in plain words, one a line, the kind first). ``final_score`` and ``final_status_list`` come from
-``gobuddy.ai.final_status.judge`` (the Play page counts with the same). ``--random`` gives the random legal-move player of
-``gobuddy.go.playout`` instead (for protocol and rules tests). Heavy imports belong
-inside ``make_player`` so the front end starts fast.
+Options (``--help`` says what each does) build a ``GtpConfig``; ``make_player`` turns it
+into the object that answers ``genmove``: the MCTS player of ``gobuddy.ai.player`` with
+the shipped model (or ``--model``) and its budget per move, a named level of
+``gobuddy.ai.levels`` (``--level``), or with ``--random`` the random legal-move player of
+``gobuddy.go.playout`` (for protocol and rules tests). Beside the standard commands it
+registers ``kgs-genmove_cleanup`` and ``lz-analyze`` (``engine_worker.gtp_manners``),
+``gobuddy-explain COLOR VERTEX`` (``engine_worker.gtp_explain``), and ``final_score`` and
+``final_status_list`` from ``gobuddy.ai.final_status.judge`` (the Play page counts with
+the same). Heavy imports belong inside ``make_player`` so the front end starts fast.
 """
 
 from __future__ import annotations
@@ -188,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(player, "evaluator"):  # a model's player adds kgs-genmove_cleanup, lz-analyze
         register_player(engine, player)
     register_explain(engine, player)  # gobuddy-explain COLOR VERTEX
-    engine.run(sys.stdin, sys.stdout)
+    engine.shell.run(sys.stdin, sys.stdout)
     return 0
 
 

@@ -120,10 +120,6 @@ class GtpEngine:
         for command, fn in commands.items():
             self.shell.register(command, fn)
 
-    def run(self, inp, out) -> None:
-        """Serve GTP on the text streams until ``quit`` or end of input."""
-        self.shell.run(inp, out)
-
     # ------------------------------------------------------------ commands
     def cmd_version(self, args: list[str]) -> str:
         if self.version_text is None:

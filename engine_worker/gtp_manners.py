@@ -22,19 +22,12 @@ from gobuddy.go.coords import CoordinateError, color_from_str, to_gtp
 
 
 def register_player(engine: Any, player: Any) -> None:
-    """Register the player's commands on ``engine`` (see the module docstring)."""
+    """Register the player's commands on ``engine`` (see the module docstring); a change
+    of board size also clears the player's search tree."""
     searcher: SearchPlayer | None = player if isinstance(player, SearchPlayer) else getattr(player, "search", None)
     if searcher is not None:
         engine.shell.register("lz-analyze", lambda args, stream: lz_analyze(searcher, engine.game, args, stream),
                               streaming=True)
-    register_manners(engine, player, player.evaluator.board_sizes,
-                     lambda: searcher.search.clear() if searcher is not None else None)
-
-
-def register_manners(engine: Any, player: Any, board_sizes: tuple[int, ...], on_resize: Any) -> None:
-    """``kgs-genmove_cleanup`` (``player.cleanup_genmove``, played on the engine's game) and
-    a ``boardsize`` that refuses sizes outside ``board_sizes`` and calls ``on_resize()``
-    after a change."""
 
     def cleanup(args: list[str]) -> str:
         try:
@@ -46,10 +39,11 @@ def register_manners(engine: Any, player: Any, board_sizes: tuple[int, ...], on_
         return to_gtp(move, engine.game.size)
 
     def boardsize(args: list[str]) -> None:
-        if len(args) == 1 and args[0].isdigit() and int(args[0]) not in board_sizes:
+        if len(args) == 1 and args[0].isdigit() and int(args[0]) not in player.evaluator.board_sizes:
             raise GtpError("unacceptable size")
         engine.cmd_boardsize(args)
-        on_resize()
+        if searcher is not None:
+            searcher.search.clear()
 
     engine.shell.register("kgs-genmove_cleanup", cleanup)
     engine.shell.register("boardsize", boardsize)

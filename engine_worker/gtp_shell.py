@@ -25,6 +25,7 @@ Not handled here: ``quit`` and everything about Go (see ``engine_worker.gtp_engi
 
 from __future__ import annotations
 
+import io
 import queue
 import sys
 import threading
@@ -125,7 +126,7 @@ class Stream:
         return self._shell._input_waiting()
 
     def wait(self, seconds: float) -> bool:
-        return self._shell._wait_for_input(seconds)
+        return self._shell._input_waiting(seconds)
 
 
 class GtpShell:
@@ -168,13 +169,13 @@ class GtpShell:
         cmd = parse(preprocess(line))
         if cmd is None:
             return ""
-        chunks: list[str] = []
-        saved, self._out = self._out, _Collect(chunks)
+        buffer = io.StringIO()
+        saved, self._out = self._out, buffer
         try:
             self._dispatch(cmd)
         finally:
             self._out = saved
-        return "".join(chunks)
+        return buffer.getvalue()
 
     def _dispatch(self, cmd: Command) -> None:
         entry = self._handlers.get(cmd.name)
@@ -237,30 +238,16 @@ class GtpShell:
         assert self._queue is not None
         return self._queue.get()
 
-    def _input_waiting(self) -> bool:
-        if self._queue is None:
-            return True
-        if self._pending is not None:
+    def _input_waiting(self, seconds: float = 0.0) -> bool:
+        """Whether more input (or its end) is waiting, after waiting up to ``seconds``
+        for it; True outside ``run``."""
+        if self._queue is None or self._pending is not None:
             return True
         try:
-            self._pending = self._queue.get_nowait()
+            self._pending = self._queue.get(timeout=seconds) if seconds > 0 else self._queue.get_nowait()
         except queue.Empty:
             return False
         if self._pending is None:  # end of input: keep it for _next_line, and stop
-            self._queue.put(None)
-            return True
-        return True
-
-    def _wait_for_input(self, seconds: float) -> bool:
-        if self._queue is None:
-            return True
-        if self._pending is not None:
-            return True
-        try:
-            self._pending = self._queue.get(timeout=seconds)
-        except queue.Empty:
-            return False
-        if self._pending is None:
             self._queue.put(None)
         return True
 
@@ -269,16 +256,3 @@ class GtpShell:
         self._out.write(text)
         if flush:
             self._out.flush()
-
-
-class _Collect:
-    """A minimal text sink for ``execute``."""
-
-    def __init__(self, chunks: list[str]) -> None:
-        self._chunks = chunks
-
-    def write(self, text: str) -> None:
-        self._chunks.append(text)
-
-    def flush(self) -> None:
-        pass
