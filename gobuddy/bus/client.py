@@ -376,22 +376,25 @@ class BusClient(EngineCalls):
         except Exception:
             self._counts["callback_errors"] += 1
             self.log.exception("unexpected failure receiving a message; skipped")
-            try:
-                self._ack(msg, generation)
-            except Exception:
-                self.log.exception("could not acknowledge the skipped message")
+            self._ack(msg, generation)
+
+    def _decode(self, msg: mqtt.MQTTMessage) -> tuple[topics.TopicInfo, str, Message] | None:
+        """``decode_incoming`` of ``msg``, or None when rejected (logged and reported)."""
+        try:
+            return decode_incoming(topic_text(msg), msg.payload, limits=self.limits, now_ms=now_ms())
+        except Rejected as rejection:
+            self._reporter.reject(msg, rejection)
+            return None
 
     def _take_answer(self, msg: mqtt.MQTTMessage) -> None:
         """Match an engine answer to its request (paho's network thread). Never raises."""
         try:
-            try:
-                _, _, reply = decode_incoming(topic_text(msg), msg.payload, limits=self.limits, now_ms=now_ms())
-            except Rejected as rejection:
-                self._reporter.reject(msg, rejection)
+            decoded = self._decode(msg)
+            if decoded is None:
                 return
+            reply = decoded[2]
             if not self._requests.answer(prop(msg, "CorrelationData"), reply):  # type: ignore[arg-type]
-                self.log.info("dropped an engine answer %r that no request is waiting for",
-                              getattr(reply, "id", None))
+                self.log.info("dropped an engine answer %r that no request is waiting for", getattr(reply, "id", None))
         except Exception:
             self._counts["callback_errors"] += 1
             self.log.exception("unexpected failure taking an engine answer; skipped")
@@ -414,8 +417,12 @@ class BusClient(EngineCalls):
             self.log.exception("on_fatal failed")
 
     def _ack(self, msg: mqtt.MQTTMessage, generation: int) -> None:
-        if msg.qos > 0 and generation == self._generation:
-            self._mqtt.ack(msg.mid, msg.qos)
+        """Acknowledge a QoS 1 message received on the current connection; never raises."""
+        try:
+            if msg.qos > 0 and generation == self._generation:
+                self._mqtt.ack(msg.mid, msg.qos)
+        except Exception:
+            self.log.exception("could not acknowledge a message")
 
     # ---- dispatching (dispatcher thread) ------------------------------------------------
 
@@ -435,10 +442,7 @@ class BusClient(EngineCalls):
                 except Exception:  # never let the dispatcher die
                     self.log.exception("unexpected failure dispatching a message")
                 finally:
-                    try:
-                        self._ack(msg, generation)
-                    except Exception:
-                        self.log.exception("could not acknowledge a message")
+                    self._ack(msg, generation)
         finally:
             if not ended and not self._stopping:
                 self._fatal(f"the dispatcher of {self.client_id} ended unexpectedly")
@@ -447,11 +451,10 @@ class BusClient(EngineCalls):
         if is_clear(topic_text(msg), msg.payload):
             self.log.debug("retained message on %r cleared", topic_text(msg))
             return
-        try:
-            info, kind, message = decode_incoming(topic_text(msg), msg.payload, limits=self.limits, now_ms=now_ms())
-        except Rejected as rejection:
-            self._reporter.reject(msg, rejection)
+        decoded = self._decode(msg)
+        if decoded is None:
             return
+        info, kind, message = decoded
         received = Received(topic=info.topic, info=info, kind=kind, message=message, payload=message.to_dict(),
                             qos=msg.qos, retain=bool(msg.retain), response_topic=prop(msg, "ResponseTopic"),
                             correlation_data=prop(msg, "CorrelationData"))

@@ -95,12 +95,7 @@ def check_topic_agrees(info: TopicInfo, data: dict[str, Any]) -> None:
 def is_clear(topic: str | None, payload: bytes) -> bool:
     """True for an empty payload on a retained topic: MQTT's way to delete the retained
     message (a board taken out of service). Not an error, and nothing to handle."""
-    if payload or topic is None:
-        return False
-    try:
-        return topics.parse(topic).spec.retain
-    except TopicError:
-        return False
+    return not payload and retained_by_design(topic)
 
 
 def retained_by_design(topic: str | None) -> bool:

@@ -76,11 +76,7 @@ def schema(kind: str) -> dict[str, Any]:
     """The parsed JSON Schema of ``kind`` (raises ``KeyError`` for an unknown kind)."""
     if kind not in KINDS:
         raise KeyError(f"unknown message kind {kind!r}; known: {', '.join(KINDS)}")
-    return _registry().contents(_schema_id(kind))
-
-
-def _schema_id(kind: str) -> str:
-    return f"https://schemas.gobuddy.invalid/v1/{kind}.schema.json"
+    return _registry().contents(f"https://schemas.gobuddy.invalid/v1/{kind}.schema.json")
 
 
 def _is_integer(checker: Any, instance: Any) -> bool:
@@ -189,8 +185,7 @@ def _check_state(p: dict[str, Any]) -> None:
 
 def _check_game_event(p: dict[str, Any]) -> None:
     if p["type"] == "game_started":
-        for index, (_, vertex) in enumerate(p["setup"]):
-            _on_board("game_event", ["setup", index, 1], vertex, p["size"])
+        _check_position("game_event", [], p["size"], p["setup"], [])
 
 
 def _check_request(p: dict[str, Any]) -> None:
