@@ -67,7 +67,6 @@ class Advisor:
         self.visits, self.think_ms, self.timeout_s, self.retry_s = visits, think_ms, timeout_s, retry_s
         self._on_answer, self._on_failure = on_answer, on_failure
         self.log = logger or logging.getLogger("edge.advice")
-        self.requests = self.failures = 0
         self._asked: dict[str, tuple] = {}
         self._not_before = 0.0  # monotonic: no hint or genmove before (a failure's retry_wait)
         self._lock = threading.Lock()
@@ -83,11 +82,8 @@ class Advisor:
                     or not self.bus.is_connected()):
                 return False
             self._asked[purpose] = key
-            self.requests += 1
-        request = self._request_for(record, purpose, record.moves(), game.to_play)
-        if purpose == "hint":
-            request = replace(request, explain=True)  # its reason: ADVICE again points at it
-        self._pool.submit(self._request, request, purpose, key)
+        explain = {"explain": True} if purpose == "hint" else {}  # its reason: ADVICE again points at it
+        self._send(self._request_for(record, purpose, record.moves(), game.to_play, **explain), purpose, key)
         return True
 
     def judge(self, record: GameLog, level: str) -> str | None:
@@ -96,15 +92,9 @@ class Advisor:
         game = record.game
         if not game.played or not self.bus.is_connected():
             return None
-        last = game.played[-1]
         moves = record.moves()
-        request = self._request_for(record, "analysis", moves[:-1], last.color)
-        request = replace(request, id=request.id.replace(":analysis:", ":judge:", 1),
-                          judge=Judge(move=moves[-1][1], level=level))
-        with self._lock:
-            self.requests += 1
-        self._pool.submit(self._request, request, "judge", None)
-        return request.id
+        return self._send(self._request_for(record, "analysis", moves[:-1], game.played[-1].color, "judge",
+                                            judge=Judge(move=moves[-1][1], level=level)), "judge")
 
     def count(self, record: GameLog, timeout_s: float) -> str | None:
         """Ask which stones of the record's position count dead (``final_status``, with
@@ -112,23 +102,28 @@ class Advisor:
         no broker. The answer goes to ``on_answer(answer, "count")``."""
         if not self.bus.is_connected():
             return None
-        game = record.game
-        request = self._request_for(record, "analysis", record.moves(), game.to_play)
-        request = replace(request, id=request.id.replace(":analysis:", ":count:", 1), include_ownership=True,
-                          final_status=True, deadline_ms=now_ms() + int(timeout_s * 1000))
-        with self._lock:
-            self.requests += 1
-        self._pool.submit(self._request, request, "count", None, timeout_s)
-        return request.id
+        request = self._request_for(record, "analysis", record.moves(), record.game.to_play, "count",
+                                    include_ownership=True, final_status=True,
+                                    deadline_ms=now_ms() + int(timeout_s * 1000))
+        return self._send(request, "count", None, timeout_s)
 
     def _request_for(self, record: GameLog, purpose: str, moves: tuple[tuple[str, str], ...],
-                     to_play: int) -> EngineRequest:
+                     to_play: int, label: str | None = None, **fields: object) -> EngineRequest:
+        """A request of wire ``purpose`` about ``moves`` of the record's game; ``label``
+        (default: ``purpose``) names it in its id; ``fields`` replace the defaults."""
         game = record.game
-        return EngineRequest(
-            id=f"{self.board_id}:{purpose}:{len(moves)}:{next(self._ids)}", board_id=self.board_id,
+        request = EngineRequest(
+            id=f"{self.board_id}:{label or purpose}:{len(moves)}:{next(self._ids)}", board_id=self.board_id,
             purpose=purpose, position=Position(size=game.size, komi=game.komi, rules=RULES, moves=moves,
                                                setup=record.setup(), to_play=None if moves else color_to_str(to_play)),
             max_visits=self.visits, max_time_ms=self.think_ms, deadline_ms=now_ms() + int(self.timeout_s * 1000))
+        return replace(request, **fields) if fields else request
+
+    def _send(self, request: EngineRequest, purpose: str, key: tuple | None = None,
+              timeout_s: float | None = None) -> str:
+        """Submit ``request`` to the pool (see ``_request``); its id."""
+        self._pool.submit(self._request, request, purpose, key, timeout_s)
+        return request.id
 
     def forget(self, purpose: str | None = None) -> None:
         """Allow asking again for ``purpose`` (every purpose when ``None``)."""
@@ -148,7 +143,6 @@ class Advisor:
         except Exception as exc:
             self.log.warning("engine %s request %s failed: %s", purpose, request.id, exc)
             with self._lock:
-                self.failures += 1
                 if key is not None and self._asked.get(purpose) == key:
                     self._not_before = max(self._not_before, time.monotonic() + retry_wait(exc, self.retry_s))
                     del self._asked[purpose]

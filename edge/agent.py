@@ -45,18 +45,11 @@ empty. The status and sensor health are ``edge.board_status``, the engine's answ
 ``edge.engine_answers``, the teacher's judgements ``edge.judgements``, the count at the
 end ``edge.end_count``, the buttons ``edge.board_buttons`` (all mixed into ``EdgeAgent``).
 
-The teacher (``edge.teacher``; ``teach``: a learner's level, or the dashboard's
-``set_teaching`` command): each learner's stone is judged by the workers; a mistake
-blinks the stone and the better point until the learner lifts the stone (taken back,
-kept as a variation) or presses TURN DONE (kept), each a ``teaching`` game event. Against
-the engine its reply waits for the judgement (at most ``request_timeout_s`` and two
-seconds: then the move stands) and for the learner's decision.
-
-The end (``edge.end_count``, the count's half of the agent; ``count_dead``): two passes
-or END start a count: the workers say which stones are dead, they blink, lifting a stone
-toggles its group dead or alive, TURN DONE (or END, START, or ``count_accept_s`` without
-a decision) accepts, UNDO plays on; with no worker (no answer in ``count_wait_s``) every
-stone counts alive. A count shown is journalled and shown again after a restart.
+The teacher (``edge.teacher``, whose table says each step; ``teach``: a learner's level,
+or the dashboard's ``set_teaching`` command) judges each learner's stone; against the
+engine its reply waits for the judgement (at most ``request_timeout_s`` and two seconds:
+then the move stands) and for the learner's decision. The end (``edge.end_count``, the
+same; ``count_dead``): two passes or END start a count of the dead stones.
 """
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ class Teacher:
         self._asked: dict[Key, float] = {}  # judgements out: since when
         self._ids: dict[str, Key] = {}  # request id -> the move it judges
         self._settled: set[Key] = set()
-        self.judged = self.failures = 0
+        self.failures = 0
 
     def wants(self, game_id: str, game: Game) -> Key | None:
         """The key of the last move if it is a learner's stone not yet judged, else ``None``."""
@@ -122,7 +122,6 @@ class Teacher:
         if key is not None:
             self._asked.pop(key, None)
             self._settled.add(key)
-            self.judged += 1
         return key
 
     def failed(self, request_id: str) -> None:
