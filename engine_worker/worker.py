@@ -78,7 +78,7 @@ from gobuddy.bus.client import BusClient
 from gobuddy.bus.engine_messages import EngineAnswer, EngineError, EngineProgress, EngineRequest
 from gobuddy.bus.inbox import Received
 from gobuddy.bus.lifecycle import connect, serve
-from gobuddy.bus.message import now_ms
+from gobuddy.bus.message import now_ms, plain
 from gobuddy.go.coords import CoordinateError, from_gtp
 from gobuddy.go.position import IllegalMove
 from engine_worker.answer_cache import AnswerCache
@@ -89,6 +89,13 @@ from engine_worker.request_position import RequestError, prepare
 log = logging.getLogger("engine_worker")
 MIN_SEARCH_MS = 5  # below this much time left there is no search worth starting
 FIRST_GUESS_S = 0.5  # a job's wall time before this worker has measured any
+# A request field that only some purposes may carry: (field, those purposes, why).
+PURPOSE_OF = (
+    ("level", ("genmove",), "a level chooses a move to play: only with purpose 'genmove'"),
+    ("judge", ("analysis", "hint"), "a judgement is of a learner's move: only with purpose 'analysis' or 'hint'"),
+    ("explain", ("hint", "analysis"), "a reason is for a hint or an analysis"),
+    ("final_status", ("analysis",), "dead stones are told with purpose 'analysis'"),
+)
 
 
 class CountingEvaluator:
@@ -164,7 +171,7 @@ class EngineWorker:
         """Stop the running search, publish the offline status and disconnect."""
         self._stopping.set()
         for job in self.jobs.close():  # tell their requesters now rather than at their deadlines
-            self._refuse(job.received, None, f"worker {self.worker_id} is shutting down; ask again", "shutdown")
+            self._refuse_shutdown(job.received)
         for thread in self._threads:
             thread.join(5.0)
         if self.client is not None:
@@ -182,10 +189,10 @@ class EngineWorker:
         request: EngineRequest = received.message  # type: ignore[assignment]
         if not self._answerable(received):
             return
-        if request.level is not None and request.purpose != "genmove":
-            self._refuse(received, "level", f"a level chooses a move to play: only with purpose 'genmove', "
-                                            f"not {request.purpose!r}", "invalid")
-            return
+        for field, purposes, why in PURPOSE_OF:
+            if getattr(request, field) not in (None, False) and request.purpose not in purposes:
+                self._refuse(received, field, f"{why}, not {request.purpose!r}", "invalid")
+                return
         requester = requester_of(received)
         with self._held_lock:
             held = self._held.get((requester, request.id))
@@ -206,22 +213,18 @@ class EngineWorker:
             code = "unplayable" if exc.field == "position.size" else "invalid"
             self._refuse(received, exc.field, exc.message, code)
             return
-        if request.judge is not None and not self._judge_acceptable(received, prepared):
-            return
-        if request.explain and request.purpose not in ("hint", "analysis"):
-            self._refuse(received, "explain", f"a reason is for a hint or an analysis, not {request.purpose!r}",
-                         "invalid")
-            return
-        if request.final_status and request.purpose != "analysis":
-            self._refuse(received, "final_status", f"dead stones are told with purpose 'analysis', not "
-                                                   f"{request.purpose!r}", "invalid")
-            return
+        if request.judge is not None:
+            try:  # the move to judge must be a legal move of the side to play
+                position_after(prepared.position, prepared.history, from_gtp(request.judge.move, request.position.size))
+            except (CoordinateError, IllegalMove) as exc:
+                self._refuse(received, "judge.move", f"{request.judge.move}: {exc}", "invalid")
+                return
         job = Job(received, prepared, visits, key=supersede_key(received), requester=requester,
                   deadline_ms=deadline_ms)
         refusal = self._admission(job)
         if refusal is not None:
             if self._stopping.is_set():
-                self._refuse(received, None, f"worker {self.worker_id} is shutting down; ask again", "shutdown")
+                self._refuse_shutdown(received)
             else:
                 self.counts["busy"] += 1
                 self._refuse(received, None, refusal, "busy", retry_after_ms=int(min(60.0, 2 * self._job_s) * 1000))
@@ -236,22 +239,6 @@ class EngineWorker:
         self._progress(job)
         log.debug("accepted %s from %s/%s (%d waiting)", request.id, received.info.role, received.info.client_id,
                   self.jobs.waiting)
-
-    def _judge_acceptable(self, received: Received, prepared: Any) -> bool:
-        """Whether a request's ``judge`` can be answered (else it is refused, naming the
-        field): only with purpose analysis or hint, a legal move of the side to play."""
-        request: EngineRequest = received.message  # type: ignore[assignment]
-        assert request.judge is not None
-        if request.purpose not in ("analysis", "hint"):
-            self._refuse(received, "judge", f"a judgement is of a learner's move: only with purpose 'analysis' or "
-                                            f"'hint', not {request.purpose!r}", "invalid")
-            return False
-        try:
-            position_after(prepared.position, prepared.history, from_gtp(request.judge.move, request.position.size))
-        except (CoordinateError, IllegalMove) as exc:
-            self._refuse(received, "judge.move", f"{request.judge.move}: {exc}", "invalid")
-            return False
-        return True
 
     def _admission(self, job: Job) -> str | None:
         """Why ``job`` cannot be taken (a reason for a busy reply), or None: the queue or
@@ -346,8 +333,7 @@ class EngineWorker:
             seconds /= 2
 
         if level is not None:
-            search = self._search_for(request.position.komi, job.prepared.position.superko)
-            chosen = level_answer(search, level, job.prepared.position, job.prepared.history, request.seed or 0,
+            chosen = level_answer(self._search_for(job), level, job.prepared.position, job.prepared.history, request.seed or 0,
                                   _recent(request), top_k=request.top_k, seconds=seconds,
                                   ownership=request.include_ownership)
             self._deliver(job, self._wire(chosen, request).to_dict())
@@ -358,13 +344,12 @@ class EngineWorker:
 
         wants_partial = request.report_every_ms is not None and received.response_topic is not None
         analysis = analyse(
-            self._search_for(request.position.komi, job.prepared.position.superko), job.prepared.position,
-            job.prepared.history, visits=job.visits, seconds=seconds, top_k=request.top_k,
+            self._search_for(job), job.prepared.position, job.prepared.history, visits=job.visits, seconds=seconds, top_k=request.top_k,
             ownership=request.include_ownership, stop=job.stop,
             on_partial=partial if wants_partial else None, partial_every=(request.report_every_ms or 1000) / 1000,
             play_first=request.purpose == "genmove")
         if self._stopping.is_set():
-            self._refuse(received, None, f"worker {self.worker_id} is shutting down; ask again", "shutdown")
+            self._refuse_shutdown(received)
             return
         if job.stop.is_set() or self.jobs.superseded(job):
             self._drop_superseded(job)
@@ -392,8 +377,7 @@ class EngineWorker:
         after = None
         if needs_search(before, move):
             position, history = position_after(job.prepared.position, job.prepared.history, move)
-            after = analyse(self._search_for(request.position.komi, job.prepared.position.superko), position,
-                            history, visits=job.visits, seconds=max(MIN_SEARCH_MS / 1000, seconds), top_k=1,
+            after = analyse(self._search_for(job), position, history, visits=job.visits, seconds=max(MIN_SEARCH_MS / 1000, seconds), top_k=1,
                             ownership=False, stop=job.stop)
         return judge(before, move, request.judge.level, after)
 
@@ -403,12 +387,13 @@ class EngineWorker:
         return wire_answer(analysis, id=request.id, board_id=request.board_id, worker=self.worker_id,
                            judgement=judgement, final_status=dead)
 
-    def _search_for(self, komi: float, superko: bool) -> Search:
+    def _search_for(self, job: Job) -> Search:
         """The search tree, kept between requests of the same komi and ko rule (a
         continuing game reuses its subtree)."""
-        if self._search is None or self._search_rules != (komi, superko):
-            self._search = Search(self.evaluator, SearchConfig(komi=komi, batch_size=self.config.batch_size))
-            self._search_rules = (komi, superko)
+        rules = (job.request.position.komi, job.prepared.position.superko)
+        if self._search is None or self._search_rules != rules:
+            self._search = Search(self.evaluator, SearchConfig(komi=rules[0], batch_size=self.config.batch_size))
+            self._search_rules = rules
         return self._search
 
     def _personalise(self, cached: dict[str, Any], job: Job, started: float) -> dict[str, Any]:
@@ -447,9 +432,7 @@ class EngineWorker:
         except Exception:
             log.exception("could not explain the answer to %r", job.request.id)
             return answer
-        if reason is None:
-            return {**answer, "reason": None}
-        return {**answer, "reason": {"kind": reason.kind, "text": reason.text, "where": list(reason.where)}}
+        return {**answer, "reason": plain(reason)}
 
     def _drop_superseded(self, job: Job) -> None:
         self.counts["superseded"] += 1
@@ -465,6 +448,9 @@ class EngineWorker:
         if received.response_topic is not None:
             self._respond(received, EngineError(id=request_id, error=message[:500], field=field, code=code,
                                                 retry_after_ms=retry_after_ms, worker=self.worker_id))
+
+    def _refuse_shutdown(self, received: Received) -> None:
+        self._refuse(received, None, f"worker {self.worker_id} is shutting down; ask again", "shutdown")
 
     def _respond(self, received: Received, reply: Any) -> None:
         try:
