@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from paho.mqtt.client import topic_matches_sub
 
@@ -144,43 +145,26 @@ def web_board_id(slot: int) -> str:
 
 # ---- topics ----------------------------------------------------------------------------
 
-def _board(board_id: str, family: str) -> str:
-    return f"{ROOT}/board/{check_board_id(board_id)}/{family}"
+def _board_topic(family: str, what: str) -> Callable[[str], str]:
+    """The builder of a board's ``family`` topic, ``gobuddy/v1/board/<board_id>/<family>``;
+    ``what`` is its docstring."""
+    def build(board_id: str) -> str:
+        return f"{ROOT}/board/{check_board_id(board_id)}/{family}"
+
+    build.__name__ = build.__qualname__ = f"board_{family}"
+    build.__doc__ = what
+    return build
 
 
-def board_frame(board_id: str) -> str:
-    """Sensor frames of a board (board_frame, QoS 0)."""
-    return _board(board_id, "frame")
-
-
-def board_button(board_id: str) -> str:
-    """Button presses of a board (button_event, QoS 1)."""
-    return _board(board_id, "button")
-
-
-def board_event(board_id: str) -> str:
-    """Game events of a board (game_event, QoS 1)."""
-    return _board(board_id, "event")
-
-
-def board_state(board_id: str) -> str:
-    """Retained current game of a board (board_state, QoS 1, retained)."""
-    return _board(board_id, "state")
-
-
-def board_led(board_id: str) -> str:
-    """Hints for a board's LEDs (engine_answer, QoS 1); written by engine workers only."""
-    return _board(board_id, "led")
-
-
-def board_stored(board_id: str) -> str:
-    """What of a board's games the recorder has stored (game_stored, QoS 1); written by recorders only."""
-    return _board(board_id, "stored")
-
-
-def board_command(board_id: str) -> str:
-    """What a person asks a board to do (board_command, QoS 1); written by the dashboard only."""
-    return _board(board_id, "command")
+board_frame = _board_topic("frame", "Sensor frames of a board (board_frame, QoS 0).")
+board_button = _board_topic("button", "Button presses of a board (button_event, QoS 1).")
+board_event = _board_topic("event", "Game events of a board (game_event, QoS 1).")
+board_state = _board_topic("state", "Retained current game of a board (board_state, QoS 1, retained).")
+board_led = _board_topic("led", "Hints for a board's LEDs (engine_answer, QoS 1); written by engine workers only.")
+board_stored = _board_topic("stored", "What of a board's games the recorder has stored (game_stored, QoS 1); "
+                                      "written by recorders only.")
+board_command = _board_topic("command", "What a person asks a board to do (board_command, QoS 1); written by the "
+                                        "dashboard only.")
 
 
 def _owned(role: str, client_id: str) -> str:
