@@ -69,13 +69,9 @@ class Clock:
 
 
 class GtpEngine:
-    """The standard GTP commands over a ``Game``, served by ``self.shell``.
-
-    More commands: ``engine.shell.register(name, fn)`` with ``fn(args) -> str``, or
-    ``register(name, fn, streaming=True)`` with ``fn(args, stream)``; the same call
-    replaces a standard command, whose ``cmd_*`` method stays available to delegate to.
-    ``final_status`` judges a position's dead stones for ``final_score`` and
-    ``final_status_list``; without it those two commands are not offered."""
+    """The standard GTP commands over a ``Game``, served by ``self.shell`` (see the module
+    docstring). Registering a standard command's name again replaces it; its ``cmd_*``
+    method stays available to delegate to."""
 
     def __init__(self, player: Player, game: Game | None = None, name: str = "Go Learning Buddy",
                  version: str | None = None,

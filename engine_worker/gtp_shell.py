@@ -78,17 +78,9 @@ def parse(line: str) -> Command | None:
     return Command(cid, words[0], words[1:])
 
 
-def success(cid: int | None, text: str = "") -> str:
-    """A framed success response (``=[id] text`` and the closing empty line)."""
-    return _frame("=", cid, text)
-
-
-def failure(cid: int | None, message: str) -> str:
-    """A framed failure response (``?[id] message`` and the closing empty line)."""
-    return _frame("?", cid, message)
-
-
 def _frame(mark: str, cid: int | None, text: str) -> str:
+    """A framed response, ``=[id] text`` (a success) or ``?[id] message`` (a failure),
+    and the closing empty line."""
     lines = [ln.rstrip() for ln in text.split("\n")]
     if len(lines) > 1:  # keep a leading empty line (multi-line output) but no inner ones
         lines = lines[:1] + [ln for ln in lines[1:] if ln]
@@ -180,7 +172,7 @@ class GtpShell:
     def _dispatch(self, cmd: Command) -> None:
         entry = self._handlers.get(cmd.name)
         if entry is None:
-            self._write(failure(cmd.id, "unknown command"))
+            self._write(_frame("?", cmd.id, "unknown command"))
             return
         fn, streaming = entry
         stream = Stream(self, cmd.id) if streaming else None
@@ -191,7 +183,7 @@ class GtpShell:
                 self._write("\n")
             else:
                 result = fn(cmd.args)
-                self._write(success(cmd.id, "" if result is None else str(result)))
+                self._write(_frame("=", cmd.id, "" if result is None else str(result)))
         except Exception as exc:  # noqa: BLE001 - a failing command must not end the shell
             message = str(exc) if isinstance(exc, GtpError) else f"internal error: {exc!r}"
             if not isinstance(exc, GtpError):
@@ -199,7 +191,7 @@ class GtpShell:
             if stream is not None and stream.started:
                 self._write(f"error: {message}\n\n")
             else:
-                self._write(failure(cmd.id, message))
+                self._write(_frame("?", cmd.id, message))
 
     def run(self, inp: TextIO, out: TextIO) -> None:
         """Serve commands from ``inp`` to ``out`` until ``quit`` or end of input.

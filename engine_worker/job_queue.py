@@ -24,7 +24,6 @@ requester's turn is the same), priorities by purpose.
 from __future__ import annotations
 
 import threading
-import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Hashable
@@ -52,7 +51,6 @@ class Job:
     requester: Hashable | None = None  # whose line it waits in (None: one shared line)
     deadline_ms: int = 0  # by this worker's clock: arrival plus the request's timeout_ms
     seq: int = 0
-    accepted: float = field(default_factory=time.monotonic)
     stop: threading.Event = field(default_factory=threading.Event)
 
     @property

@@ -22,7 +22,6 @@ from typing import Any
 
 from gobuddy.bus.validation import format_path
 
-EARLIEST_TS_MS = 1_577_836_800_000  # 2020-01-01T00:00:00Z: schemas/common.schema.json ts minimum
 FUTURE_TOLERANCE_MS = 10 * 60 * 1000  # how far ahead of the receiver's clock a ts may be
 MAX_DEPTH = 16  # the deepest message (engine_answer moves[i].pv) nests 3 deep
 MAX_ARRAY_ITEMS = 2000  # the longest array of any schema (moves)
