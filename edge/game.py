@@ -99,10 +99,9 @@ def take_back(game: Game, points_lost: float | None, better: int | None) -> Undo
     """Take back the last move after the teacher's warning: undone, and kept in the
     game's variations with its ``points_lost`` and the ``better`` point (``Game.take_back``)."""
     _check_open(game)
-    last = game.played[-1] if game.played else None
+    played = game.played
     game.take_back(points_lost, better)
-    assert last is not None
-    return Undone(last)
+    return Undone(played[-1])
 
 
 def end(game: Game, dead: tuple[int, ...] = (), result: str | None = None) -> Ended:

@@ -120,10 +120,8 @@ class OfflineQueue:
     def _load_delivered(self) -> int:
         try:
             return int(self._delivered_path.read_text().strip() or 0)
-        except FileNotFoundError:
-            return 0
-        except ValueError:
-            return 0  # unreadable: deliver everything again (consumers are idempotent)
+        except (FileNotFoundError, ValueError):
+            return 0  # none or unreadable: deliver everything again (consumers are idempotent)
 
     # ---- writing -------------------------------------------------------------------------
 
@@ -133,7 +131,7 @@ class OfflineQueue:
         with self._cond:
             n = (self._entries[-1].n if self._entries else self._delivered) + 1
             entry = Entry(n, topic, payload)
-            self._file.write(json.dumps({"n": n, "topic": topic, "payload": payload}, separators=(",", ":")) + "\n")
+            self._file.write(_line(entry))
             self._file.flush()
             if self.fsync:
                 os.fsync(self._file.fileno())
@@ -151,9 +149,7 @@ class OfflineQueue:
 
     def _write_delivered(self, n: int) -> None:
         self._delivered = n
-        tmp = self._delivered_path.with_suffix(".tmp")
-        tmp.write_text(f"{n}\n")
-        os.replace(tmp, self._delivered_path)
+        _write_atomically(self._delivered_path, f"{n}\n")
 
     def mark_stored(self, game_id: str, seq: int) -> bool:
         """The recorder has every event 0..``seq`` of ``game_id``; True if that is news.
@@ -165,9 +161,7 @@ class OfflineQueue:
             self._stored[game_id] = seq
             live = {e.game_event[0] for e in self._entries if e.game_event is not None}
             self._stored = {g: s for g, s in self._stored.items() if g in live}
-            tmp = self._stored_path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(self._stored))
-            os.replace(tmp, self._stored_path)
+            _write_atomically(self._stored_path, json.dumps(self._stored))
             self.stored_changes += 1
             self._cond.notify_all()
             return True
@@ -203,12 +197,8 @@ class OfflineQueue:
             dropped = len(self._entries) - len(kept)
             if dropped == 0:
                 return 0
-            tmp = self._path.with_suffix(".tmp")
-            with open(tmp, "w", encoding="utf-8") as f:
-                for e in kept:
-                    f.write(json.dumps({"n": e.n, "topic": e.topic, "payload": e.payload}, separators=(",", ":")) + "\n")
             self._file.close()
-            os.replace(tmp, self._path)
+            _write_atomically(self._path, "".join(_line(e) for e in kept))
             self._file = open(self._path, "a", encoding="utf-8")
             self._entries = kept
             return dropped
@@ -248,6 +238,17 @@ class OfflineQueue:
             return first()
 
 
+def _line(entry: Entry) -> str:
+    return json.dumps({"n": entry.n, "topic": entry.topic, "payload": entry.payload}, separators=(",", ":")) + "\n"
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` by a file holding ``text`` (written beside it, then renamed)."""
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
 class QueueSender:
     """Publishes a queue's entries in order, one acknowledged entry at a time.
 
@@ -268,7 +269,6 @@ class QueueSender:
         self.log = logger or logging.getLogger("edge.queue")
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="edge-queue-sender", daemon=True)
-        self.sent = self.resent = 0
         self._recorder_online = recorder_online
         self._redelivery = Redelivery(resend_after_s, resend_max_s, clock)
 
@@ -292,7 +292,6 @@ class QueueSender:
         self.log.warning("the recorder has not stored entries from %d on (game %s, seq %s) after %.0f s: "
                          "sending them again", first.n, *(first.game_event or ("?", "?")), waited)
         self.queue.rewind(first.n)
-        self.resent += 1
         return True
 
     def _run(self) -> None:
@@ -333,7 +332,6 @@ class QueueSender:
         else:
             return  # stopping: the entry stays pending and is sent again next time
         self.queue.mark_delivered(entry.n)
-        self.sent += 1
 
 
 class StoredFollower:
