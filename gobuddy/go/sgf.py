@@ -190,10 +190,10 @@ def _record(raw_root: RawNode, repairs: Repairs) -> GameRecord:
     return record
 
 
-def _note_merged(prop: RawProperty, repairs: Repairs) -> None:
+def _note_merged(prop: RawProperty, repairs: Repairs, what: str = "values") -> None:
     if prop.repeats:
         repairs.add(f"merged {prop.ident}", f"{prop.ident} written {len(prop.repeats) + 1} times in one node",
-                    "merged the values", prop.repeats[0])
+                    f"merged the {what}", prop.repeats[0])
 
 
 def _nodes(raw: RawNode, size: int, root: bool, repairs: Repairs) -> tuple[Node, Node]:
@@ -229,9 +229,7 @@ def _setup(node: Node, props: list[RawProperty], size: int, repairs: Repairs) ->
     lists = {"AB": node.setup_black, "AW": node.setup_white, "AE": node.setup_empty}
     owner: dict[int, str] = {}
     for prop in props:
-        if prop.repeats:
-            repairs.add(f"merged {prop.ident}", f"{prop.ident} written {len(prop.repeats) + 1} times in one node",
-                        "merged the points", prop.repeats[0])
+        _note_merged(prop, repairs, "points")
         for point, index in values.points(prop, size, repairs):
             before = owner.get(point)
             if before is not None and before != prop.ident:
