@@ -378,23 +378,24 @@ class BusClient(EngineCalls):
             self.log.exception("unexpected failure receiving a message; skipped")
             self._ack(msg, generation)
 
-    def _decode(self, msg: mqtt.MQTTMessage) -> tuple[topics.TopicInfo, str, Message] | None:
-        """``decode_incoming`` of ``msg``, or None when rejected (logged and reported)."""
+    def _decode(self, msg: mqtt.MQTTMessage) -> Received | None:
+        """``msg`` checked (``inbox.decode_incoming``) as handlers get it, or None when
+        rejected (logged and reported)."""
         try:
-            return decode_incoming(topic_text(msg), msg.payload, limits=self.limits, now_ms=now_ms())
+            info, kind, message = decode_incoming(topic_text(msg), msg.payload, limits=self.limits, now_ms=now_ms())
         except Rejected as rejection:
             self._reporter.reject(msg, rejection)
             return None
+        return Received(topic=info.topic, info=info, kind=kind, message=message, payload=message.to_dict(),
+                        qos=msg.qos, retain=bool(msg.retain), response_topic=prop(msg, "ResponseTopic"),
+                        correlation_data=prop(msg, "CorrelationData"))
 
     def _take_answer(self, msg: mqtt.MQTTMessage) -> None:
         """Match an engine answer to its request (paho's network thread). Never raises."""
         try:
-            decoded = self._decode(msg)
-            if decoded is None:
-                return
-            reply = decoded[2]
-            if not self._requests.answer(prop(msg, "CorrelationData"), reply):  # type: ignore[arg-type]
-                self.log.info("dropped an engine answer %r that no request is waiting for", getattr(reply, "id", None))
+            received = self._decode(msg)
+            if received is not None and not self._requests.answer(received.correlation_data, received.message):
+                self.log.info("dropped an engine answer %r that no request is waiting for", received.payload["id"])
         except Exception:
             self._counts["callback_errors"] += 1
             self.log.exception("unexpected failure taking an engine answer; skipped")
@@ -451,17 +452,13 @@ class BusClient(EngineCalls):
         if is_clear(topic_text(msg), msg.payload):
             self.log.debug("retained message on %r cleared", topic_text(msg))
             return
-        decoded = self._decode(msg)
-        if decoded is None:
+        received = self._decode(msg)
+        if received is None:
             return
-        info, kind, message = decoded
-        received = Received(topic=info.topic, info=info, kind=kind, message=message, payload=message.to_dict(),
-                            qos=msg.qos, retain=bool(msg.retain), response_topic=prop(msg, "ResponseTopic"),
-                            correlation_data=prop(msg, "CorrelationData"))
         for handler in handlers:
             try:
                 handler(received)
             except Exception as exc:
                 self._counts["handler_errors"] += 1
-                self.log.exception("handler %s failed on %s", getattr(handler, "__name__", handler), info.topic)
-                self._reporter.report(info.topic, "handler", f"{type(exc).__name__}: {exc}", None, msg.payload)
+                self.log.exception("handler %s failed on %s", getattr(handler, "__name__", handler), received.topic)
+                self._reporter.report(received.topic, "handler", f"{type(exc).__name__}: {exc}", None, msg.payload)
