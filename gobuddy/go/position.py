@@ -386,24 +386,22 @@ class Position:
         if point == self.pass_point:
             self.passes += 1
             self.ko = None
-            self.to_play = -color
-            self.move_count += 1
-            self.last_move = point
-            return []
-        if check:
-            why = self.illegal_reason(point, color)
-            if why is not None:
-                raise IllegalMove(f"illegal move {color_to_str(color)} {to_gtp(point, self.size)}: {why}")
-        captured = self._put(point, color)
-        self.captures[color] += len(captured)
-        # Simple ko: a single stone that captured a single stone and has one liberty.
-        self.ko = None
-        if len(captured) == 1:
-            cid = self._chain[point]
-            if len(self._stones[cid]) == 1 and self._libs[cid].bit_count() == 1:
-                self.ko = captured[0]
-        self.seen.add(self.hash)
-        self.passes = 0
+            captured: list[int] = []
+        else:
+            if check:
+                why = self.illegal_reason(point, color)
+                if why is not None:
+                    raise IllegalMove(f"illegal move {color_to_str(color)} {to_gtp(point, self.size)}: {why}")
+            captured = self._put(point, color)
+            self.captures[color] += len(captured)
+            # Simple ko: a single stone that captured a single stone and has one liberty.
+            self.ko = None
+            if len(captured) == 1:
+                cid = self._chain[point]
+                if len(self._stones[cid]) == 1 and self._libs[cid].bit_count() == 1:
+                    self.ko = captured[0]
+            self.seen.add(self.hash)
+            self.passes = 0
         self.to_play = -color
         self.move_count += 1
         self.last_move = point
