@@ -88,7 +88,7 @@ class GtpEngine:
             "protocol_version": lambda a: "2",
             "name": lambda a: self.name,
             "version": self.cmd_version,
-            "known_command": lambda a: "true" if self.shell.known(_args(a, 1)[0]) else "false",
+            "known_command": lambda a: "true" if self.shell.known(arguments(a, 1)[0]) else "false",
             "list_commands": lambda a: "\n".join(self.shell.commands()),
             "quit": self.cmd_quit,
             "boardsize": self.cmd_boardsize,
@@ -109,7 +109,7 @@ class GtpEngine:
             "loadsgf": self.cmd_loadsgf,
             "printsgf": self.cmd_printsgf,
             "list_stones": self.cmd_list_stones,
-            "captures": lambda a: str(self.game.position.captures[_color(_args(a, 1)[0])]),
+            "captures": lambda a: str(self.game.position.captures[color_arg(arguments(a, 1)[0])]),
         }
         if final_status is None:
             del commands["final_score"], commands["final_status_list"]
@@ -132,7 +132,7 @@ class GtpEngine:
         return ""
 
     def cmd_boardsize(self, args: list[str]) -> None:
-        size = _int(_args(args, 1)[0])
+        size = int_arg(arguments(args, 1)[0])
         if not MIN_SIZE <= size <= MAX_SIZE:
             raise GtpError("unacceptable size")
         self._new_game(size)
@@ -143,7 +143,7 @@ class GtpEngine:
         self.info = {}
 
     def cmd_komi(self, args: list[str]) -> None:
-        self.game.ruleset = replace(self.game.ruleset, komi=_float(_args(args, 1)[0]))
+        self.game.ruleset = replace(self.game.ruleset, komi=float_arg(arguments(args, 1)[0]))
 
     def play(self, color: int, point: int) -> None:
         """Play a move on the game (``IllegalMove`` if the rules forbid it); a result
@@ -153,15 +153,15 @@ class GtpEngine:
         self.info.pop("result", None)
 
     def cmd_play(self, args: list[str]) -> None:
-        color_text, vertex = _args(args, 2)
-        color, point = _color(color_text), self._vertex(vertex)
+        color_text, vertex = arguments(args, 2)
+        color, point = color_arg(color_text), vertex_arg(vertex, self.game.size)
         try:
             self.play(color, point)
         except IllegalMove:
             raise GtpError("illegal move") from None
 
     def cmd_genmove(self, args: list[str], play: bool) -> str:
-        color = _color(_args(args, 1)[0])
+        color = color_arg(arguments(args, 1)[0])
         move = self.player.genmove(self.game, color)
         if move == RESIGN:
             return "resign"
@@ -175,7 +175,7 @@ class GtpEngine:
         self.game.undo()
 
     def cmd_handicap(self, args: list[str], placement: Callable[[int, int], list[int]]) -> str:
-        stones = _int(_args(args, 1)[0])
+        stones = int_arg(arguments(args, 1)[0])
         if not self.game.is_empty():
             raise GtpError("board not empty")
         try:
@@ -190,7 +190,7 @@ class GtpEngine:
         self._new_game(self.game.size, setup_black=tuple(points), first_to_play=WHITE, handicap=len(points))
 
     def cmd_set_free_handicap(self, args: list[str]) -> None:
-        points = [self._vertex(v) for v in args]
+        points = [vertex_arg(v, self.game.size) for v in args]
         size = self.game.size
         if not self.game.is_empty():
             raise GtpError("board not empty")
@@ -200,19 +200,19 @@ class GtpEngine:
         self._handicap(points)
 
     def cmd_time_settings(self, args: list[str]) -> None:
-        main, byo, stones = (_int(a) for a in _args(args, 3))
+        main, byo, stones = (int_arg(a) for a in arguments(args, 3))
         self.clock = Clock(main, byo, stones)
 
     def cmd_time_left(self, args: list[str]) -> None:
-        color_text, seconds, stones = _args(args, 3)
-        self.clock.left[_color(color_text)] = (_int(seconds), _int(stones))
+        color_text, seconds, stones = arguments(args, 3)
+        self.clock.left[color_arg(color_text)] = (int_arg(seconds), int_arg(stones))
 
     def cmd_final_score(self, args: list[str]) -> str:
         pos = self.game.position
         return area_score(pos, self.game.komi, self.final_status(pos).dead_points()).result
 
     def cmd_final_status_list(self, args: list[str]) -> str:
-        which = _args(args, 1)[0]
+        which = arguments(args, 1)[0]
         if which not in ("alive", "dead", "seki"):
             raise GtpError("syntax error")
         status = self.final_status(self.game.position)
@@ -222,7 +222,7 @@ class GtpEngine:
     def cmd_loadsgf(self, args: list[str]) -> None:
         if not 1 <= len(args) <= 2:
             raise GtpError("syntax error")
-        until = _int(args[1]) if len(args) == 2 else None
+        until = int_arg(args[1]) if len(args) == 2 else None
         if until is not None and until < 1:
             raise GtpError("syntax error")
         try:
@@ -251,7 +251,7 @@ class GtpEngine:
         return ""
 
     def cmd_list_stones(self, args: list[str]) -> str:
-        color = _color(_args(args, 1)[0])
+        color = color_arg(arguments(args, 1)[0])
         size = self.game.size
         return " ".join(to_gtp(p, size) for p, v in enumerate(self.game.position.board) if v == color)
 
@@ -265,13 +265,6 @@ class GtpEngine:
         self.game = game
         self.info = {k: getattr(info, k) for k in _KEPT_INFO if k != "result"}
         return notes
-
-    # ------------------------------------------------------------ helpers
-    def _vertex(self, text: str) -> int:
-        try:
-            return from_gtp(text, self.game.size)
-        except CoordinateError:
-            raise GtpError("syntax error") from None
 
     def board_text(self) -> str:
         """The board with GTP coordinates, captures and the side to move (no blank lines)."""
@@ -290,26 +283,35 @@ class GtpEngine:
         return "\n".join(rows)
 
 
-def _args(args: list[str], n: int) -> list[str]:
+# ---- command arguments: each raises GtpError("syntax error") when the text is not one
+
+def arguments(args: list[str], n: int) -> list[str]:
     if len(args) != n:
         raise GtpError("syntax error")
     return args
 
 
-def _color(text: str) -> int:
+def color_arg(text: str) -> int:
     try:
         return color_from_str(text)
     except CoordinateError:
         raise GtpError("syntax error") from None
 
 
-def _int(text: str) -> int:
+def vertex_arg(text: str, size: int) -> int:
+    try:
+        return from_gtp(text, size)
+    except CoordinateError:
+        raise GtpError("syntax error") from None
+
+
+def int_arg(text: str) -> int:
     if not (text.isascii() and text.isdigit()):
         raise GtpError("syntax error")
     return int(text)
 
 
-def _float(text: str) -> float:
+def float_arg(text: str) -> float:
     try:
         value = float(text)
     except ValueError:

@@ -32,7 +32,8 @@ from gobuddy.explain.analysis_view import AnalysisView, view
 from gobuddy.explain.explainer import explain_played
 from gobuddy.explain.played import Played
 from gobuddy.explain.reason import as_lines
-from gobuddy.go.coords import CoordinateError, color_from_str, color_to_str, from_gtp
+from gobuddy.go.coords import color_to_str
+from engine_worker.gtp_engine import arguments, color_arg, vertex_arg
 from engine_worker.gtp_shell import GtpError
 from gobuddy.go.position import IllegalMove
 
@@ -49,13 +50,8 @@ class Explainer:
         self._komi: float | None = None
 
     def __call__(self, game: Any, args: list[str]) -> str:
-        if len(args) != 2:
-            raise GtpError("syntax error")
-        try:
-            color = color_from_str(args[0])
-            point = from_gtp(args[1], game.size)
-        except CoordinateError:
-            raise GtpError("syntax error") from None
+        color_text, vertex = arguments(args, 2)
+        color, point = color_arg(color_text), vertex_arg(vertex, game.size)
         try:
             played = Played.of(game.position, point, color)
         except IllegalMove:

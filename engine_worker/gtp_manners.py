@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from engine_worker.gtp_engine import arguments, color_arg, int_arg
 from engine_worker.gtp_shell import GtpError
 from gobuddy.ai.player import SearchPlayer
 from gobuddy.go.coords import CoordinateError, color_from_str, to_gtp
@@ -30,10 +31,7 @@ def register_player(engine: Any, player: Any) -> None:
                               streaming=True)
 
     def cleanup(args: list[str]) -> str:
-        try:
-            (color,) = (color_from_str(a) for a in args)
-        except (ValueError, CoordinateError):
-            raise GtpError("syntax error") from None
+        color = color_arg(arguments(args, 1)[0])
         move = player.cleanup_genmove(engine.game, color)
         engine.play(color, move)
         return to_gtp(move, engine.game.size)
@@ -63,9 +61,7 @@ def lz_analyze(player: SearchPlayer, game: Any, args: list[str], stream: Any) ->
     if len(rest) > 1:
         raise GtpError("syntax error")
     if rest:
-        if not (rest[0].isascii() and rest[0].isdigit()):
-            raise GtpError("syntax error")
-        interval = max(1, int(rest[0]))
+        interval = max(1, int_arg(rest[0]))
     try:
         player.prepare(game, color)
     except ValueError as exc:
