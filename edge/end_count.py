@@ -26,9 +26,9 @@ import time
 from dataclasses import dataclass
 
 from edge.journal.count_journal import closed_note, count_note, pending_count
+from edge.reading.count_groups import groups_of
 from gobuddy.bus.messages import EngineAnswer
 from gobuddy.go.coords import EMPTY, from_gtp, to_gtp
-from gobuddy.go.position import neighbours
 
 COUNT_BLINK_MAX = 16  # points in one LED BLINK (firmware/PROTOCOL.md)
 
@@ -67,24 +67,9 @@ class Count:
 def blink_order(dead: tuple[int, ...], board: tuple[int, ...], size: int) -> tuple[int, ...]:
     """``dead`` ordered so that one stone of each dead group (stones of one colour joined
     along lines) comes first, then the rest, so that the first 16 blinked point at every
-    group. Not checked: that the points hold stones."""
-    adjacent = neighbours(size)
+    group. Points of ``dead`` that hold no stone are left out."""
     wanted = set(dead)
-    seen: set[int] = set()
-    groups: list[list[int]] = []
-    for start in sorted(dead):
-        if start in seen:
-            continue
-        group, todo = [], [start]
-        seen.add(start)
-        while todo:
-            p = todo.pop()
-            group.append(p)
-            for q in adjacent[p]:
-                if q in wanted and q not in seen and board[q] == board[p] != EMPTY:
-                    seen.add(q)
-                    todo.append(q)
-        groups.append(sorted(group))
+    groups = groups_of([c if p in wanted else EMPTY for p, c in enumerate(board)], size).values()
     return tuple([g[0] for g in groups] + [p for g in groups for p in g[1:]])
 
 

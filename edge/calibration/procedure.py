@@ -136,10 +136,8 @@ class CalibrationProcedure:
         frame = tuple(int(v) for v in readings)
         if self.step == EMPTY_BOARD:
             self._on_empty(frame, now)
-        elif self.step == BLACK_STONES:
-            self._on_black(frame)
-        elif self.step == WHITE_STONES:
-            self._on_white(frame)
+        elif self.step in (BLACK_STONES, WHITE_STONES):
+            self._on_stones(BLACK if self.step == BLACK_STONES else WHITE, frame)
 
     def on_done(self, now: float) -> None:
         """TURN DONE pressed (short): measure this step's stones, or end the clearing."""
@@ -196,23 +194,16 @@ class CalibrationProcedure:
             return
         self._ask_for(BLACK)
 
-    def _on_black(self, frame: tuple[int, ...]) -> None:
-        self._stones[BLACK] = frame
+    def _on_stones(self, colour: int, frame: tuple[int, ...]) -> None:
+        self._stones[colour] = frame
         try:
-            self._calibration((BLACK,))
+            self._calibration((colour,))  # every stone on its point?
         except CalibrationError as exc:
-            del self._stones[BLACK]
-            self._ask_for(BLACK, exc)
+            del self._stones[colour]
+            self._ask_for(colour, exc)
             return
-        self._ask_for(WHITE)
-
-    def _on_white(self, frame: tuple[int, ...]) -> None:
-        self._stones[WHITE] = frame
-        try:
-            self._calibration((WHITE,))  # every white stone on its point?
-        except CalibrationError as exc:
-            del self._stones[WHITE]
-            self._ask_for(WHITE, exc)
+        if colour == BLACK:
+            self._ask_for(WHITE)
             return
         try:
             cal = self._calibration((BLACK, WHITE))  # and apart from the black ones?

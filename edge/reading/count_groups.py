@@ -30,7 +30,7 @@ class CountGroups:
 
     def __init__(self, stones: Sequence[int], size: int) -> None:
         self.size = size
-        self.groups: dict[int, tuple[int, ...]] = _groups(stones, size)
+        self.groups: dict[int, tuple[int, ...]] = groups_of(stones, size)
         self._group_of = {p: key for key, points in self.groups.items() for p in points}
         self.proposed: frozenset[int] = frozenset()  # group keys the workers called dead
         self.toggled: set[int] = set()  # group keys the players toggled (an odd number of times)
@@ -85,8 +85,9 @@ class CountGroups:
         self.toggled, self.lifted, self.gone = keys("toggled"), keys("lifted"), keys("gone")
 
 
-def _groups(stones: Sequence[int], size: int) -> dict[int, tuple[int, ...]]:
-    """Each group of ``stones`` keyed by its first point (row-major), its points sorted."""
+def groups_of(stones: Sequence[int], size: int) -> dict[int, tuple[int, ...]]:
+    """Each group of ``stones`` (colours per point; ``EMPTY`` points belong to none) keyed
+    by its first point (row-major), in that order, its points sorted."""
     adjacent = neighbours(size)
     seen: set[int] = set()
     groups: dict[int, tuple[int, ...]] = {}

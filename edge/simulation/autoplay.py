@@ -23,18 +23,16 @@ from __future__ import annotations
 import logging
 import random
 import shutil
-import subprocess
 import threading
 from dataclasses import dataclass
 from typing import Callable
 
 from edge.calibration.procedure import BLACK_STONES, CLEAR_BOARD, WHITE_STONES, Prompt
 from edge.simulation.pty_board import PtyBoard
+from edge.simulation.simulator import GNUGO, GnuGo
 from gobuddy.go.coords import BLACK, WHITE, color_to_str, from_gtp, to_gtp
 from gobuddy.go.playout import random_move
 from gobuddy.go.position import Position
-
-GNUGO = "/usr/games/gnugo"
 
 
 @dataclass(frozen=True)
@@ -52,38 +50,6 @@ class AutoPlayConfig:
     between_games_s: float = 5.0
 
 
-class _GnuGo:
-    """A GNU Go GTP process choosing moves for both sides."""
-
-    def __init__(self, size: int, seed: int) -> None:
-        self._proc = subprocess.Popen([GNUGO, "--mode", "gtp", "--level", "1", "--seed", str(seed),
-                                       "--chinese-rules", "--boardsize", str(size)],
-                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        self.size = size
-
-    def gtp(self, command: str) -> str:
-        assert self._proc.stdin and self._proc.stdout
-        self._proc.stdin.write(command + "\n")
-        self._proc.stdin.flush()
-        lines = []
-        while True:
-            line = self._proc.stdout.readline()
-            if not line:
-                raise OSError(f"GNU Go stopped answering after {command!r}")
-            if not line.strip():
-                if lines:
-                    break
-                continue
-            lines.append(line.strip())
-        if not lines[0].startswith("="):
-            raise OSError(f"GNU Go refused {command!r}: {lines[0]}")
-        return lines[0][1:].strip()
-
-    def close(self) -> None:
-        self._proc.kill()
-        self._proc.wait()
-
-
 class AutoPlayer:
     """Plays on ``board`` in a thread until ``stop``."""
 
@@ -99,7 +65,7 @@ class AutoPlayer:
         self.games = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="autoplay", daemon=True)
-        self._gnugo: _GnuGo | None = None
+        self._gnugo: GnuGo | None = None
 
     def start(self) -> "AutoPlayer":
         self._thread.start()
@@ -124,7 +90,7 @@ class AutoPlayer:
             if self._stop.is_set():
                 return
         if self.config.players == "gnugo" and shutil.which(GNUGO):
-            self._gnugo = _GnuGo(self.size, self.config.seed)
+            self._gnugo = GnuGo(self.size, self.config.seed)
         self._wait(self.board.idle(3.0))  # let the agent calibrate on the empty board
         while not self._stop.is_set():
             try:

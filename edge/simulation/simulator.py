@@ -38,6 +38,7 @@ from gobuddy.go.playout import random_move
 from gobuddy.go.position import Position
 
 Span = tuple[float, float]
+GNUGO = "/usr/games/gnugo"
 
 
 @dataclass(frozen=True)
@@ -221,47 +222,60 @@ def random_game(size: int = 9, seed: int = 0, min_moves: int = 60, max_moves: in
     return moves
 
 
-def gnugo_game(size: int = 9, seed: int = 0, max_moves: int = 120, level: int = 1,
-               program: str = "/usr/games/gnugo") -> list[int]:
-    """A game GNU Go plays against itself over GTP, until two passes, a resignation or
-    ``max_moves``; ends with two passes. Raises ``OSError`` if GNU Go cannot start."""
-    proc = subprocess.Popen([program, "--mode", "gtp", "--level", str(level), "--seed", str(seed),
-                             "--chinese-rules", "--boardsize", str(size)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+class GnuGo:
+    """A GNU Go GTP process (Chinese rules) choosing moves for both sides; ``OSError`` if
+    it cannot start, stops answering or refuses a command."""
 
-    def gtp(command: str) -> str:
-        assert proc.stdin and proc.stdout
-        proc.stdin.write(command + "\n")
-        proc.stdin.flush()
+    def __init__(self, size: int, seed: int, level: int = 1, program: str = GNUGO) -> None:
+        self._proc = subprocess.Popen([program, "--mode", "gtp", "--level", str(level), "--seed", str(seed),
+                                       "--chinese-rules", "--boardsize", str(size)],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.size = size
+
+    def gtp(self, command: str) -> str:
+        """Send ``command``; the answer, without its ``=``."""
+        assert self._proc.stdin and self._proc.stdout
+        self._proc.stdin.write(command + "\n")
+        self._proc.stdin.flush()
         lines = []
         while True:
-            line = proc.stdout.readline()
+            line = self._proc.stdout.readline()
             if not line:
                 raise OSError(f"GNU Go stopped answering after {command!r}")
-            if line.strip() == "" and lines:
-                break
-            if line.strip():
-                lines.append(line.strip())
+            if not line.strip():
+                if lines:
+                    break
+                continue
+            lines.append(line.strip())
         if not lines[0].startswith("="):
             raise OSError(f"GNU Go refused {command!r}: {lines[0]}")
         return lines[0][1:].strip()
 
+    def close(self) -> None:
+        self._proc.kill()
+        self._proc.wait()
+
+
+def gnugo_game(size: int = 9, seed: int = 0, max_moves: int = 120, level: int = 1,
+               program: str = GNUGO) -> list[int]:
+    """A game GNU Go plays against itself over GTP, until two passes, a resignation or
+    ``max_moves``; ends with two passes. Raises ``OSError`` if GNU Go cannot start."""
+    gnugo = GnuGo(size, seed, level, program)
     try:
-        gtp("clear_board")
+        gnugo.gtp("clear_board")
         moves: list[int] = []
         color = BLACK
         while len(moves) < max_moves:
-            answer = gtp(f"genmove {color_to_str(color)}").lower()
+            answer = gnugo.gtp(f"genmove {color_to_str(color)}").lower()
             if answer == "resign":
                 break
             moves.append(from_gtp(answer, size))
             if len(moves) >= 2 and moves[-1] == moves[-2] == size * size:
                 break
             color = -color
-        gtp("quit")
+        gnugo.gtp("quit")
     finally:
-        proc.kill()
-        proc.wait()
+        gnugo.close()
     while not (len(moves) >= 2 and moves[-1] == moves[-2] == size * size):
         moves.append(size * size)
     return moves
