@@ -64,19 +64,15 @@ class WorkerConfig:
     def __post_init__(self) -> None:
         if self.bus.role != "engine":
             raise ValueError(f"bus.role: an engine worker connects as 'engine', not {self.bus.role!r}")
-        if not 1 <= self.visit_cap <= 1_000_000:
-            raise ValueError(f"visit_cap: {self.visit_cap} is outside 1..1000000")
-        if not 1 <= self.threads <= 64:
-            raise ValueError(f"threads: {self.threads} is outside 1..64")
-        if not 1 <= self.batch_size <= 256:
-            raise ValueError(f"batch_size: {self.batch_size} is outside 1..256")
+        for name, low, high in (("visit_cap", 1, 1_000_000), ("threads", 1, 64), ("batch_size", 1, 256),
+                                ("status_interval_s", 0.1, 3600)):
+            if not low <= getattr(self, name) <= high:
+                raise ValueError(f"{name}: {getattr(self, name)} is outside {low}..{high}")
         if (self.deadline_margin_ms < 0 or self.cache_size < 0 or self.max_queue < 1
                 or self.max_queue_per_requester < 1):
             raise ValueError("deadline_margin_ms and cache_size must be >= 0, max_queue(_per_requester) >= 1")
         if not 0 <= self.deadline_margin_fraction < 1:
             raise ValueError(f"deadline_margin_fraction: {self.deadline_margin_fraction} is outside [0, 1)")
-        if not 0.1 <= self.status_interval_s <= 3600:
-            raise ValueError(f"status_interval_s: {self.status_interval_s} is outside 0.1..3600")
         shared(self.share_group, "x")  # raises TopicError for a bad group name
 
 

@@ -73,9 +73,7 @@ def parse(line: str) -> Command | None:
     if words[0].isdigit() and words[0].isascii():
         cid = int(words[0])
         words = words[1:]
-    if not words:
-        return Command(cid, "", [])
-    return Command(cid, words[0], words[1:])
+    return Command(cid, words[0] if words else "", words[1:])
 
 
 def _frame(mark: str, cid: int | None, text: str) -> str:

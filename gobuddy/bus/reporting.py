@@ -62,8 +62,7 @@ class Reporter:
                               rejection.message)
             if topic is not None and topic.startswith(f"{topics.ROOT}/error/"):
                 return
-            if topic is not None and topic.startswith(f"{topics.ROOT}/engine/request/") \
-                    and self._config.role == "engine":
+            if topic is not None and self._config.role == "engine":
                 self._refuse_request(topic, msg, rejection)
             self.report(topic or "(not UTF-8)", rejection.kind, rejection.message, rejection.field, msg.payload)
         except Exception:
