@@ -272,7 +272,7 @@ class EngineCalls:
         return self.publish(own, reply, wait=wait, properties=properties)
 
     def _ensure_response_subscription(self) -> None:
-        subscription, is_new = self._subs.add_internal(topics.engine_response(self.role, self.client_id))
+        subscription, is_new = self._subs.add(topics.engine_response(self.role, self.client_id), None)
         if is_new and self._connected.is_set():
             self._send_subscribe(subscription)
 

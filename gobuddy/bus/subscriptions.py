@@ -35,30 +35,24 @@ class Subscriptions:
         self._by_filter: dict[str, Subscription] = {}
         self._next_id = 1
 
-    def _get_or_create(self, topic_filter: str, no_local: bool) -> tuple[Subscription, bool]:
-        existing = self._by_filter.get(topic_filter)
-        if existing is not None:
-            if existing.no_local != no_local:
-                raise ValueError(f"{topic_filter!r} is already subscribed with no_local={existing.no_local}")
-            return existing, False
-        if no_local and topic_filter.startswith("$share/"):
-            raise ValueError("no_local is not allowed on a shared subscription")
-        subscription = Subscription(self._next_id, topic_filter, no_local)
-        self._next_id += 1
-        self._by_filter[topic_filter] = subscription
-        return subscription, True
-
-    def add(self, topic_filter: str, handler: Callable[[Any], None], no_local: bool = False) -> tuple[Subscription, bool]:
-        """Add a handler; returns the subscription and whether it must be sent to the broker."""
+    def add(self, topic_filter: str, handler: Callable[[Any], None] | None,
+            no_local: bool = False) -> tuple[Subscription, bool]:
+        """Add a handler (None: mark the filter ``internal``); returns the subscription and
+        whether it must be sent to the broker."""
         with self._lock:
-            subscription, is_new = self._get_or_create(topic_filter, no_local)
-            subscription.handlers.append(handler)
-            return subscription, is_new
-
-    def add_internal(self, topic_filter: str) -> tuple[Subscription, bool]:
-        with self._lock:
-            subscription, is_new = self._get_or_create(topic_filter, False)
-            subscription.internal = True
+            subscription = self._by_filter.get(topic_filter)
+            is_new = subscription is None
+            if subscription is None:
+                if no_local and topic_filter.startswith("$share/"):
+                    raise ValueError("no_local is not allowed on a shared subscription")
+                subscription = self._by_filter[topic_filter] = Subscription(self._next_id, topic_filter, no_local)
+                self._next_id += 1
+            elif subscription.no_local != no_local:
+                raise ValueError(f"{topic_filter!r} is already subscribed with no_local={subscription.no_local}")
+            if handler is None:
+                subscription.internal = True
+            else:
+                subscription.handlers.append(handler)
             return subscription, is_new
 
     def remove(self, topic_filter: str) -> bool:
