@@ -19,9 +19,6 @@ may be empty: nothing to say.
 Errors, in the specification's words: ``? syntax error`` for a wrong number of
 arguments, a colour or a vertex that is not one of this board; ``? illegal move`` for
 an occupied point, suicide, ko or superko.
-
-``register(engine, player)`` adds the command to a ``engine_worker.gtp_engine.GtpEngine``;
-``engine_worker.gtp.main`` calls it.
 """
 
 from __future__ import annotations

@@ -333,8 +333,8 @@ class EngineWorker:
             seconds /= 2
 
         if level is not None:
-            chosen = level_answer(self._search_for(job), level, job.prepared.position, job.prepared.history, request.seed or 0,
-                                  _recent(request), top_k=request.top_k, seconds=seconds,
+            chosen = level_answer(self._search_for(job), level, job.prepared.position, job.prepared.history,
+                                  request.seed or 0, _recent(request), top_k=request.top_k, seconds=seconds,
                                   ownership=request.include_ownership)
             self._deliver(job, self._wire(chosen, request).to_dict())
             return
@@ -344,8 +344,8 @@ class EngineWorker:
 
         wants_partial = request.report_every_ms is not None and received.response_topic is not None
         analysis = analyse(
-            self._search_for(job), job.prepared.position, job.prepared.history, visits=job.visits, seconds=seconds, top_k=request.top_k,
-            ownership=request.include_ownership, stop=job.stop,
+            self._search_for(job), job.prepared.position, job.prepared.history, visits=job.visits, seconds=seconds,
+            top_k=request.top_k, ownership=request.include_ownership, stop=job.stop,
             on_partial=partial if wants_partial else None, partial_every=(request.report_every_ms or 1000) / 1000,
             play_first=request.purpose == "genmove")
         if self._stopping.is_set():
@@ -377,8 +377,8 @@ class EngineWorker:
         after = None
         if needs_search(before, move):
             position, history = position_after(job.prepared.position, job.prepared.history, move)
-            after = analyse(self._search_for(job), position, history, visits=job.visits, seconds=max(MIN_SEARCH_MS / 1000, seconds), top_k=1,
-                            ownership=False, stop=job.stop)
+            after = analyse(self._search_for(job), position, history, visits=job.visits,
+                            seconds=max(MIN_SEARCH_MS / 1000, seconds), top_k=1, ownership=False, stop=job.stop)
         return judge(before, move, request.judge.level, after)
 
     def _wire(self, analysis: Analysis, request: EngineRequest, judgement: Judgement | None = None,
