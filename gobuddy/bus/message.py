@@ -62,8 +62,8 @@ def typed(hint: Any, value: Any) -> Any:
     """Validated JSON ``value`` as a value of type ``hint``: a dataclass built from its
     fields (keys that are not fields skipped), also when optional, in a tuple or as the
     values of a dict; any other list a tuple (``frozen``)."""
-    if value is None:
-        return None
+    if not isinstance(value, (dict, list)):
+        return value  # None, or a scalar
     if isinstance(hint, types.UnionType):  # X | None
         hint = next(arg for arg in get_args(hint) if arg is not type(None))
     if dataclasses.is_dataclass(hint):
