@@ -87,32 +87,29 @@ def save_analysis(session: Session, key: PositionKey, model: str, answer: dict[s
     is for that position."""
     if visits is None:
         visits = int(answer["root"]["visits"])
-    if answer.get("ownership") is not None and _fill_ownership(session, key, model, answer, move_count, visits,
-                                                               game_id, move_number):
+    values = dict(move_count=move_count, visits=visits, answer=answer, created_at=datetime.now(timezone.utc),
+                  game_id=game_id, move_number=move_number)
+    if answer.get("ownership") is not None and _fill_ownership(session, key, model, values):
         return True
-    insert = _insert_for(session)
-    values = dict(position_hash=key.hash, size=key.size, komi=float(key.komi), rules=key.rules,
-                  to_play=key.to_play, model=model, move_count=move_count, visits=visits, answer=answer,
-                  created_at=datetime.now(timezone.utc), game_id=game_id, move_number=move_number)
-    stmt = insert(Analysis).values(**values)
+    stmt = _insert_for(session)(Analysis).values(position_hash=key.hash, size=key.size, komi=float(key.komi),
+                                                 rules=key.rules, to_play=key.to_play, model=model, **values)
     stmt = stmt.on_conflict_do_update(
         index_elements=list(KEY_COLUMNS),
-        set_={c: stmt.excluded[c] for c in ("move_count", "visits", "answer", "created_at", "game_id", "move_number")},
+        set_={c: stmt.excluded[c] for c in values},
         where=stmt.excluded.visits > Analysis.visits,
     )
     return session.execute(stmt.returning(Analysis.id)).first() is not None
 
 
-def _fill_ownership(session: Session, key: PositionKey, model: str, answer: dict[str, Any], move_count: int,
-                    visits: int, game_id: str | None, move_number: int | None) -> bool:
-    """Replace the stored answer for ``key`` and ``model`` by ``answer`` when the stored
-    one has no ownership and no more visits; True if a row was replaced."""
+def _fill_ownership(session: Session, key: PositionKey, model: str, values: dict[str, Any]) -> bool:
+    """Replace the stored answer for ``key`` and ``model`` by ``values`` (its answer and
+    the columns that go with it) when the stored one has no ownership and no more
+    visits; True if a row was replaced."""
     row = session.scalars(select(Analysis).where(*_key_filter(key), Analysis.model == model)).first()
-    if row is None or (row.answer or {}).get("ownership") is not None or visits < row.visits:
+    if row is None or (row.answer or {}).get("ownership") is not None or values["visits"] < row.visits:
         return False
     done = session.execute(update(Analysis).where(Analysis.id == row.id, Analysis.visits == row.visits)
-                           .values(move_count=move_count, visits=visits, answer=answer,
-                                   created_at=datetime.now(timezone.utc), game_id=game_id, move_number=move_number))
+                           .values(**values))
     return bool(done.rowcount)
 
 

@@ -163,9 +163,7 @@ def list_players(session: Session, *, kind: str | None = None, merged: bool = Fa
 
 def get_player(session: Session, player_id: int) -> PlayerView:
     """A player; ``PlayerError`` when there is none with that id."""
-    p = session.get(Player, player_id)
-    if p is None:
-        raise PlayerError(f"no player with id {player_id}")
+    p = _row(session, player_id)
     return _view(p, _game_counts(session).get(p.id, 0))
 
 

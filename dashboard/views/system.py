@@ -127,15 +127,21 @@ def recalibrate_button(board_id: str) -> None:
     if not login.can("recalibrate"):
         return
     if st.button(f"Recalibrate {board_id}", key=f"recalibrate-{board_id}", icon=":material/tune:"):
-        if not login.require("recalibrate"):
-            return
-        try:
-            current().feed.publish(topics.board_command(board_id),
-                                   BoardCommand(board_id=board_id, command="recalibrate", by=login.user_name()))
-        except Exception as exc:  # broker away, refused: say so
-            st.error(f"Could not reach {board_id}: {exc}")
-        else:
-            st.success(f"Asked {board_id} to recalibrate: clear the board; its LEDs guide the steps.")
+        if login.require("recalibrate"):
+            send_command(board_id, f"Asked {board_id} to recalibrate: clear the board; its LEDs guide the steps.",
+                         command="recalibrate")
+
+
+def send_command(board_id: str, done: str, **fields: Any) -> None:
+    """Publish a ``BoardCommand`` of ``fields`` to ``board_id``, by the signed-in user;
+    show ``done`` when the broker took it, else why not (broker away, a refused value)."""
+    try:
+        current().feed.publish(topics.board_command(board_id),
+                               BoardCommand(board_id=board_id, by=login.user_name(), **fields))
+    except Exception as exc:  # broker away, refused: say so
+        st.error(f"Could not reach {board_id}: {exc}")
+    else:
+        st.success(done)
 
 
 TEACHER_OFF = "off"
@@ -165,13 +171,8 @@ def teaching_control(board_id: str, level: str | None) -> None:
         if not login.require("teach"):
             return
         wanted = None if chosen == TEACHER_OFF else chosen
-        try:
-            current().feed.publish(topics.board_command(board_id), BoardCommand(
-                board_id=board_id, command="set_teaching", level=wanted, by=login.user_name()))
-        except Exception as exc:  # broker away, refused: say so
-            st.error(f"Could not reach {board_id}: {exc}")
-        else:
-            st.success(f"Asked {board_id} to teach at {wanted}." if wanted else f"Asked {board_id} to stop teaching.")
+        send_command(board_id, f"Asked {board_id} to teach at {wanted}." if wanted
+                     else f"Asked {board_id} to stop teaching.", command="set_teaching", level=wanted)
 
 
 def render_players(items: list[Presence]) -> None:
@@ -200,14 +201,8 @@ def players_control(board_id: str, black: Any, white: Any) -> None:
     if not login.require("play"):
         return
     names = {"B": " ".join(b.split()) or None, "W": " ".join(w.split()) or None}
-    try:
-        current().feed.publish(topics.board_command(board_id), BoardCommand(
-            board_id=board_id, command="set_players", players=names, by=login.user_name()))
-    except Exception as exc:  # broker away, a refused name: say so
-        st.error(f"Could not reach {board_id}: {exc}")
-    else:
-        st.success(f"Asked {board_id} to name {names['B'] or GUEST} (black) and {names['W'] or GUEST} (white) "
-                   "in its next games.")
+    send_command(board_id, f"Asked {board_id} to name {names['B'] or GUEST} (black) and {names['W'] or GUEST} "
+                 "(white) in its next games.", command="set_players", players=names)
 
 
 def latency_rows(feed: LiveFeed) -> list[dict[str, Any]]:

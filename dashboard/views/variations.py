@@ -192,17 +192,11 @@ def try_point(game_id: str, n: int, base: Position, vertex: str, ask: Asker | No
 
 
 def step_back(game_id: str, n: int) -> None:
-    path = current_path(game_id, n)
-    st.session_state[PATH] = Path(game_id, n, path.vertices[:-1])
-    st.session_state.pop(ERROR, None)
+    open_line(game_id, n, current_path(game_id, n).vertices[:-1])
 
 
-def leave(game_id: str, n: int) -> None:
-    st.session_state[PATH] = Path(game_id, n)
-    st.session_state.pop(ERROR, None)
-
-
-def open_line(game_id: str, n: int, vertices: tuple[str, ...]) -> None:
+def open_line(game_id: str, n: int, vertices: tuple[str, ...] = ()) -> None:
+    """Show the line ``vertices`` from position ``n`` (none: back to the game)."""
     st.session_state[PATH] = Path(game_id, n, vertices)
     st.session_state.pop(ERROR, None)
 
@@ -243,7 +237,7 @@ def panel(detail: Any, n: int, base: Position, path: Path, moves: list[tuple[str
     c[1].button("Back one", key="replay_try_back", disabled=not moves, on_click=_then,
                 args=(then, step_back, g.id, n), width="stretch")
     c[2].button("To the game", key="replay_try_leave", disabled=not moves, on_click=_then,
-                args=(then, leave, g.id, n), width="stretch")
+                args=(then, open_line, g.id, n), width="stretch")
     lines = tree.lines(n)
     if lines:
         st.caption(f"Lines tried from move {n} (kept until the browser session ends; in the SGF download):")
