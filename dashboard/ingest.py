@@ -199,8 +199,9 @@ def apply_game_event(session: Session, event: dict[str, Any]) -> Outcome:
     moves, end, pending = _project(game, [(c, v) for c, v in setup], events, seq, kind)
     result_before = game.result
     _sync(session, game, moves, end)
-    if game.result is not None and game.result != result_before:
-        _finished(session, game)
+    if game.result is not None and game.result != result_before:  # just finished: to be reviewed, a ladder step
+        game.review_state = "pending"
+        record_game_end(session, game)
     when = to_datetime(event["ts"])
     session.add(GameEvent(game_id=game_id, seq=seq, type=kind, move_number=event["move_number"], payload=event,
                           ts=when, received_at=datetime.now(timezone.utc)))
@@ -234,12 +235,6 @@ def _start(session: Session, event: dict[str, Any]) -> Outcome:
     session.add(GameEvent(game_id=game.id, seq=event["seq"], type="game_started", move_number=0, payload=event,
                           ts=when, received_at=datetime.now(timezone.utc)))
     return Outcome("applied", "game_started")
-
-
-def _finished(session: Session, game: Game) -> None:
-    """A game that has just got its result: to be reviewed, and the ladder's step."""
-    game.review_state = "pending"
-    record_game_end(session, game)
 
 
 @dataclass

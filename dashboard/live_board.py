@@ -84,10 +84,7 @@ def replayed(board: LiveBoard) -> LiveBoard:
 
 
 class BoardTracker:
-    """The current game of one board from its retained state and its events (not
-    thread-safe: ``LiveFeed`` locks around it). Events are applied in ``seq`` order;
-    an early one waits for the ones before it (or for a state that covers them);
-    a message about another game replaces the current one only if it is not older."""
+    """The current game (``current``) of one board; see the module docstring."""
 
     def __init__(self, board_id: str) -> None:
         self.board_id = board_id

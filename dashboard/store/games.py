@@ -13,7 +13,6 @@ from datetime import datetime, timezone
 
 from sqlalchemy import Select, delete, func, or_, select
 from sqlalchemy.orm import Session
-from sqlalchemy.sql.selectable import ScalarSelect
 
 from dashboard.store.models import Board, Game, GameEvent, Move, SetupStone, TeachingNote
 
@@ -124,10 +123,6 @@ class ProblemView:
     cleared_at: datetime | None
 
 
-def _move_count() -> ScalarSelect[int]:
-    return select(func.count()).where(Move.game_id == Game.id).correlate(Game).scalar_subquery()
-
-
 def _summary(game: Game, move_count: int) -> GameSummary:
     return GameSummary(game.id, game.board_id, game.source, game.size, game.komi, game.rules, game.handicap,
                        game.to_play, game.mode, game.black, game.white, game.started_at, game.ended_at,
@@ -169,7 +164,8 @@ def list_games(session: Session, filters: GameFilter = GameFilter(), *, limit: i
     if limit < 1 or offset < 0:
         raise ValueError(f"limit must be >= 1 and offset >= 0, got limit={limit} offset={offset}")
     total = session.scalar(_filtered(select(func.count()).select_from(Game), filters)) or 0
-    rows = session.execute(_filtered(select(Game, _move_count()), filters)
+    moves = select(func.count()).where(Move.game_id == Game.id).correlate(Game).scalar_subquery()
+    rows = session.execute(_filtered(select(Game, moves), filters)
                            .order_by(Game.started_at.desc(), Game.id.desc()).limit(limit).offset(offset))
     return GamePage([_summary(game, count) for game, count in rows], total)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from sqlalchemy import and_, case, delete, func, or_, select
 from sqlalchemy.orm import Session, aliased
@@ -162,12 +162,6 @@ def player_games(session: Session, player_id: int) -> list[PlayerGame]:
     return out
 
 
-def _side_filter(player_id: int) -> Any:
-    """Reviewed moves (joined to ``Game``) that the player made."""
-    return or_(and_(Game.black_player_id == player_id, ReviewedMove.color == "B"),
-               and_(Game.white_player_id == player_id, ReviewedMove.color == "W"))
-
-
 def first_moves(session: Session, player_id: int) -> dict[str, int]:
     """How often the player opened with each point: their first move of each game
     (move 1 when they moved first, else move 2), most frequent first."""
@@ -188,8 +182,9 @@ def top_mistakes(session: Session, player_id: int, since: datetime, limit: int =
     rows = session.execute(
         select(ReviewedMove, Game.started_at, GameReport.unit).join(Game, Game.id == ReviewedMove.game_id)
         .join(GameReport, and_(GameReport.game_id == ReviewedMove.game_id, GameReport.color == ReviewedMove.color))
-        .where(_side_filter(player_id), Game.deleted_at.is_(None), Game.started_at >= since,
-               ReviewedMove.category.in_(MISTAKE_CLASSES))
+        .where(or_(and_(Game.black_player_id == player_id, ReviewedMove.color == "B"),  # the player's moves
+                   and_(Game.white_player_id == player_id, ReviewedMove.color == "W")),
+               Game.deleted_at.is_(None), Game.started_at >= since, ReviewedMove.category.in_(MISTAKE_CLASSES))
         .order_by(ReviewedMove.loss.desc(), Game.started_at.desc(), ReviewedMove.move_number).limit(limit))
     return [Mistake(m.game_id, started, m.move_number, m.color, m.vertex, m.loss, m.category, m.best, m.kind, unit)
             for m, started, unit in rows]

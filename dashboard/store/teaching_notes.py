@@ -116,7 +116,8 @@ def read_back(comments: dict[str, str], variations: dict[str, list], moves: list
                 rest_variations.setdefault(n, []).append(line)
                 continue
             notes.append(dict(move_number=int(n) + 1, color=color, vertex=vertex, decision="taken_back",
-                              points_lost=taken.points_lost, better=_vertex(taken.better, size)))
+                              points_lost=taken.points_lost,
+                              better=None if taken.better is None else to_gtp(taken.better, size)))
     rest_comments: dict[str, str] = {}
     for n, text in comments.items():
         kept = []
@@ -133,7 +134,3 @@ def read_back(comments: dict[str, str], variations: dict[str, list], moves: list
             rest_comments[n] = "\n\n".join(kept)
     notes.sort(key=lambda note: note["move_number"])
     return notes, rest_comments, rest_variations
-
-
-def _vertex(point: int | None, size: int) -> str | None:
-    return None if point is None else to_gtp(point, size)

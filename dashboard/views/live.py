@@ -307,17 +307,13 @@ def draw_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: bo
         view.put("reasons")
     view.put("replay", *(("warning", f"The record cannot be replayed here: {board.replay_error}")
                          if board.replay_error else ("empty",)))
-    view.put("footer", "caption", f"Game {board.game_id} · last message {age_words(feed_age_ms(feed, board))}")
+    view.put("footer", "caption", f"Game {board.game_id} · last message {age_words(now_ms() - board.received_ms)}")
 
 
 def age_words(ms: int) -> str:
     """How long ago, to the second: a redraw for anything else (an engine worker's
     status, a partial answer) then sends nothing new for it."""
     return "less than a second ago" if ms < 1000 else f"{ms // 1000} s ago"
-
-
-def feed_age_ms(feed: LiveFeed, board: LiveBoard) -> int:
-    return now_ms() - board.received_ms
 
 
 def render() -> None:
