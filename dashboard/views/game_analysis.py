@@ -13,7 +13,6 @@ position without storing anything (the Replay page's variations).
 from __future__ import annotations
 
 import concurrent.futures
-import dataclasses
 import queue
 import time
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from dashboard.live_feed import LiveFeed
 from dashboard.position_request import position_request
 from dashboard.store import PositionKey, Store
 from dashboard.store.games import GameDetail
+from gobuddy.bus.messages import EngineRequest
 from gobuddy.bus.requests import EngineRequestFailed
 
 Progress = Callable[[int, int], None]
@@ -37,8 +37,15 @@ class AnalysisRun:
     seconds: float
 
 
-def moves_upto(detail: GameDetail, n: int) -> list[tuple[str, str]]:
-    return [(m.color, m.vertex) for m in detail.moves[:n]]
+def game_request(detail: GameDetail, n: int, then: Sequence[tuple[str, str]] = (), *, to_play: str | None = None,
+                 visits: int, timeout_s: float, report_every_ms: int | None = None) -> EngineRequest:
+    """The ``analysis`` request (with ownership) for the position after ``n`` moves of
+    the game, then the moves ``then``."""
+    g = detail.game
+    return position_request("analysis", size=g.size, komi=g.komi, rules=g.rules, setup=detail.setup,
+                            moves=[(m.color, m.vertex) for m in detail.moves[:n]] + list(then), to_play=to_play,
+                            visits=visits, timeout_s=timeout_s, include_ownership=True,
+                            report_every_ms=report_every_ms)
 
 
 def analyse_positions(feed: LiveFeed, store: Store, detail: GameDetail, keys: dict[int, PositionKey],
@@ -52,10 +59,7 @@ def analyse_positions(feed: LiveFeed, store: Store, detail: GameDetail, keys: di
     futures: dict[concurrent.futures.Future, int] = {}
     failed: dict[int, str] = {}
     for n in numbers:
-        key = keys[n]
-        request = position_request("analysis", size=g.size, komi=g.komi, rules=g.rules, setup=detail.setup,
-                                   moves=moves_upto(detail, n), to_play=key.to_play, visits=visits,
-                                   timeout_s=timeout_s, include_ownership=True)
+        request = game_request(detail, n, to_play=keys[n].to_play, visits=visits, timeout_s=timeout_s)
         try:
             futures[feed.request_async(request)] = n
         except Exception as exc:  # publish refused, not connected: report it per position
@@ -100,11 +104,8 @@ def try_move(feed: LiveFeed, detail: GameDetail, n: int, color: str, vertex: str
     ``before`` (``(colour, vertex)``, a variation tried so far), then ``color`` playing
     ``vertex``. Raises ``TimeoutError``, ``EngineRequestFailed`` or
     ``ConnectionError``."""
-    g = detail.game
-    request = position_request("analysis", size=g.size, komi=g.komi, rules=g.rules, setup=detail.setup,
-                               moves=moves_upto(detail, n) + list(before) + [(color, vertex)], visits=visits,
-                               timeout_s=timeout_s, include_ownership=True)
-    return feed.request(request).to_dict()
+    return feed.request(game_request(detail, n, [*before, (color, vertex)], visits=visits,
+                                     timeout_s=timeout_s)).to_dict()
 
 
 def think_longer(feed: LiveFeed, store: Store, detail: GameDetail, keys: dict[int, PositionKey], n: int, *,
@@ -120,10 +121,8 @@ def think_longer(feed: LiveFeed, store: Store, detail: GameDetail, keys: dict[in
     if feed.client is None:
         raise ConnectionError("the dashboard runs without a broker (--no-bus)")
     g, key = detail.game, keys[n]
-    request = position_request("analysis", size=g.size, komi=g.komi, rules=g.rules, setup=detail.setup,
-                               moves=moves_upto(detail, n), to_play=key.to_play, visits=visits,
-                               timeout_s=timeout_s, include_ownership=True)
-    request = dataclasses.replace(request, report_every_ms=report_every_ms)
+    request = game_request(detail, n, to_play=key.to_play, visits=visits, timeout_s=timeout_s,
+                           report_every_ms=report_every_ms)
     partials: queue.Queue = queue.Queue()
     future = feed.client.request_async(request, on_partial=partials.put)
     deadline = time.monotonic() + timeout_s + 1.0

@@ -31,11 +31,7 @@ class Services:
         self.store.close()
 
 
-def _release(services: Services) -> None:
-    services.close()
-
-
-@st.cache_resource(show_spinner=False, on_release=_release)
+@st.cache_resource(show_spinner=False, on_release=Services.close)
 def services_for(config: DashboardConfig) -> Services:
     """The process-wide services for ``config``: the store (migrated to the newest
     schema) and the live feed (its bus client starts connecting in the background)."""
