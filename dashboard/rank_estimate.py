@@ -63,15 +63,20 @@ def rank_value(name: str) -> float | None:
     return -float(n) if m.group(2).startswith("k") else float(n - 1)
 
 
+def interpolated(table: Sequence[tuple[float, float]], x: float) -> float:
+    """The (x, y) rows of ``table`` (x ascending) read linearly between rows, flat beyond
+    its ends (where two rows share an x, the later one)."""
+    if x <= table[0][0]:
+        return table[0][1]
+    for (x0, y0), (x1, y1) in zip(table, table[1:]):
+        if x <= x1:
+            return y0 + (y1 - y0) * (x - x0) / (x1 - x0) if x1 > x0 else y1
+    return table[-1][1]
+
+
 def loss_to_rank(loss: float) -> float:
     """``LOSS_TO_RANK`` read linearly between rows (flat beyond its ends)."""
-    table = LOSS_TO_RANK
-    if loss <= table[0][0]:
-        return table[0][1]
-    for (l0, r0), (l1, r1) in zip(table, table[1:]):
-        if loss <= l1:
-            return r0 + (r1 - r0) * (loss - l0) / (l1 - l0)
-    return table[-1][1]
+    return interpolated(LOSS_TO_RANK, loss)
 
 
 def from_move_quality(losses: Sequence[float]) -> RankEstimate | None:
@@ -140,7 +145,7 @@ def from_results(results: Sequence[tuple[str, str]], levels: dict[str, tuple[flo
                  ) -> RankEstimate | None:
     """The estimate from (engine level, win|loss|draw) results and the levels' (Elo, rank)."""
     games = [(levels[lv][0], {"win": 1.0, "loss": 0.0, "draw": 0.5}[o]) for lv, o in results if lv in levels]
-    anchors = sorted((elo, rank) for elo, rank in levels.values() if rank is not None)
+    anchors = sorted((elo, rank) for elo, rank in levels.values() if rank is not None)  # Elo -> rank number
     if len(games) < MIN_GAMES or len(anchors) < 2:
         return None
 
@@ -164,15 +169,10 @@ def from_results(results: Sequence[tuple[str, str]], levels: dict[str, tuple[flo
     info = sum(n * expected(best, o) * (1 - expected(best, o)) for o, n, _ in by_opponent) * (math.log(10) / 400) ** 2
     half = 1.96 / math.sqrt(info) if info > 0 else 400.0
 
-    def to_rank(elo: float) -> float:
-        if elo <= anchors[0][0]:
-            return anchors[0][1]  # type: ignore[return-value]
-        for (e0, r0), (e1, r1) in zip(anchors, anchors[1:]):
-            if elo <= e1:
-                return r0 + (r1 - r0) * (elo - e0) / (e1 - e0) if e1 > e0 else r1  # type: ignore[operator]
-        return anchors[-1][1]  # type: ignore[return-value]
+    def to_rank(elo: float) -> str:
+        return rank_name(interpolated(anchors, elo))  # type: ignore[arg-type]
 
-    return RankEstimate(rank_name(to_rank(best)), rank_name(to_rank(best - half)), rank_name(to_rank(best + half)),
+    return RankEstimate(to_rank(best), to_rank(best - half), to_rank(best + half),
                         f"Elo {best:.0f} ± {half:.0f} from {len(games)} game(s) against the calibrated levels "
                         "of models/LEVELS.md", len(games))
 

@@ -28,7 +28,8 @@ from typing import Any, Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+from gobuddy.go.coords import GTP_COLUMNS, to_gtp
+
 _FIELDS = {"baseline": 3, "reading": 3, "noise": 2, "drift": 2, "margin": 2, "transients": 2, "unclear": 2}
 LINK_WORDS = {"board_silent": "the board sends no frames", "port_busy": "its serial port is held by another process",
               "protocol_mismatch": "it speaks another protocol", "size_mismatch": "it is a board of another size",
@@ -63,8 +64,7 @@ class BoardHealth:
     alarms: tuple[str, ...] = field(default=())
 
     def vertex(self, point: int) -> str:
-        row, col = divmod(point, self.size)
-        return f"{COLUMNS[col]}{self.size - row}"
+        return to_gtp(point, self.size)
 
 
 def _decode(text: Any, digits: int) -> np.ndarray | None:
@@ -145,7 +145,7 @@ def margin_figure(health: BoardHealth) -> go.Figure:
     grid = health.margin_pct.reshape(size, size)
     text = [[_hover(health, r * size + c) for c in range(size)] for r in range(size)]
     fig = go.Figure(go.Heatmap(
-        z=grid, x=list(COLUMNS[:size]), y=[str(size - r) for r in range(size)], text=text, hoverinfo="text",
+        z=grid, x=list(GTP_COLUMNS[:size]), y=[str(size - r) for r in range(size)], text=text, hoverinfo="text",
         zmin=0, zmax=100, colorscale="RdYlGn", colorbar={"title": "margin %"},
         texttemplate="%{z:.0f}", xgap=2, ygap=2))
     fig.update_yaxes(autorange="reversed", type="category", scaleanchor="x")
