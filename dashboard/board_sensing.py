@@ -52,8 +52,7 @@ def board_sensing(board_id: str, online: bool, details: Mapping[str, Any]) -> Bo
     sensing = SENSING.get(details.get("sensing"), UNKNOWN)  # type: ignore[arg-type]
     if sensing == UNKNOWN and details.get("calibrated") is False:
         sensing = "none yet"
-    if not (online and details.get("calibration")):
-        return BoardSensing(board_id, online, sensing, calibration_state(details, online))
+    said = details if online and details.get("calibration") else {}  # a step's words, while it runs
     return BoardSensing(board_id, online, sensing, calibration_state(details, online),
-                        message=details.get("calibration_message") or None,
-                        problem=details.get("calibration_problem") or None)
+                        message=said.get("calibration_message") or None,
+                        problem=said.get("calibration_problem") or None)

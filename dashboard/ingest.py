@@ -34,9 +34,7 @@ Game events, decided:
 - Work and memory per event grow with the number of events logged for its game, never
   with the size of a number a peer sends (a seq of 10**7 costs what a seq of 7 does).
 
-A message the database refuses (out of a column's range, a broken constraint) is
-``rejected`` like any other, so it can be acknowledged and reported instead of blocking
-every later message; only transient failures (``is_transient``) propagate for a retry.
+A message the database refuses is ``rejected`` like any other (see ``ingest``).
 Not checked: whose turn it is (the edge agent reports a wrong colour as a problem before it becomes a move).
 """
 
@@ -84,9 +82,10 @@ def ingest(sessions: sessionmaker[Session], kind: str, message: dict[str, Any]) 
 
     A message the database refuses (a value out of a column's range, a constraint it
     breaks: any non-transient ``SQLAlchemyError``) is ``rejected`` too, after one more
-    try for an ``IntegrityError`` (a concurrent writer may have won a race). Only
-    transient failures (``is_transient``: unreachable, locked, a serialization conflict)
-    propagate: the caller should not acknowledge the message, so that it comes again."""
+    try for an ``IntegrityError`` (a concurrent writer may have won a race), so that it
+    can be acknowledged and reported instead of blocking every later message. Only
+    ``TRANSIENT_ERRORS`` propagate: the caller should not acknowledge the message, so
+    that it comes again."""
     handler = HANDLERS.get(kind)
     if handler is None:
         raise ValueError(f"unknown message kind {kind!r}; expected one of {sorted(HANDLERS)}")
@@ -102,7 +101,7 @@ def ingest(sessions: sessionmaker[Session], kind: str, message: dict[str, Any]) 
             log.warning("rejected malformed %s (%s: %s): %.300r", kind, type(exc).__name__, exc, message)
             return Outcome("rejected", f"malformed {kind}: {type(exc).__name__} {exc}")
         except (SQLAlchemyError, ArithmeticError, ValueError) as exc:
-            if is_transient(exc):
+            if isinstance(exc, TRANSIENT_ERRORS):
                 raise
             if isinstance(exc, IntegrityError) and attempt == 1:
                 continue
@@ -115,14 +114,10 @@ def ingest(sessions: sessionmaker[Session], kind: str, message: dict[str, Any]) 
     raise AssertionError("unreachable")
 
 
+# Database failures that say nothing about the message, worth retrying (anything else is
+# not): the database is unreachable or restarting, locked by another writer, out of
+# connections, or a transaction lost a serialization conflict.
 TRANSIENT_ERRORS = (OperationalError, InterfaceError, DisconnectionError, PoolTimeout)
-
-
-def is_transient(exc: BaseException) -> bool:
-    """True for a database failure that says nothing about the message: the database is
-    unreachable or restarting, locked by another writer, out of connections, or a
-    transaction lost a serialization conflict. Worth retrying; anything else is not."""
-    return isinstance(exc, TRANSIENT_ERRORS)
 
 
 def database_writable(sessions: sessionmaker[Session]) -> bool:

@@ -25,7 +25,7 @@ event it tells the board what of that game is stored (``game_stored`` on
 its events until they are in the database and send again what a broker lost (it
 acknowledges before it saves to disk) or what came before a ``game_started`` this
 recorder missed: delivery is end to end. A transient
-database failure (unreachable, locked: ``ingest.is_transient``) is retried with capped
+database failure (unreachable, locked: ``ingest.TRANSIENT_ERRORS``) is retried with capped
 backoff, blocking further messages; a recorder stopped or killed meanwhile leaves the
 message unacknowledged, so the broker delivers it again. Once one message has failed
 for ``retry_limit_s``, an empty write transaction probes the database: if it commits,
