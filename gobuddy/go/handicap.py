@@ -70,12 +70,7 @@ def fixed_handicap_points(size: int, stones: int) -> list[int]:
             f"invalid number of handicap stones {stones!r} on {size}x{size}: from 2 to {top}")
     edge = 2 if size < 13 else 3
     line = {"0": edge, "1": (size - 1) // 2, "2": size - 1 - edge}
-    points = []
-    for key in _ORDER[stones]:
-        col = line[key[0]]
-        row_from_bottom = line[key[1]]
-        points.append((size - 1 - row_from_bottom) * size + col)
-    return points
+    return [(size - 1 - line[row]) * size + line[col] for col, row in _ORDER[stones]]
 
 
 def free_handicap_points(size: int, stones: int) -> list[int]:
@@ -94,10 +89,7 @@ def free_handicap_points(size: int, stones: int) -> list[int]:
     if stones <= top:
         return fixed_handicap_points(size, stones)
     chosen = fixed_handicap_points(size, top) if top else [(size // 2) * size + size // 2]
-    far = [0] * n
-    for p in range(n):
-        r, c = divmod(p, size)
-        far[p] = min((abs(r - q // size) + abs(c - q % size)) for q in chosen)
+    far = [min(abs(p // size - q // size) + abs(p % size - q % size) for q in chosen) for p in range(n)]
     edge = [min(r, c, size - 1 - r, size - 1 - c) for r, c in (divmod(p, size) for p in range(n))]
     taken = set(chosen)
     while len(chosen) < stones:
