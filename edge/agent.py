@@ -290,15 +290,13 @@ class EdgeAgent(BoardStatus, EngineAnswers, Judgements, EndCount, BoardButtons):
         todo = list(events)
         while todo:
             event = todo.pop(0)
-            if isinstance(event, LedPattern):
-                if not self.cal.active:  # the calibration owns the LEDs meanwhile
+            if isinstance(event, (LedPattern, CountStarted, CountChanged)):  # for the agent, not the wire
+                if isinstance(event, CountStarted):
+                    self._start_count()
+                elif isinstance(event, CountChanged):
+                    self._count_changed(event.dead)
+                elif not self.cal.active:  # the calibration owns the LEDs meanwhile
                     self._show_leds()
-                continue
-            if isinstance(event, CountStarted):
-                self._start_count()
-                continue
-            if isinstance(event, CountChanged):
-                self._count_changed(event.dead)
                 continue
             if isinstance(event, ProblemRaised) and event.kind == UNCLEAR_READING and self.health is not None:
                 self.health.note_unclear([from_gtp(v, rec.game.size) for v in event.points])

@@ -40,19 +40,14 @@ class EngineAnswers:
         they are busy; the board's status says which (``engine``). A judgement that failed
         is not asked again: the move stands (``edge.teacher``)."""
         busy = isinstance(error, EngineRequestFailed) and error.busy
-        if purpose in ("judge", "count"):
-            with self._lock:
-                if purpose == "count":
-                    self._count_failed(request_id)
-                else:
-                    self.teacher.failed(request_id)
-                self._engine_state = "busy" if busy else "no answer"
-                self._status_at = 0.0
-            return
-        wait_s = retry_wait(error, self.config.retry_s)
         with self._lock:
+            if purpose == "count":
+                self._count_failed(request_id)
+            elif purpose == "judge":
+                self.teacher.failed(request_id)
+            else:
+                self._retry_at = time.monotonic() + retry_wait(error, self.config.retry_s)
             self._engine_state = "busy" if busy else "no answer"
-            self._retry_at = time.monotonic() + wait_s
             self._status_at = 0.0
 
     def _on_led_topic(self, received: Received) -> None:

@@ -43,14 +43,10 @@ def led_pattern(game: Game, problem: Problem | None, pending: tuple[int, ...], e
     if problem is not None:
         pts = problem.points
         return LedPattern("blink", tuple(pts)) if pts else LedPattern("all_blink")
-    if pending:
-        return LedPattern("blink", tuple(pending))
-    if mistake:
-        return LedPattern("blink", tuple(mistake))
+    if pending or mistake:
+        return LedPattern("blink", tuple(pending or mistake))
     if game.is_engine_turn() and engine_move is not None:
         return LedPattern("steady", (engine_move,))
-    if hint is not None and reason:
-        return LedPattern("blink", tuple(reason))
     if hint is not None:
-        return LedPattern("steady", (hint,))
+        return LedPattern("blink", tuple(reason)) if reason else LedPattern("steady", (hint,))
     return LED_OFF

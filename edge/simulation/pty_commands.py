@@ -96,9 +96,7 @@ class FirmwareCommands:
             return f"ERR BAD_ARG bad point {bad[:16]}"
         if mode in ("OFF", "PROBLEM") and not points:
             self._leds = LedCommand(mode)
-        elif mode == "POINT" and len(points) == 1:
-            self._leds = LedCommand(mode, tuple(points))
-        elif mode == "BLINK" and 1 <= len(points) <= 16:
+        elif (mode == "POINT" and len(points) == 1) or (mode == "BLINK" and 1 <= len(points) <= 16):
             self._leds = LedCommand(mode, tuple(points))
         else:
             return "ERR BAD_ARG bad LED command"
