@@ -83,8 +83,7 @@ class CountStops:
 
     def accept_count(self, dead: Sequence[int]) -> list[Any]:
         """End the game by counting with ``dead`` lifted (``Ended``, with them)."""
-        self.counting = None
-        self.count_groups = None
+        self.counting = self.count_groups = None
         return self.end(tuple(dead))  # type: ignore[attr-defined]
 
     def resume_play(self) -> list[Any]:
@@ -92,7 +91,6 @@ class CountStops:
         read again as it stands."""
         if self.counting is None or self.game.ended:
             return []
-        self.counting = None
-        self.count_groups = None
+        self.counting = self.count_groups = None
         events: list[Any] = [board_game.undo(self.game)] if self.game.both_passed() else []
         return self._with_led(events + self._evaluate())  # type: ignore[attr-defined]

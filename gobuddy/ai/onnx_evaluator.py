@@ -92,9 +92,8 @@ class OnnxEvaluator:
         x = np.ascontiguousarray(planes, dtype=np.float32)
         if len(x) <= self.max_batch:
             return dict(zip(self._outputs, self.session.run(self._outputs, {contract.INPUT: x})))
-        parts = []
-        for start in range(0, len(x), self.max_batch):
-            parts.append(self.session.run(self._outputs, {contract.INPUT: x[start:start + self.max_batch]}))
+        parts = [self.session.run(self._outputs, {contract.INPUT: x[start:start + self.max_batch]})
+                 for start in range(0, len(x), self.max_batch)]
         return {name: np.concatenate([p[i] for p in parts]) for i, name in enumerate(self._outputs)}
 
     def evaluate(self, queries: Sequence[Query]) -> list[Evaluation]:
@@ -152,15 +151,13 @@ class OnnxEvaluator:
         else:
             per = len(flat_ks) // count
             logits = np.take_along_axis(logits, np.stack([symmetry.inverse_permutation(size, k) for k in flat_ks]), 1)
-            if own is not None:
-                own = np.take_along_axis(
-                    own, np.stack([symmetry.inverse_permutation(size, k, False) for k in flat_ks]), 1)
             policy = masked_softmax(logits, np.repeat(legal, per, axis=0)).reshape(count, per, -1).mean(axis=1)
             value = value.reshape(count, per).mean(axis=1)
             if score is not None:
                 score = score.reshape(count, per).mean(axis=1)
             if own is not None:
-                own = own.reshape(count, per, -1).mean(axis=1)
+                own = np.take_along_axis(own, np.stack([symmetry.inverse_permutation(size, k, False) for k in flat_ks]),
+                                         1).reshape(count, per, -1).mean(axis=1)
         values = value.tolist()
         scores = score.tolist() if score is not None else [None] * count
         owns = list(own) if own is not None else [None] * count
