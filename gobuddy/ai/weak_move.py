@@ -32,6 +32,7 @@ tiny temperature plays the policy's favourite.
 from __future__ import annotations
 
 import random
+from itertools import accumulate
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,19 +63,13 @@ def _on_first_line(point: int, size: int) -> bool:
 
 def _near(point: int, others: list[int], size: int, reach: int = 2) -> bool:
     r, c = divmod(point, size)
-    for q in others:
-        qr, qc = divmod(q, size)
-        if abs(qr - r) <= reach and abs(qc - c) <= reach:
-            return True
-    return False
+    return any(abs(q // size - r) <= reach and abs(q % size - c) <= reach for q in others)
 
 
 def _captures(pos: Position, point: int, color: int) -> bool:
     board = pos.board
-    for q in pos._nbrs[point]:  # noqa: SLF001 - the position's own neighbour table
-        if board[q] == -color and pos.liberties(q) == 1:
-            return True
-    return False
+    return any(board[q] == -color and pos.liberties(q) == 1
+               for q in pos._nbrs[point])  # noqa: SLF001 - the position's own neighbour table
 
 
 def candidates(pos: Position, policy: np.ndarray, self_atari_ok: bool = False) -> list[int]:
@@ -135,12 +130,7 @@ def choose(pos: Position, policy: np.ndarray, value: float, style: Style, rng: r
     weights = np.exp(logits - logits.max())
     weights /= weights.sum()
     pick = rng.random()
-    cumulative = 0.0
-    for p, w in zip(seen, weights):
-        cumulative += w
-        if pick < cumulative:
-            return p
-    return seen[-1]
+    return next((p for p, cumulative in zip(seen, accumulate(weights)) if pick < cumulative), seen[-1])
 
 
 __all__ = ["URGENT", "Style", "candidates", "choose", "recent_moves"]
