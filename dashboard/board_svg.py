@@ -175,10 +175,9 @@ def _lines(g: _Geometry) -> list[str]:
     for i in range(size):
         x, y = g.xy(i, i)
         edge = 2 * width if i in (0, size - 1) else width
-        out.append(f'<line x1="{_f(lo)}" y1="{_f(y)}" x2="{_f(hi)}" y2="{_f(y)}" stroke="{LINE}" '
-                   f'stroke-width="{_f(edge)}"/>')
-        out.append(f'<line x1="{_f(x)}" y1="{_f(lo)}" x2="{_f(x)}" y2="{_f(hi)}" stroke="{LINE}" '
-                   f'stroke-width="{_f(edge)}"/>')
+        for x1, y1, x2, y2 in ((lo, y, hi, y), (x, lo, x, hi)):  # row i, then column i
+            out.append(f'<line x1="{_f(x1)}" y1="{_f(y1)}" x2="{_f(x2)}" y2="{_f(y2)}" stroke="{LINE}" '
+                       f'stroke-width="{_f(edge)}"/>')
     for r, c in star_points(size):
         x, y = g.xy(r, c)
         out.append(f'<circle class="star" cx="{_f(x)}" cy="{_f(y)}" r="{_f(g.cell * 0.09)}" fill="{LINE}"/>')
@@ -186,19 +185,13 @@ def _lines(g: _Geometry) -> list[str]:
 
 
 def _coordinates(g: _Geometry) -> list[str]:
-    size, out = g.size, []
-    font = g.cell * 0.36
+    size, font = g.size, g.cell * 0.36
     style = f'font-family="sans-serif" font-size="{_f(font)}" fill="{LINE}" text-anchor="middle"'
-    top, bottom = g.margin * 0.45, g.px - g.margin * 0.45
-    for c in range(size):
-        x = g.xy(0, c)[0]
-        for y in (top, bottom):
-            out.append(f'<text class="coord" x="{_f(x)}" y="{_f(y + font * 0.35)}" {style}>{GTP_COLUMNS[c]}</text>')
-    for r in range(size):
-        y = g.xy(r, 0)[1]
-        for x in (g.margin * 0.45, g.px - g.margin * 0.45):
-            out.append(f'<text class="coord" x="{_f(x)}" y="{_f(y + font * 0.35)}" {style}>{size - r}</text>')
-    return out
+    sides = (g.margin * 0.45, g.px - g.margin * 0.45)  # top and bottom, left and right
+    labels = ([(g.xy(0, c)[0], y, GTP_COLUMNS[c]) for c in range(size) for y in sides]
+              + [(x, g.xy(r, 0)[1], str(size - r)) for r in range(size) for x in sides])
+    return [f'<text class="coord" x="{_f(x)}" y="{_f(y + font * 0.35)}" {style}>{label}</text>'
+            for x, y, label in labels]
 
 
 def _ownership(g: _Geometry, stones: Sequence[int], ownership: Sequence[float]) -> list[str]:

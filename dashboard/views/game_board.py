@@ -55,20 +55,25 @@ def hover_lines(answer: Mapping[str, Any] | None, top: int = TOP) -> dict[str, l
     return {m["move"]: line_of(answer, m) for m in answer["moves"][:top] if m.get("pv")}
 
 
+def winrate_lines(answer: Mapping[str, Any], width: int = 520) -> tuple[str, str]:
+    """The win-rate bar (SVG) and the line under it: score lead, visits, model."""
+    root = answer["root"]
+    lead = root.get("score_lead")
+    text = f"{root['visits']} visits · model {answer.get('model', '?')}"
+    if lead is not None:
+        black = lead if answer["to_play"] == "B" else -lead
+        text = f"Score lead: {'B' if black >= 0 else 'W'}+{abs(black):.1f} · " + text
+    return winrate_bar_svg(root["winrate_black"], width=width), text
+
+
 def show_winrate(answer: Mapping[str, Any] | None, *, width: int = 520) -> None:
-    """The win-rate bar and the score lead, or a note that there is no evaluation yet."""
+    """The win-rate bar and the line under it, or a note that there is no evaluation yet."""
     if not answer:
         st.caption("No evaluation of this position yet.")
         return
-    root = answer["root"]
-    st.markdown(winrate_bar_svg(root["winrate_black"], width=width), unsafe_allow_html=True)
-    lead = root.get("score_lead")
-    if lead is not None:
-        black = lead if answer["to_play"] == "B" else -lead
-        st.caption(f"Score lead: {'B' if black >= 0 else 'W'}+{abs(black):.1f} · {root['visits']} visits · "
-                   f"model {answer.get('model', '?')}")
-    else:
-        st.caption(f"{root['visits']} visits · model {answer.get('model', '?')}")
+    bar, text = winrate_lines(answer, width)
+    st.markdown(bar, unsafe_allow_html=True)
+    st.caption(text)
 
 
 def passes_recommended(answer: Mapping[str, Any] | None) -> list[str]:

@@ -25,10 +25,11 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.board_svg import board_svg, winrate_bar_svg
+from dashboard.board_svg import board_svg
 from dashboard.live_board import LiveBoard, color_name, other
 from dashboard.live_feed import LiveFeed
-from dashboard.views.game_board import candidates_table, last_vertex, passes_recommended, recommendations
+from dashboard.views.game_board import (candidates_table, last_vertex, passes_recommended, recommendations,
+                                        winrate_lines)
 from dashboard.views.page_context import current, vertices_in_words
 from dashboard.views.reasons import hint_reasons, reasons_markdown
 from gobuddy.bus.message import now_ms
@@ -231,17 +232,6 @@ def live_reasons(board: LiveBoard, answer: EngineAnswer) -> list[Reason]:
     return hint_reasons(lambda: live_position(board), answer, key=key)
 
 
-def winrate_lines(answer: dict[str, Any]) -> tuple[str, str]:
-    """The win-rate bar (SVG) and the line under it: score lead, visits, model."""
-    root = answer["root"]
-    lead = root.get("score_lead")
-    text = f"{root['visits']} visits · model {answer.get('model', '?')}"
-    if lead is not None:
-        black = lead if answer["to_play"] == "B" else -lead
-        text = f"Score lead: {'B' if black >= 0 else 'W'}+{abs(black):.1f} · " + text
-    return winrate_bar_svg(root["winrate_black"], width=520), text
-
-
 def draw_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: bool,
               view: LiveView | None = None) -> None:
     """Everything the live part shows, once (into ``view``'s places; a new view when None)."""
@@ -302,9 +292,8 @@ def draw_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: bo
         view.put("reasons", *(("markdown", reasons_markdown(why, f"Why {answer['moves'][0]['move']}"))
                               if why else ("empty",)))
     else:
-        view.put("top")
-        view.put("note")
-        view.put("reasons")
+        for name in ("top", "note", "reasons"):
+            view.put(name)
     view.put("replay", *(("warning", f"The record cannot be replayed here: {board.replay_error}")
                          if board.replay_error else ("empty",)))
     view.put("footer", "caption", f"Game {board.game_id} · last message {age_words(now_ms() - board.received_ms)}")

@@ -109,14 +109,17 @@ def ladder_figure(changes: Sequence[tuple[datetime, str, str, str | None, str]],
     return fig
 
 
-def classes_figure(groups: list[tuple[str, list[PlayerGame]]]) -> go.Figure:
-    fig = go.Figure()
-    for name in MISTAKE_CLASSES:
-        fig.add_trace(go.Bar(x=[label for label, _ in groups], marker_color=CLASS_COLOURS[name], name=name,
-                             y=[class_counts(gs)[name] / len(gs) for _, gs in groups]))
+def stacked(bars: list[go.Bar]) -> go.Figure:
+    """Bars stacked per period, in mistakes per game."""
+    fig = go.Figure(bars)
     fig.update_layout(barmode="stack", height=340, margin=dict(l=10, r=10, t=30, b=10),
                       yaxis=dict(title="per game"), legend=dict(orientation="h", y=-0.25))
     return fig
+
+
+def classes_figure(groups: list[tuple[str, list[PlayerGame]]]) -> go.Figure:
+    return stacked([go.Bar(x=[label for label, _ in groups], marker_color=CLASS_COLOURS[name], name=name,
+                           y=[class_counts(gs)[name] / len(gs) for _, gs in groups]) for name in MISTAKE_CLASSES])
 
 
 def kinds_figure(groups: list[tuple[str, list[PlayerGame]]], kinds: list[tuple[str, str, int]]) -> go.Figure:
@@ -124,13 +127,8 @@ def kinds_figure(groups: list[tuple[str, list[PlayerGame]]], kinds: list[tuple[s
     for game_id, kind, n in kinds:
         by_game[game_id][kind] += n
     names = [k for k, _ in sum((by_game[g] for g in by_game), Counter()).most_common(8)]
-    fig = go.Figure()
-    for kind in names:
-        fig.add_trace(go.Bar(x=[label for label, _ in groups], name=kind,
-                             y=[sum(by_game[g.id][kind] for g in gs) / len(gs) for _, gs in groups]))
-    fig.update_layout(barmode="stack", height=340, margin=dict(l=10, r=10, t=30, b=10),
-                      yaxis=dict(title="per game"), legend=dict(orientation="h", y=-0.25))
-    return fig
+    return stacked([go.Bar(x=[label for label, _ in groups], name=kind,
+                           y=[sum(by_game[g.id][kind] for g in gs) / len(gs) for _, gs in groups]) for kind in names])
 
 
 def results_rows(games: Sequence[PlayerGame]) -> list[dict[str, Any]]:

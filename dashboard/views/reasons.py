@@ -96,12 +96,14 @@ def answer_tag(answer: Any) -> Hashable:
     root visits, first move and whether the search was still running."""
     if answer is None:
         return None
-    get = answer.get if isinstance(answer, dict) else lambda name, default=None: getattr(answer, name, default)
-    root, moves = get("root"), get("moves") or ()
-    visits = (root.get("visits") if isinstance(root, dict) else getattr(root, "visits", None)) if root else None
-    first = moves[0] if moves else None
-    best = (first.get("move") if isinstance(first, dict) else getattr(first, "move", None)) if first else None
-    return get("id"), visits, best, bool(get("is_during_search", False))
+    moves = _field(answer, "moves") or ()
+    return (_field(answer, "id"), _field(_field(answer, "root"), "visits"), _field(moves[0], "move") if moves else None,
+            bool(_field(answer, "is_during_search")))
+
+
+def _field(item: Any, name: str) -> Any:
+    """``name`` of a dict or of an object (None when it has none, or ``item`` is None)."""
+    return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
 
 
 def _explained(what: str, key: Hashable | None, make: Callable[[], list[Reason]]) -> list[Reason]:
