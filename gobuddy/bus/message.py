@@ -3,12 +3,12 @@
 Contract of every subclass (``KIND`` names its schema in ``schemas/``):
 
 - ``to_dict()`` returns plain JSON data (dicts, lists, str, int, float, bool, None) with
-  every field present (``None`` becomes ``null``); it does not validate.
+  every field present (``None`` becomes ``null``) but those named in ``LEFT_OFF``, left
+  off when ``None`` or ``False``; it does not validate.
 - ``from_dict(data)`` validates ``data`` against the schema (raising
-  ``validation.MessageError`` naming the field) and builds the object, nested
-  dataclasses from their type hints; optional fields missing from ``data`` take their
-  documented defaults, and the fields named in ``LEFT_OFF`` are left off the payload
-  when ``None`` or ``False``.
+  ``validation.MessageError`` naming the field) and builds the object (nested
+  dataclasses from the type hints: ``typed``); optional fields missing from ``data``
+  take their documented defaults.
 - ``from_dict(x.to_dict()) == x`` for every valid ``x``.
 - Sequences are tuples inside objects and lists on the wire.
 """
