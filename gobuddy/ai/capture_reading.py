@@ -141,11 +141,8 @@ class _Reader:
         out.sort(key=lambda c: c[0])
         return out
 
-    def attack(self, pos: Position, depth: int) -> tuple[int, tuple[int, ...], bool]:
-        """(value, proving line, line has a sacrifice) with the attacker to move."""
-        return self._node(pos, depth, True)
-
     def _node(self, pos: Position, depth: int, attacker: bool) -> tuple[int, tuple[int, ...], bool]:
+        """(value, proving line, the line has a sacrifice), the attacker or the defender to move."""
         key = (pos.key(), attacker)
         known = self.table.get(key)
         if known is not None:
@@ -172,11 +169,8 @@ class _Reader:
                 value, line, sac = _WIN, (), False
             else:
                 value, line, sac = self._node(child, depth + 1, not attacker)
-            if attacker and value == _WIN:
-                self.table[key] = (_WIN, (move, *line), sac or sacrifice)
-                return self.table[key]
-            if not attacker and value == _LOSS:
-                self.table[key] = (_LOSS, (move, *line), False)
+            if value == (_WIN if attacker else _LOSS):  # the side to move wins by this move
+                self.table[key] = (value, (move, *line), attacker and (sac or sacrifice))
                 return self.table[key]
             unsettled |= value == _OPEN
         if unsettled:
