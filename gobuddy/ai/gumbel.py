@@ -70,10 +70,7 @@ class GumbelResult:
 
     def choose(self, exclude: set[int] = frozenset()) -> int:
         """The first move of ``order`` not in ``exclude`` (the chosen move if all are)."""
-        for i in self.order:
-            if int(self.moves[i]) not in exclude:
-                return int(self.moves[i])
-        return self.move
+        return next((int(self.moves[i]) for i in self.order if int(self.moves[i]) not in exclude), self.move)
 
 
 def logits_of(node: Node) -> np.ndarray:
@@ -93,10 +90,7 @@ def completed_q(node: Node) -> np.ndarray:
     if visited.any():
         prior = node.prior_raw
         mass = float(prior[visited].sum())
-        if mass > 0:
-            weighted = float(np.dot(prior[visited], q[visited])) / mass
-        else:
-            weighted = float(q[visited].mean())
+        weighted = float(np.dot(prior[visited], q[visited])) / mass if mass > 0 else float(q[visited].mean())
         mixed = (node.net_value + total * weighted) / (1.0 + total)
     return np.where(visited, q, mixed)
 
