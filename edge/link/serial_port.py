@@ -43,7 +43,7 @@ class PortBusy(serial.SerialException):
         self.holders = holders
 
 
-def port_holders(path: str, proc: Path = Path("/proc"), skip_pid: int | None = None) -> list[tuple[int, str]]:
+def port_holders(path: str, proc: Path = Path("/proc")) -> list[tuple[int, str]]:
     """The processes with ``path`` (a device, symlinks resolved) open: ``(pid, command
     name)``, sorted by pid. Processes whose descriptors we may not read are missing."""
     target = os.path.realpath(path)
@@ -57,8 +57,6 @@ def port_holders(path: str, proc: Path = Path("/proc"), skip_pid: int | None = N
     except OSError:
         return []
     for pid in pids:
-        if pid == skip_pid:
-            continue
         fd_dir = proc / str(pid) / "fd"
         try:
             fds = os.listdir(fd_dir)
@@ -72,9 +70,7 @@ def port_holders(path: str, proc: Path = Path("/proc"), skip_pid: int | None = N
 def _is(fd_link: Path, target: str, device: int | None) -> bool:
     """Whether the descriptor ``fd_link`` is the device ``target`` (by name or device number)."""
     try:
-        if os.readlink(fd_link) == target:
-            return True
-        return device is not None and os.stat(fd_link).st_rdev == device
+        return os.readlink(fd_link) == target or (device is not None and os.stat(fd_link).st_rdev == device)
     except OSError:  # closed meanwhile, or not ours to read
         return False
 
@@ -167,7 +163,7 @@ def open_exclusive(port: str, lock_dir: Path | None = None, **settings: Any) -> 
         if lock is not None:
             lock.release()
         if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EBUSY):
-            raise PortBusy(port, port_holders(port, skip_pid=None)) from None
+            raise PortBusy(port, port_holders(port)) from None
         raise
     try:
         fcntl.ioctl(handle.fileno(), termios.TIOCEXCL)
