@@ -269,6 +269,7 @@ class QueueSender:
         self.log = logger or logging.getLogger("edge.queue")
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="edge-queue-sender", daemon=True)
+        self.resent = 0  # rewinds for entries the recorder had not stored (read by the delivery tests)
         self._recorder_online = recorder_online
         self._redelivery = Redelivery(resend_after_s, resend_max_s, clock)
 
@@ -292,6 +293,7 @@ class QueueSender:
         self.log.warning("the recorder has not stored entries from %d on (game %s, seq %s) after %.0f s: "
                          "sending them again", first.n, *(first.game_event or ("?", "?")), waited)
         self.queue.rewind(first.n)
+        self.resent += 1
         return True
 
     def _run(self) -> None:
