@@ -40,15 +40,8 @@ class Rescue:
 def chains_in_atari(pos: Position, color: int) -> list[tuple[list[int], int]]:
     """``color``'s chains with exactly one liberty: ``(stones, the liberty)``, each once,
     the biggest first."""
-    seen: set[int] = set()
-    found = []
-    for p, v in enumerate(pos.board):
-        if v != color or p in seen:
-            continue
-        stones, libs = pos.chain_at(p)
-        seen.update(stones)
-        if len(libs) == 1:
-            found.append((stones, next(iter(libs))))
+    found = [(stones, next(iter(libs))) for stones, libs in pos.chains()
+             if len(libs) == 1 and pos.board[stones[0]] == color]
     found.sort(key=lambda item: (-len(item[0]), item[0][0]))
     return found
 

@@ -113,17 +113,6 @@ class FinalStatus:
         return out
 
 
-def _chains(pos: Position) -> list[tuple[int, tuple[int, ...]]]:
-    seen: set[int] = set()
-    out = []
-    for p, v in enumerate(pos.board):
-        if v != EMPTY and p not in seen:
-            stones, _ = pos.chain_at(p)
-            seen.update(stones)
-            out.append((v, tuple(sorted(stones))))
-    return out
-
-
 def _read(pos: Position, point: int, config: JudgeConfig) -> tuple[str, bool]:
     """(dead | lives | unsettled | unknown, proved through a sacrifice)."""
     if pos.liberties(point) > config.read_liberties:
@@ -185,7 +174,7 @@ def judge(pos: Position, config: JudgeConfig = JudgeConfig(),
             proofs[p] = (ALIVE, "pass-alive: uncapturable even if its owner passes")
         for p in proved.dead:
             proofs[p] = (DEAD, "inside pass-alive territory: it can never make an eye")
-    chains = _chains(pos)
+    chains = [(pos.board[stones[0]], tuple(sorted(stones))) for stones, _ in pos.chains()]
     own: list[float] = [0.0] * pos.n
     neutral: list[float] = [0.0] * pos.n
     if any(stones[0] not in proofs for _, stones in chains):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -215,6 +215,14 @@ class Position:
         if cid < 0:
             raise KeyError(f"no stone at {to_gtp(point, self.size)}")
         return list(self._stones[cid]), _points(self._libs[cid])
+
+    def chains(self) -> Iterator[tuple[list[int], set[int]]]:
+        """``chain_at`` of every chain once, in the order of its first point (row-major)."""
+        seen: set[int] = set()
+        for p, cid in enumerate(self._chain):
+            if cid >= 0 and cid not in seen:
+                seen.add(cid)
+                yield self.chain_at(p)
 
     def liberties(self, point: int) -> int:
         """Number of liberties of the chain at ``point`` (0 for an empty point)."""
