@@ -28,7 +28,11 @@ from typing import Iterator
 
 import numpy as np
 
-FIELDS = ("features", "policy", "value", "score", "ownership", "weight", "scored", "game")
+from gobuddy.ai import symmetry
+
+DTYPES = {"features": np.uint8, "policy": np.float16, "value": np.int8, "score": np.float16,
+          "ownership": np.int8, "weight": np.float16, "scored": np.int8, "game": np.int32}  # the table above
+FIELDS = tuple(DTYPES)
 
 
 @dataclass
@@ -56,18 +60,8 @@ class ShardWriter:
         index = len(list(self.folder.glob(f"{self.prefix}-*.npz")))
         path = self.folder / f"{self.prefix}-{index:05d}.npz"
         tmp = path.with_name(path.name + ".tmp")
-        arrays = {
-            "features": np.asarray(self._rows["features"], dtype=np.uint8),
-            "policy": np.asarray(self._rows["policy"], dtype=np.float16),
-            "value": np.asarray(self._rows["value"], dtype=np.int8),
-            "score": np.asarray(self._rows["score"], dtype=np.float16),
-            "ownership": np.asarray(self._rows["ownership"], dtype=np.int8),
-            "weight": np.asarray(self._rows["weight"], dtype=np.float16),
-            "scored": np.asarray(self._rows["scored"], dtype=np.int8),
-            "game": np.asarray(self._rows["game"], dtype=np.int32),
-        }
         with open(tmp, "wb") as handle:
-            np.savez_compressed(handle, **arrays)
+            np.savez_compressed(handle, **{k: np.asarray(self._rows[k], dtype=t) for k, t in DTYPES.items()})
         os.replace(tmp, path)
         self._rows = {k: [] for k in FIELDS}
         return path
@@ -77,18 +71,6 @@ def load_shard(path: str | Path) -> dict[str, np.ndarray]:
     """All arrays of one shard."""
     with np.load(path) as data:
         return {k: data[k] for k in FIELDS}
-
-
-def symmetry_planes(x: np.ndarray, k: int) -> np.ndarray:
-    """Apply symmetry ``k`` (0..7) to the last two axes: rotate ``k % 4``, flip if ``k >= 4``."""
-    y = np.rot90(x, k % 4, axes=(-2, -1))
-    return np.flip(y, axis=-1) if k >= 4 else y
-
-
-def symmetry_policy(policy: np.ndarray, size: int, k: int) -> np.ndarray:
-    """Apply symmetry ``k`` to a policy vector (points then pass); pass stays last."""
-    points = symmetry_planes(policy[..., :-1].reshape(*policy.shape[:-1], size, size), k)
-    return np.concatenate([points.reshape(*policy.shape[:-1], size * size), policy[..., -1:]], axis=-1)
 
 
 def stream_batches(paths: list[Path], batch_size: int, size: int, rng: random.Random,
@@ -131,11 +113,11 @@ def augment(batch: dict[str, np.ndarray], size: int, k: int) -> dict[str, np.nda
     """One symmetry applied to a whole batch, converted to float32."""
     own = batch["ownership"].reshape(-1, size, size)
     return {
-        "features": np.ascontiguousarray(symmetry_planes(batch["features"], k), dtype=np.float32),
-        "policy": np.ascontiguousarray(symmetry_policy(batch["policy"].astype(np.float32), size, k)),
+        "features": np.ascontiguousarray(symmetry.apply_planes(batch["features"], k), dtype=np.float32),
+        "policy": np.ascontiguousarray(symmetry.forward(batch["policy"].astype(np.float32), size, k)),
         "value": batch["value"].astype(np.float32),
         "score": batch["score"].astype(np.float32),
-        "ownership": np.ascontiguousarray(symmetry_planes(own, k).reshape(-1, size * size), dtype=np.float32),
+        "ownership": np.ascontiguousarray(symmetry.apply_planes(own, k).reshape(-1, size * size), dtype=np.float32),
         "weight": batch["weight"].astype(np.float32),
         "scored": batch["scored"].astype(np.float32),
     }
