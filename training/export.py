@@ -2,9 +2,9 @@
 
 ``export_onnx`` writes the file; ``save_weights`` writes the torch weights that ship beside
 it (``--torch-out``), so the shipped model can be fine-tuned later (``training.train
---init``); ``parity_check`` runs the same fixed inputs through
-torch and onnxruntime and raises if any output differs by more than ``tolerance``
-(1e-4 by default, the bar the contract sets). Uses the legacy TorchScript exporter
+--init``); ``max_difference`` runs the same inputs through torch and onnxruntime, and
+``parity_check`` raises if any output differs by more than ``tolerance`` (1e-4 by
+default, the bar the contract sets). Uses the legacy TorchScript exporter
 (opset 17), which needs no extra packages.
 """
 
@@ -59,25 +59,28 @@ def save_weights(model: GoNet, path: str | Path, step: int, provenance: dict) ->
     return path
 
 
-def parity_check(model: GoNet, path: str | Path, inputs: np.ndarray, tolerance: float = 1e-4) -> float:
-    """Largest absolute difference between torch and onnxruntime on ``inputs``.
-
-    Raises ``AssertionError`` naming the output when it exceeds ``tolerance``."""
+def max_difference(model: GoNet, path: str | Path, inputs: np.ndarray) -> dict[str, float]:
+    """Largest absolute difference per output between ``model`` (eval) and onnxruntime."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    ort_out = session.run(list(OUTPUT_NAMES), {INPUT_NAME: inputs.astype(np.float32)})
+    x = np.asarray(inputs, dtype=np.float32)
+    ort_out = session.run(list(OUTPUT_NAMES), {INPUT_NAME: x})
     with torch.no_grad():
-        torch_out = [t.numpy() for t in model.eval()(torch.from_numpy(inputs.astype(np.float32)))]
-    worst = 0.0
-    for name, a, b in zip(OUTPUT_NAMES, torch_out, ort_out):
-        diff = float(np.max(np.abs(a - b)))
+        torch_out = [t.numpy() for t in model.eval()(torch.from_numpy(x))]
+    return {name: float(np.max(np.abs(a - b))) for name, a, b in zip(OUTPUT_NAMES, torch_out, ort_out)}
+
+
+def parity_check(model: GoNet, path: str | Path, inputs: np.ndarray, tolerance: float = 1e-4) -> float:
+    """The largest of ``max_difference``; ``AssertionError`` naming the first output
+    beyond ``tolerance``."""
+    differences = max_difference(model, path, inputs)
+    for name, diff in differences.items():
         if diff > tolerance:
             raise AssertionError(f"ONNX output {name!r} differs from torch by {diff:.2e} > {tolerance:.0e}")
-        worst = max(worst, diff)
-    return worst
+    return max(differences.values())
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -12,7 +12,7 @@ statistics. Importing therefore takes two steps:
    and ``Gemm`` nodes in execution order (shapes checked), each folded bias goes into
    the following batch norm's shift, and the batch norm is made an identity in eval
    mode. The result computes exactly what the file computes (checked against
-   onnxruntime by ``max_difference``).
+   onnxruntime by ``training.export.max_difference``).
 2. ``recalibrate_batch_norm``: in training mode a batch norm divides by the batch's own
    statistics, which would change the function at the first step of fine-tuning. Each
    batch norm is given the mean and variance that its input has on real positions
@@ -38,13 +38,10 @@ import torch
 from onnx import numpy_helper
 from torch import nn
 
-from gobuddy.ai.contract import INPUT as INPUT_NAME, OWNERSHIP, POLICY, SCORE_LEAD, VALUE
+from training.export import max_difference
 from training.network import GoNet, NetConfig
 
 __all__ = ["OnnxLayoutError", "import_onnx", "max_difference", "recalibrate_batch_norm", "net_config_of"]
-
-OUTPUT_NAMES = (POLICY, VALUE, SCORE_LEAD, OWNERSHIP)
-
 
 class OnnxLayoutError(ValueError):
     """The file does not match the ``GoNet`` layout (the message says where)."""
@@ -183,20 +180,6 @@ def recalibrate_batch_norm(model: GoNet, features: np.ndarray, batch: int = 512)
             bn.weight.copy_(torch.sqrt(var + bn.eps).float())
             bn.bias.copy_((mean + shift).float())
     return model
-
-
-def max_difference(model: GoNet, path: str | Path, inputs: np.ndarray) -> dict[str, float]:
-    """Largest absolute difference per output between ``model`` (eval) and onnxruntime."""
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    x = np.asarray(inputs, dtype=np.float32)
-    ort_out = session.run(list(OUTPUT_NAMES), {INPUT_NAME: x})
-    with torch.no_grad():
-        torch_out = [t.numpy() for t in model.eval()(torch.from_numpy(x))]
-    return {name: float(np.max(np.abs(a - b))) for name, a, b in zip(OUTPUT_NAMES, torch_out, ort_out)}
 
 
 def main(argv: list[str] | None = None) -> None:
