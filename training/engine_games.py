@@ -51,7 +51,7 @@ from training.game_shards import GameSample, count_games, next_shard_path, write
 from training.gtp_client import EngineFailure, GtpClient
 from training.gtp_game import GameRules, play_game, settle
 
-__all__ = ["GamesConfig", "Player", "generate", "parse_mix", "random_opening"]
+__all__ = ["GamesConfig", "Player", "generate", "parse_mix", "parse_opening", "random_opening"]
 
 MAX_DROPPED_IN_A_ROW = 10  # then something is broken (an engine that cannot start)
 _MIX_RE = re.compile(r"^(gnugo|pachi):(\d+)(?:-(\d+))?(?:\*(\d+(?:\.\d+)?))?$")
@@ -108,6 +108,19 @@ def random_opening(size: int, count: int, rng: random.Random, superko: bool = Tr
         pos.play(point)
         moves.append(to_gtp(point, size))
     return moves
+
+
+def parse_opening(text: str) -> tuple[int, int]:
+    """``"2"`` -> ``(2, 2)``, ``"2-4"`` -> ``(2, 4)``; ``ValueError`` naming the text
+    unless ``0 <= LOW <= HIGH``."""
+    low, _, high = text.strip().partition("-")
+    try:
+        pair = int(low), int(high or low)
+    except ValueError:
+        raise ValueError(f"opening {text!r} is not N or LOW-HIGH") from None
+    if not 0 <= pair[0] <= pair[1]:
+        raise ValueError(f"opening {text!r}: need 0 <= LOW <= HIGH")
+    return pair
 
 
 @dataclass(frozen=True)
@@ -231,11 +244,6 @@ def generate(config: GamesConfig) -> int:
     return added
 
 
-def _range(text: str) -> tuple[int, int]:
-    low, _, high = text.partition("-")
-    return int(low), int(high or low)
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.engine_games", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -261,14 +269,14 @@ def main(argv: list[str] | None = None) -> int:
     toolbox = Toolbox(gnugo=args.gnugo, pachi_dir=args.pachi_dir)
     try:
         mix = tuple(parse_mix(args.mix))
-        opening = _range(args.opening)
+        opening = parse_opening(args.opening)
         finisher = None if args.finisher == "none" else parse_engine(args.finisher, toolbox, resign=False)
         if finisher is not None and finisher.kind == "gnugo":  # remove dead stones before passing
             finisher = replace(finisher, extra=finisher.extra + ("--capture-all-dead",))
     except ValueError as exc:
         p.error(str(exc))
-    if args.workers < 1 or args.per_shard < 1 or not 0 <= opening[0] <= opening[1]:
-        p.error("--workers and --per-shard must be at least 1, --opening LOW-HIGH with 0 <= LOW <= HIGH")
+    if args.workers < 1 or args.per_shard < 1:
+        p.error("--workers and --per-shard must be at least 1")
     if any(pl.kind == "pachi" for pl in mix) and not (args.pachi_dir / "pachi").exists():
         p.error(f"no Pachi at {args.pachi_dir / 'pachi'}: run training/build_pachi.sh first")
     config = GamesConfig(

@@ -26,9 +26,7 @@ sequences actually played.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import re
 import shlex
 import shutil
 import sys
@@ -38,12 +36,10 @@ from typing import Any
 
 from training.engine_spec import Toolbox, parse_engine
 from training.gtp_game import GameRules
-from training.match import DEFAULT_OPENING, MatchConfig, parse_opening, run_match
+from training.make_model import file_digest
+from training.match import DEFAULT_OPENING, MatchConfig, move_sequence, parse_opening, run_match
 
 __all__ = ["GateConfig", "GateResult", "decide", "gate", "main"]
-
-_SGF_MOVE = re.compile(r";\s*([BW])\[([a-z]{0,2})\]")
-
 
 @dataclass(frozen=True)
 class GateConfig:
@@ -108,24 +104,13 @@ def decide(score: float, decided: int, remaining: int, threshold: float) -> bool
     return None
 
 
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def distinct_games(out: Path) -> int:
     """How many different move sequences the SGF files of a match folder hold."""
-    seen = set()
-    for path in sorted(out.glob("game-*.sgf")):
-        seen.add(tuple(_SGF_MOVE.findall(path.read_text())))
-    return len(seen)
+    return len({move_sequence(path.read_text()) for path in out.glob("game-*.sgf")})
 
 
 def _check_models(config: GateConfig) -> None:
-    hashes = {"candidate": sha256(config.candidate), "current": sha256(config.current)}
+    hashes = {"candidate": file_digest(config.candidate), "current": file_digest(config.current)}
     path = config.out / "models.json"
     if path.exists():
         found = json.loads(path.read_text())

@@ -33,7 +33,6 @@ beside it (``LEVELS.png``). Exit status 1 when the levels are not strictly order
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +43,7 @@ from gobuddy.ai.levels import LEVELS
 from training.engine_spec import EngineSpec, Toolbox, parse_engine
 from training.gtp_game import GameRules
 from training.levels_fit import Game, Ladder, bootstrap, rank_of
-from training.match import MatchConfig, run_match
+from training.match import MatchConfig, read_entries, run_match
 
 __all__ = ["Pairing", "collect_games", "level_engine", "main", "schedule"]
 
@@ -89,13 +88,6 @@ def schedule(games: int = 20, full_games: int = 12, probe: int = 6, gnugo: tuple
     return plan
 
 
-def _entries(folder: Path) -> list[dict]:
-    log = folder / "games.jsonl"
-    if not log.exists():
-        return []
-    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
-
-
 def _shutout(entries: list[dict]) -> bool:
     winners = {e["winner"] for e in entries}
     return len(entries) > 0 and len(winners) == 1 and None not in winners
@@ -115,9 +107,9 @@ def play(plan: list[Pairing], out: Path, rules: GameRules, parallel: int, seed: 
         folder = out / pairing.folder
         stages = [pairing.games] if not pairing.probe else [pairing.probe, pairing.games]
         for stage, total in enumerate(stages):
-            if stage == 1 and _shutout(_entries(folder)):
+            if stage == 1 and _shutout(read_entries(folder)):
                 break
-            if len(_entries(folder)) >= total:
+            if len(read_entries(folder)) >= total:
                 continue
             config = MatchConfig(_engine(pairing.a, toolbox), _engine(pairing.b, toolbox), folder, games=total,
                                  rules=rules, parallel=parallel, seed=seed, progress=progress)
@@ -131,7 +123,7 @@ def collect_games(out: Path) -> tuple[list[Game], dict[tuple[str, str], list[flo
     games: list[Game] = []
     scores: dict[tuple[str, str], list[float]] = {}
     for folder in sorted(p for p in out.iterdir() if p.is_dir()) if out.exists() else []:
-        for e in _entries(folder):
+        for e in read_entries(folder):
             if e["reason"] in ("void", "stopped"):
                 continue
             black, white = e["black"], e["white"]

@@ -48,13 +48,14 @@ from gobuddy.go.coords import BLACK, WHITE, from_gtp, to_sgf
 from gobuddy.go.position import Position
 from gobuddy.go.record import GameRecord
 from gobuddy.go.sgf import dump_sgf
-from training.engine_games import random_opening
+from training.engine_games import parse_opening, random_opening
 from training.engine_spec import EngineSpec, Toolbox, parse_engine
 from training.gtp_client import EngineFailure
 from training.gtp_game import GameResult, GameRules, play_game
 from training.match_report import markdown, summarize
 
-__all__ = ["MatchConfig", "main", "pair_opening", "parse_opening", "report", "run_match"]
+__all__ = ["MatchConfig", "main", "move_sequence", "pair_opening", "parse_opening", "read_entries", "report",
+           "run_match"]
 
 DEFAULT_OPENING = (2, 2)
 _SGF_MOVE = re.compile(r";\s*([BW])\[([a-z]{0,2})\]")
@@ -81,19 +82,6 @@ class MatchConfig:
                 "engine_b": self.engine_b.name, "argv_b": list(self.engine_b.argv()),
                 "size": self.rules.size, "komi": self.rules.komi, "superko": self.rules.superko,
                 "opening": list(self.opening), "seed": self.seed}
-
-
-def parse_opening(text: str) -> tuple[int, int]:
-    """``"2"`` -> ``(2, 2)``, ``"2-4"`` -> ``(2, 4)``; ``ValueError`` naming the text
-    unless ``0 <= LOW <= HIGH``."""
-    low, _, high = text.strip().partition("-")
-    try:
-        pair = int(low), int(high or low)
-    except ValueError:
-        raise ValueError(f"opening {text!r} is not N or LOW-HIGH") from None
-    if not 0 <= pair[0] <= pair[1]:
-        raise ValueError(f"opening {text!r}: need 0 <= LOW <= HIGH")
-    return pair
 
 
 def pair_opening(size: int, opening: tuple[int, int], seed: int, pair: int, superko: bool = True) -> list[str]:
@@ -175,22 +163,24 @@ def _entry(config: MatchConfig, index: int, game: GameResult) -> dict[str, Any]:
             "opening": game.moves[:game.opening], "sgf": f"game-{index:04d}.sgf"}
 
 
+def read_entries(folder: Path) -> list[dict[str, Any]]:
+    """The per-game entries of ``folder/games.jsonl`` (none when it is missing)."""
+    log = folder / "games.jsonl"
+    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()] if log.exists() else []
+
+
 def _load(config: MatchConfig) -> list[dict[str, Any]]:
     """Entries already in ``out`` (after checking it holds this same match)."""
-    meta, log = config.out / "match.json", config.out / "games.jsonl"
+    meta = config.out / "match.json"
     if meta.exists():
         found = json.loads(meta.read_text())
         if found != config.identity():
             raise SystemExit(f"{config.out} holds another match ({found}); use a new --out")
-    entries = []
-    if log.exists():
-        for line in log.read_text().splitlines():
-            if line.strip():
-                entries.append(json.loads(line))
-    return entries
+    return read_entries(config.out)
 
 
-def _sequence(sgf_text: str) -> tuple[tuple[str, str], ...]:
+def move_sequence(sgf_text: str) -> tuple[tuple[str, str], ...]:
+    """The moves of an SGF game as (colour, SGF point) pairs, in order."""
     return tuple(_SGF_MOVE.findall(sgf_text))
 
 
@@ -237,7 +227,7 @@ def run_match(config: MatchConfig) -> dict[str, Any]:
     for e in entries:
         sgf = config.out / e["sgf"]
         if sgf.exists():
-            sequences[e["index"]] = _sequence(sgf.read_text())
+            sequences[e["index"]] = move_sequence(sgf.read_text())
     done = {e["index"] for e in entries}
     todo = [i for i in range(config.games) if i not in done]
     stop = threading.Event()
@@ -262,7 +252,7 @@ def run_match(config: MatchConfig) -> dict[str, Any]:
                     continue
                 sgf = _sgf_text(game, *_names(config, index), config.rules)
                 (config.out / f"game-{index:04d}.sgf").write_text(sgf)
-                sequences[index] = _sequence(sgf)
+                sequences[index] = move_sequence(sgf)
                 entry = _entry(config, index, game)
                 log.write(json.dumps(entry) + "\n")
                 log.flush()
