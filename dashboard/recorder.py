@@ -206,11 +206,8 @@ class Recorder:
                 delay = min(delay * 2, self.config.retry_max_s)
 
     def _last_try(self, kind: str, received: Received, failing_for: float) -> Outcome | None:
-        """After ``retry_limit_s`` of transient failures: if the database takes an empty
-        write, give the message one more try at once (the lock that failed it may just
-        have gone) and, if that fails too while the database still takes writes, reject
-        it. None when the database is down or locked (keep retrying) or on a failure that
-        the database then explains."""
+        """The probe after ``retry_limit_s`` of transient failures (see the module
+        docstring): the message's outcome, or None to keep retrying."""
         sessions = self.store.sessions  # type: ignore[union-attr]
         if not database_writable(sessions):
             return None

@@ -168,11 +168,9 @@ class LiveView:
 
 
 def render_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: bool) -> None:
-    """The body of the live fragment. In a full run of the page it draws once. In the
-    fragment's own (timer) runs it keeps following the feed for ``FOLLOW_S``: it redraws
-    the moment the feed changes (at least every second, for the ages), so a new move is
-    drawn as soon as it arrives, not at the next tick; a click on the page ends it at once
-    (``give_way``)."""
+    """The body of the live fragment: in a full run of the page it draws once; in the
+    fragment's own (timer) runs it follows the feed for ``FOLLOW_S`` (see the module
+    docstring), redrawing at least every ``MAX_WAIT_S``, for the ages."""
     full = st.session_state.pop("live_full_run", False)
     view = LiveView()
     ends = time.monotonic() + (0.0 if full else FOLLOW_S)
