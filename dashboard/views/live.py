@@ -91,10 +91,7 @@ def _board_online(board_id: str, feed: LiveFeed) -> bool | None:
     """A physical board's presence; None for web boards (the dashboard plays those)."""
     if not board_id.startswith("board-"):
         return None
-    for p in feed.presence("board"):
-        if p.client_id == board_id:
-            return p.online
-    return False
+    return next((p.online for p in feed.presence("board") if p.client_id == board_id), False)
 
 
 def choose_board(feed: LiveFeed) -> str | None:
