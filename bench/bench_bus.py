@@ -25,6 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.bench_engine import model_path, percentile
 from gobuddy.bus import topics
 from gobuddy.bus.client import BusClient
 from gobuddy.bus.engine_messages import EngineRequest, Position as WirePosition
@@ -33,8 +34,6 @@ from gobuddy.go.coords import color_to_str, to_gtp
 from gobuddy.go.playout import random_move
 from gobuddy.go.position import Position
 from tests.mqtt_broker import REPO, Inbox, MosquittoBroker
-
-SHIPPED = Path("models/gobuddy-9x9.onnx")
 
 
 def random_positions(count: int, seed: int = 1) -> list[tuple[tuple[str, str], ...]]:
@@ -63,11 +62,6 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU time of process ``pid`` so far (Linux ``/proc``)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 class Workers:
@@ -129,15 +123,7 @@ def throughput(client: BusClient, positions: list[tuple], visits: int, offset: i
 def run(requests: int, model: Path | None, quick: bool) -> str:
     with tempfile.TemporaryDirectory() as tmp_name, MosquittoBroker() as broker:
         tmp = Path(tmp_name)
-        if model is not None:
-            path, described = model, f"`{model}`"
-        elif SHIPPED.is_file():
-            path, described = SHIPPED, f"shipped `{SHIPPED}`"
-        else:
-            from tests.tiny_model import build_tiny_model
-
-            path = build_tiny_model(9, blocks=6, channels=64, name="random-b6c64").save(tmp / "b6c64.onnx")
-            described = "random-weight 6 blocks x 64 channels (`tiny_model`; no shipped model yet)"
+        path, described = model_path(model, tmp)
         warmup = 50
         positions = random_positions(requests + warmup + 4000)
         workers = Workers(broker, path, tmp)

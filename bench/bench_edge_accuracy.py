@@ -42,6 +42,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from multiprocessing import Pool
 
+from bench.bench_engine import percentile
 from edge.sensing.classify import ButtonPress, Classifier, Frame, Sighting
 from gobuddy.go.game import Game, Undone
 from edge.reading.problems import ProblemRaised
@@ -196,11 +197,7 @@ def play(job: tuple[str, int]) -> Tally:
     tally = Tally(games=1, moves=len(moves))
     for item in game_inputs(sim, moves):
         tally.frames += isinstance(item, Frame)
-        for event in rec.feed(item):
-            if isinstance(event, Undone):
-                tally.taken_back += 1
-            elif isinstance(event, ProblemRaised):
-                tally.problems[event.kind] += 1
+        _count(rec.feed(item), tally)
     recorded = [point for _, point in rec.game.moves]
     tally.sim_s = sim.t
     return _score(tally, moves, recorded, seed, started)
@@ -293,16 +290,12 @@ def print_room(t: Tally) -> None:
         values = sorted(t.recovery.get(kind, []))
         everything += values
         if values:
-            print(f"| {words[kind]} | {len(values)} | {_q(values, 0.5):.2f} | {_q(values, 0.99):.2f} | "
+            print(f"| {words[kind]} | {len(values)} | {percentile(values, 0.5):.2f} | {percentile(values, 0.99):.2f} | "
                   f"{values[-1]:.2f} | {t.cut_short[kind]} |")
     everything.sort()
     if everything:
-        print(f"| **all** | {len(everything)} | {_q(everything, 0.5):.2f} | **{_q(everything, 0.99):.2f}** | "
+        print(f"| **all** | {len(everything)} | {percentile(everything, 0.5):.2f} | **{percentile(everything, 0.99):.2f}** | "
               f"{everything[-1]:.2f} | {sum(t.cut_short.values())} |")
-
-
-def _q(values: list[float], q: float) -> float:
-    return values[min(len(values) - 1, max(0, round(q * (len(values) - 1))))]
 
 
 if __name__ == "__main__":

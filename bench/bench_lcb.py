@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.bench_engine import SHIPPED
 from gobuddy.ai import lcb
 from gobuddy.ai.lcb import LcbConfig
 from gobuddy.ai.onnx_evaluator import OnnxEvaluator
@@ -45,8 +46,6 @@ from gobuddy.go.game import RESIGN, Game, Ruleset
 from training.engine_games import random_opening
 from training.engine_spec import parse_engine
 from training.match import MatchConfig, run_match
-
-SHIPPED = Path("models/gobuddy-9x9.onnx")
 
 
 @dataclass

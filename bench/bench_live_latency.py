@@ -38,6 +38,7 @@ import time
 from pathlib import Path
 from typing import Iterator
 
+from bench.bench_engine import percentile
 from gobuddy.go.coords import to_gtp
 from gobuddy.go.position import Position
 from tests.e2e.fixtures import dashboard_args
@@ -72,11 +73,6 @@ def game_moves(count: int, seed: int = 7, size: int = 9) -> list[str]:
         pos.play(p)
         moves.append(to_gtp(p, size))
     return moves
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
 @contextlib.contextmanager

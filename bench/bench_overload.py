@@ -29,7 +29,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.bench_bus import SHIPPED, Workers, percentile, random_positions
+from bench.bench_bus import Workers, random_positions
+from bench.bench_engine import SHIPPED, percentile
 from gobuddy.bus.client import BusClient
 from gobuddy.bus.engine_messages import EngineRequest, Position as WirePosition
 from gobuddy.bus.message import now_ms
@@ -170,7 +171,6 @@ def run(board_counts: list[int], worker_counts: list[int], seconds: float) -> st
             workers.stop()
     normal_tallies = {board: tallies[board] for board in normal}
     flood_tally = {flood_board: tallies[flood_board]}
-    _, normal_outcomes, _, _ = summary(normal_tallies)
     answered_each = [t.outcomes["answered"] for t in normal_tallies.values()]
     asked_each = [sum(t.outcomes.values()) for t in normal_tallies.values()]
     lines += [

@@ -23,7 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.bench_bus import SHIPPED, cpu_seconds
+from bench.bench_bus import cpu_seconds
+from bench.bench_engine import SHIPPED
 from gobuddy.bus import topics
 from gobuddy.bus.inbox import Rejected, decode_incoming
 from gobuddy.bus.validation import examples

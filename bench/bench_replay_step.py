@@ -47,6 +47,9 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from bench.bench_live_latency import OBSERVER, busy_loops, game_moves, percentile
+from gobuddy.go.coords import BLACK, WHITE, from_gtp
+from gobuddy.go.record import GameRecord
+from gobuddy.go.sgf import dump_sgf
 from tests.e2e.fixtures import dashboard_args
 from tests.e2e.harness import REPO, StreamlitServer, chromium
 from tests.mqtt_broker import MosquittoBroker
@@ -71,13 +74,9 @@ IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
 def sgf_of(moves: list[str], size: int = 9) -> str:
     """A plain SGF record of ``moves`` (GTP vertices, black first)."""
-    letters = "abcdefghjklmnopqrst"[:size]
-    nodes = []
-    for i, v in enumerate(moves):
-        col, row = letters.index(v[0].lower()), size - int(v[1:])
-        nodes.append(f";{'B' if i % 2 == 0 else 'W'}[{'abcdefghijklmnopqrs'[col]}{'abcdefghijklmnopqrs'[row]}]")
-    return (f"(;GM[1]FF[4]SZ[{size}]KM[7]RU[Chinese]DT[2026-01-20]PB[Ana]PW[Ben]RE[W+12]"
-            f"{''.join(nodes)})")
+    played = [(BLACK if i % 2 == 0 else WHITE, from_gtp(v, size)) for i, v in enumerate(moves)]
+    return dump_sgf(GameRecord.from_moves(size, 7.0, played, date="2026-01-20", black="Ana", white="Ben",
+                                          result="W+12"))
 
 
 def analysed_game(db_url: str, moves: int, visits: int, seed: int = 7) -> str:

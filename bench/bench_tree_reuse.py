@@ -20,13 +20,12 @@ import random
 import statistics
 from pathlib import Path
 
+from bench.bench_engine import SHIPPED
 from gobuddy.ai.onnx_evaluator import OnnxEvaluator
 from gobuddy.ai.player import PlayerConfig, SearchPlayer
 from gobuddy.go.coords import BLACK, WHITE
 from gobuddy.go.game import RESIGN, Game, Ruleset
 from gobuddy.go.playout import random_move
-
-SHIPPED = Path("models/gobuddy-9x9.onnx")
 
 
 def play(players: dict[int, SearchPlayer], visits: int, seed: int, max_moves: int = 120) -> list[float]:

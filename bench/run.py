@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from training import model_card
+
 BENCHMARKS = (
     ("bench.bench_rules", ["--seconds", "10"]),
     ("bench.bench_engine", []),
@@ -35,16 +37,9 @@ BENCHMARKS = (
 
 
 def machine() -> str:
-    cpu = "unknown CPU"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+    return (f"{os.cpu_count()} cores ({model_card.machine()['cpu']}), {mem:.0f} GiB, {platform.system()} "
+            f"{platform.release()}, Python {platform.python_version()}")
 
 
 def main(argv: list[str] | None = None) -> None:
