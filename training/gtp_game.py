@@ -141,25 +141,18 @@ def _void(note: str) -> _Loss:
 
 
 def _ask(engine: GtpClient, color: int, command: str, timeout: float) -> str:
-    """Send a command whose failure makes ``color`` lose (timeout, death, ``?``)."""
+    """Send a command whose failure makes ``color`` (the engine's side) lose: a timeout,
+    death, or a ``?`` answer, except to ``play``, where ``?`` means the engines disagree
+    on the rules (void)."""
     try:
         return engine.command(command, timeout=timeout)
+    except GtpError as exc:
+        raise (_void(f"rules disagreement: {exc}") if command.startswith("play ")
+               else _lose(color, "forfeit", str(exc))) from None
     except EngineTimeout as exc:
         raise _lose(color, "timeout", str(exc)) from None
-    except (EngineFailure, GtpError) as exc:
-        raise _lose(color, "forfeit", str(exc)) from None
-
-
-def _tell(engine: GtpClient, color_of_engine: int, command: str, timeout: float) -> None:
-    """Send ``play``: a ``?`` means the engines disagree on the rules (void)."""
-    try:
-        engine.command(command, timeout=timeout)
-    except GtpError as exc:
-        raise _void(f"rules disagreement: {exc}") from None
-    except EngineTimeout as exc:
-        raise _lose(color_of_engine, "timeout", str(exc)) from None
     except EngineFailure as exc:
-        raise _lose(color_of_engine, "forfeit", str(exc)) from None
+        raise _lose(color, "forfeit", str(exc)) from None
 
 
 def _setup(engine: GtpClient, colour: int, rules: GameRules) -> None:
@@ -203,7 +196,7 @@ def play_game(black: GtpClient, white: GtpClient, rules: GameRules = GameRules()
         for colour, point in planned:
             vertex = to_gtp(point, size)
             for engine_colour, engine in engines.items():
-                _tell(engine, engine_colour, f"play {color_to_str(colour)} {vertex}", rules.move_timeout)
+                _ask(engine, engine_colour, f"play {color_to_str(colour)} {vertex}", rules.move_timeout)
             pos.play(point, colour)
             game.moves.append(vertex)
         if _play_on(pos, game, engines, rules, stop, takeover, replaced, cleanup=False):
@@ -287,7 +280,7 @@ def _play_on(pos: Position, game: GameResult, engines: dict[int, GtpClient], rul
         if why is not None:
             raise _lose(colour, "forfeit", f"{side} played {to_gtp(point, size)}: illegal ({why})")
         vertex = to_gtp(point, size)
-        _tell(engines[-colour], -colour, f"play {side} {vertex}", rules.move_timeout)
+        _ask(engines[-colour], -colour, f"play {side} {vertex}", rules.move_timeout)
         pos.play(point, colour)
         game.moves.append(vertex)
         passes = passes + 1 if point == pos.pass_point else 0
@@ -296,7 +289,7 @@ def _play_on(pos: Position, game: GameResult, engines: dict[int, GtpClient], rul
 
 def _replay(engine: GtpClient, colour: int, moves: list[str], rules: GameRules) -> None:
     for i, played in enumerate(moves):
-        _tell(engine, colour, f"play {'B' if i % 2 == 0 else 'W'} {played}", rules.move_timeout)
+        _ask(engine, colour, f"play {'B' if i % 2 == 0 else 'W'} {played}", rules.move_timeout)
 
 
 def settle(game: GameResult, finisher: GtpClient, rules: GameRules = GameRules(),
