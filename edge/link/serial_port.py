@@ -82,11 +82,6 @@ def _command_name(proc: Path, pid: int) -> str:
         return "?"
 
 
-def is_device(port: str) -> bool:
-    """True for a device path (``/dev/ttyACM0``, a symlink to a pty), false for a pyserial URL."""
-    return "://" not in port
-
-
 class LockFile:
     """A UUCP lock file ``<dir>/LCK..<device name>`` holding our pid (10 characters and a
     newline). ``acquire`` raises ``PortBusy`` if a live process holds it."""
@@ -149,7 +144,7 @@ def open_exclusive(port: str, lock_dir: Path | None = None, **settings: Any) -> 
     to ``serial.serial_for_url``. Raises ``PortBusy`` naming the holders, or the
     ``SerialException``/``OSError`` of a port that cannot be opened at all. The lock
     file, if any, is removed when the returned port is closed."""
-    if not is_device(port):
+    if "://" in port:  # a pyserial URL, not a device path (``/dev/ttyACM0``, a symlink to a pty)
         return serial.serial_for_url(port, **settings)
     lock = LockFile(port, lock_dir) if lock_dir is not None else None
     if lock is not None:

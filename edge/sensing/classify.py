@@ -294,9 +294,12 @@ class Classifier:
                 black = r < np.where(state == WHITE, t_col - h_col,
                                      np.where(state == BLACK, t_col + h_col, t_col))
             new = np.where(occupied, np.where(black, BLACK, WHITE), EMPTY).astype(np.int8)
-            if state is not None:
-                new = np.where(frozen, self._held(state), new).astype(np.int8)
-            shaded, settled = self._shaded(r, new, frozen, missed)
+        else:
+            new = np.where(occupied, STONE, EMPTY).astype(np.int8)
+        if state is not None:
+            new = np.where(frozen, self._held(state), new).astype(np.int8)
+        shaded, settled = self._shaded(r, new, frozen, missed)
+        if self.colour_sensing:
             # The colour is in doubt for a new stone reading near the threshold, or for a
             # settled one whose reading has crossed to the other colour's side; and for a
             # settled white stone that turned black without the point reading empty in
@@ -310,11 +313,6 @@ class Classifier:
                 turned = was_settled & (state == WHITE) & (new == BLACK)
                 self._turned = np.where(new != state, turned, self._turned)
             uncertain |= self._turned & ~settled
-        else:
-            new = np.where(occupied, STONE, EMPTY).astype(np.int8)
-            if state is not None:
-                new = np.where(frozen, self._held(state), new).astype(np.int8)
-            shaded, settled = self._shaded(r, new, frozen, missed)
         uncertain = (uncertain | shaded) & ~frozen
         certain = ~uncertain & ~frozen & ~_near(uncertain)  # a hand's shadow leaves some point near it unsure
         kept = certain & (new == state) if state is not None else certain

@@ -164,10 +164,6 @@ class SensorHealth:
         """Margin per point, 0..1."""
         return self._margin.copy()
 
-    def drift(self) -> np.ndarray:
-        """Per point, the empty reading over the baseline (1: as calibrated)."""
-        return self._drift.copy()
-
     def ambient_alarm(self) -> str | None:
         """What is wrong with the light, when it nears a limit; else ``None``."""
         a, m = self.ambient, self.config.alarm_margin

@@ -116,10 +116,6 @@ class LevelPlayer:
             self.search = SearchPlayer(evaluator, PlayerConfig(visits=level.visits, seconds=None),
                                        SearchConfig(komi=komi, seed=self.seed))
 
-    def rng_for(self, pos: Position) -> random.Random:
-        """The generator of the move in ``pos``: ``level_rng`` of the seed."""
-        return level_rng(self.seed, pos)
-
     def genmove(self, game: Any, color: int) -> int:
         """``Player`` protocol: a flat point, pass, or ``RESIGN``."""
         pos, history = game_position(game)
@@ -136,7 +132,7 @@ class LevelPlayer:
         if self._should_resign(pos, evaluation.value, color):
             return RESIGN
         recent = [point for _, point in game.moves[-2:]]
-        return choose(pos, evaluation.policy, evaluation.value, self.level.style, self.rng_for(pos), recent)
+        return choose(pos, evaluation.policy, evaluation.value, self.level.style, level_rng(self.seed, pos), recent)
 
     def cleanup_genmove(self, game: Any, color: int) -> int:
         """``kgs-genmove_cleanup``: the policy's favourite among the moves that fill no

@@ -92,11 +92,6 @@ def candidates(pos: Position, policy: np.ndarray, self_atari_ok: bool = False) -
     return out
 
 
-def recent_moves(pos: Position, moves: list[int]) -> list[int]:
-    """The points of the last two moves that are on the board (passes left out)."""
-    return [m for m in moves[-2:] if 0 <= m < pos.n]
-
-
 def choose(pos: Position, policy: np.ndarray, value: float, style: Style, rng: random.Random,
            recent: list[int] | None = None) -> int:
     """A move for the side to move of ``pos`` (flat point or ``pos.pass_point``).
@@ -123,7 +118,7 @@ def choose(pos: Position, policy: np.ndarray, value: float, style: Style, rng: r
         return pass_point
     if rng.random() < style.mistake:
         return seen[rng.randrange(len(seen))]
-    near = recent_moves(pos, recent)
+    near = [m for m in recent[-2:] if 0 <= m < pos.n]  # the last two moves' points (passes left out)
     logits = np.log(np.array([max(policy[p], 1e-9) for p in seen])) / max(style.temperature, 1e-3)
     if style.local != 1.0 and near:
         logits += np.log(np.array([style.local if _near(p, near, pos.size) else 1.0 for p in seen]))
@@ -133,4 +128,4 @@ def choose(pos: Position, policy: np.ndarray, value: float, style: Style, rng: r
     return next((p for p, cumulative in zip(seen, accumulate(weights)) if pick < cumulative), seen[-1])
 
 
-__all__ = ["URGENT", "Style", "candidates", "choose", "recent_moves"]
+__all__ = ["URGENT", "Style", "candidates", "choose"]
