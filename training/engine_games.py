@@ -47,7 +47,7 @@ from tqdm import tqdm
 from gobuddy.go.coords import from_flat, to_gtp
 from gobuddy.go.position import Position
 from training.engine_spec import EngineSpec, Toolbox, parse_engine
-from training.game_shards import GameSample, count_games, next_shard_path, write_shard
+from training.game_shards import GameSample, ShardAppender, count_games
 from training.gtp_client import EngineFailure, GtpClient
 from training.gtp_game import GameRules, play_game, settle
 
@@ -195,17 +195,11 @@ def generate(config: GamesConfig) -> int:
     on_disk = count_games(config.out, config.prefix)
     wanted = max(0, config.games - on_disk)
     stop = threading.Event()
-    buffer: list[GameSample] = []
+    shards = ShardAppender(config.out, config.prefix, config.per_shard)
     added = failed = in_a_row = 0
     seeds = random.Random(f"{config.seed}/{on_disk}")
     bar = tqdm(total=config.games, initial=min(on_disk, config.games), unit="game",
                disable=not config.progress, desc=f"{config.out}", smoothing=0.05)
-
-    def flush() -> None:
-        nonlocal buffer
-        if buffer:
-            write_shard(next_shard_path(config.out, config.prefix), buffer)
-            buffer = []
 
     pool = cf.ThreadPoolExecutor(max_workers=config.workers)
     running: set[cf.Future] = set()
@@ -226,21 +220,18 @@ def generate(config: GamesConfig) -> int:
                 in_a_row = 0
                 if added >= wanted:
                     continue
-                buffer.append(outcome)
+                shards.add(outcome)
                 added += 1
                 bar.update(1)
                 bar.set_postfix(dropped=failed, refresh=False)
-                if len(buffer) >= config.per_shard:
-                    flush()
     except BaseException:  # Ctrl-C, SIGTERM, or too many failures: keep what is done
         stop.set()
         pool.shutdown(wait=True, cancel_futures=True)
-        flush()
-        bar.close()
         raise
-    pool.shutdown(wait=True)
-    flush()
-    bar.close()
+    finally:
+        pool.shutdown(wait=True)
+        shards.flush()
+        bar.close()
     return added
 
 

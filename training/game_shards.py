@@ -45,7 +45,7 @@ from pathlib import Path
 from gobuddy.go.coords import check_size, from_gtp
 from gobuddy.go.position import Position
 
-__all__ = ["FORMAT_VERSION", "GameSample", "count_games", "iter_samples", "next_shard_path",
+__all__ = ["FORMAT_VERSION", "GameSample", "ShardAppender", "count_games", "iter_samples", "next_shard_path",
            "ownership_grid", "read_shard", "replay", "shard_paths", "write_shard"]
 
 FORMAT_VERSION = 1
@@ -168,6 +168,29 @@ def next_shard_path(folder: str | Path, prefix: str) -> Path:
     """``folder/PREFIX-NNNNNN.jsonl.gz`` with the index after the highest present."""
     indices = [int(_SHARD_RE.match(p.name)["index"]) for p in shard_paths(folder, prefix)]
     return Path(folder) / f"{prefix}-{max(indices, default=-1) + 1:06d}.jsonl.gz"
+
+
+@dataclass
+class ShardAppender:
+    """Games queued for ``folder``, written as the next ``PREFIX-NNNNNN.jsonl.gz`` shard
+    every ``per_shard`` games and on ``flush``; ``written`` lists the shards made."""
+
+    folder: Path
+    prefix: str
+    per_shard: int
+    queued: list[GameSample] = field(default_factory=list)
+    written: list[Path] = field(default_factory=list)
+
+    def add(self, sample: GameSample) -> None:
+        self.queued.append(sample)
+        if len(self.queued) >= self.per_shard:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.queued:
+            self.written.append(next_shard_path(self.folder, self.prefix))
+            write_shard(self.written[-1], self.queued)
+            self.queued = []
 
 
 def count_games(folder: str | Path, prefix: str | None = None) -> int:

@@ -142,8 +142,7 @@ def _play_one(config: MatchConfig, index: int, stop: threading.Event) -> tuple[i
                 clients.append(spec.start(seed=config.seed * 100_003 + index, stderr=log,
                                           timeout=config.rules.move_timeout))
             except EngineFailure as exc:  # an engine that cannot start forfeits
-                side = "B" if colour == "black" else "W"
-                winner = "W" if side == "B" else "B"
+                winner = "W" if colour == "black" else "B"
                 return index, GameResult(moves=[], result=f"{winner}+F", reason="forfeit",
                                          winner=winner, notes=[str(exc)])
         return index, play_game(clients[0], clients[1], config.rules, opening=_opening(config, index), stop=stop)

@@ -61,7 +61,7 @@ from gobuddy.ai.mcts import Search, SearchConfig
 from gobuddy.go.coords import BLACK, WHITE, color_to_str, to_gtp
 from gobuddy.go.position import Position
 from gobuddy.go.scoring import area_score, ownership, tromp_taylor_margin
-from training.game_shards import GameSample, count_games, next_shard_path, write_shard
+from training.game_shards import GameSample, ShardAppender, count_games
 
 __all__ = ["GameSettings", "SelfPlayConfig", "choose_move", "generate", "play_game", "root_visits",
            "target_counts"]
@@ -263,26 +263,18 @@ def generate(config: SelfPlayConfig) -> list[GameSample]:
     wanted = max(0, config.games - on_disk)
     seeds = random.Random(f"{config.seed}/{on_disk}")
     added: list[GameSample] = []
-    buffer: list[GameSample] = []
+    shards = ShardAppender(config.out, config.prefix, config.per_shard)
     bar = tqdm(total=config.games, initial=min(on_disk, config.games), unit="game", disable=not config.progress,
                desc=f"selfplay {config.out}", smoothing=0.05)
 
-    def flush() -> None:
-        nonlocal buffer
-        if buffer:
-            write_shard(next_shard_path(config.out, config.prefix), buffer)
-            buffer = []
-
     def take(sample: GameSample) -> None:
         added.append(sample)
-        buffer.append(sample)
+        shards.add(sample)
         black = sum(s.winner == "B" for s in added) / len(added)
         length = np.mean([len(s.moves) for s in added])
         resigned = sum(s.reason == "resign" for s in added) / len(added)
         bar.update(1)
         bar.set_postfix_str(f"B wins {black:.0%}, {length:.0f} moves/game, resigned {resigned:.0%}")
-        if len(buffer) >= config.per_shard:
-            flush()
 
     pool = None
     try:
@@ -305,12 +297,12 @@ def generate(config: SelfPlayConfig) -> list[GameSample]:
     except BaseException:
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
-        flush()
+        shards.flush()
         bar.close()
         raise
     if pool is not None:
         pool.shutdown(wait=True)
-    flush()
+    shards.flush()
     bar.close()
     return added
 

@@ -37,7 +37,7 @@ from gobuddy.go.position import IllegalMove, Position
 from gobuddy.go.record import GameRecord
 from gobuddy.go.scoring import area_score, ownership
 from gobuddy.go.sgf import read_sgf
-from training.game_shards import GameSample, next_shard_path, shard_paths, write_shard
+from training.game_shards import GameSample, ShardAppender, shard_paths
 
 __all__ = ["ImportReport", "import_folder", "sample_from_record"]
 
@@ -150,15 +150,7 @@ def import_folder(folder: str | Path, out: str | Path, prefix: str = "sgf", per_
     if shard_paths(out, prefix) and not append:
         raise FileExistsError(f"{out} already holds {prefix}-* shards; pass append to add more")
     report = ImportReport()
-    batch: list[GameSample] = []
-
-    def flush() -> None:
-        if batch:
-            path = next_shard_path(out, prefix)
-            write_shard(path, batch)
-            report.shards.append(path)
-            batch.clear()
-
+    shards = ShardAppender(out, prefix, per_shard)
     for path in sorted(p for p in folder.rglob("*") if p.suffix.lower() == ".sgf" and p.is_file()):
         name = path.relative_to(folder).as_posix()
         try:
@@ -176,14 +168,13 @@ def import_folder(folder: str | Path, out: str | Path, prefix: str = "sgf", per_
                 report.skipped.append((where, f"board size {record.info.size}, not {size}"))
                 continue
             try:
-                batch.append(sample_from_record(record, f"sgf:{where}"))
+                shards.add(sample_from_record(record, f"sgf:{where}"))
             except Skip as exc:
                 report.skipped.append((where, str(exc)))
                 continue
             report.imported += 1
-            if len(batch) >= per_shard:
-                flush()
-    flush()
+    shards.flush()
+    report.shards = shards.written
     return report
 
 
