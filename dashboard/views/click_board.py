@@ -2,9 +2,16 @@
 SVG in the page by a small ``st.components.v2`` component (no shadow root) whose script turns a click into the
 nearest intersection and reports it as a trigger value; ``on_click(vertex)`` runs in
 the widget callback, before the next run. On the player's turn the script also shows
-the clicked stone at once (provisional, until the next board from the server). Each click is one event (the same point
-twice counts twice), the component keeps its key, and a new position swaps one SVG in
+the clicked stone at once (provisional, until the next board from the server). The component keeps its key, and a new position swaps one SVG in
 the browser: nothing to lay out and mount again after each move.
+
+A click is never lost and never taken twice. Each click is one event with a number
+(the same point twice counts twice); the script reports every click the server has
+not answered yet, with each new click and again at each board drawn and every
+``RESEND_MS`` until a board drawn after it says the server took it (``answered``,
+the highest number taken). Streamlit keeps only the newest trigger value of a widget
+among the reruns queued behind a run in flight, so of two clicks made meanwhile the
+first was lost before; the server takes each number once (``new_clicks``).
 
 Not checked: legality (the caller decides what a click on an occupied point means).
 """
@@ -13,16 +20,19 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import streamlit as st
 
 from dashboard.board_svg import MARGIN_CELLS
 from gobuddy.go.coords import GTP_COLUMNS
 
-
+RESEND_MS = 1000
+MAX_UNANSWERED = 64  # clicks a report may carry; more are not taken
 
 CLICK_JS = """
+const unanswered = new Map();  // board key -> {last: number of the last click, clicks: [[number, vertex]...], timer}
+
 export default function(component) {
   const { data, setTriggerValue, parentElement } = component;
   let root = parentElement.querySelector('div.click-board');
@@ -36,6 +46,18 @@ export default function(component) {
     root.dataset.drawn = data.id;
   }
   for (const old of root.querySelectorAll('.provisional')) old.remove();  // each draw is the server's word
+  if (!unanswered.has(data.key)) unanswered.set(data.key, {last: 0, clicks: [], timer: null});
+  const sent = unanswered.get(data.key);
+  sent.last = Math.max(sent.last, data.answered);
+  sent.clicks = sent.clicks.filter(([number]) => number > data.answered);
+  const report = () => {
+    clearTimeout(sent.timer);
+    sent.timer = null;
+    if (!sent.clicks.length) return;
+    setTriggerValue('click', sent.clicks.slice(-MAX_UNANSWERED));
+    sent.timer = setTimeout(report, RESEND_MS);
+  };
+  report();
   root.onclick = (event) => {
     const svg = root.querySelector('svg');
     if (!svg) return;
@@ -59,10 +81,12 @@ export default function(component) {
       if (data.stone === 'white') { stone.setAttribute('stroke', '#555'); stone.setAttribute('stroke-width', '0.8'); }
       svg.appendChild(stone);
     }
-    setTriggerValue('click', vertex);
+    sent.last += 1;
+    sent.clicks.push([sent.last, vertex]);
+    report();
   };
 }
-"""
+""".replace("RESEND_MS", str(RESEND_MS)).replace("MAX_UNANSWERED", str(MAX_UNANSWERED))
 
 
 @functools.lru_cache(maxsize=1)
@@ -82,16 +106,31 @@ def svg_board(svg: str, size: int, *, key: str, on_click: Callable[[str], None],
     (``board_svg``'s default margin). ``stone`` (``black`` or ``white``): a click on an
     empty point shows a stone of that colour at once (``class="provisional"``, one at
     a time), until the next board drawn replaces it, whatever the server decided."""
+    answered = f"{key}__answered"
+
     def clicked() -> None:
-        result = st.session_state.get(key)
-        vertex = getattr(result, "click", None) if result is not None else None
-        if isinstance(vertex, str):
+        for number, vertex in new_clicks(getattr(st.session_state.get(key), "click", None),
+                                         st.session_state.get(answered, 0)):
+            st.session_state[answered] = number
             on_click(vertex)
 
     _svg_component()(data={"svg": svg, "size": size, "margin": MARGIN_CELLS, "columns": GTP_COLUMNS,
-                           "stone": stone or "", "drawn": _next_draw(key),
+                           "stone": stone or "", "drawn": _next_draw(key), "key": key,
+                           "answered": st.session_state.get(answered, 0),
                            "id": hashlib.blake2b(svg.encode("utf-8"), digest_size=8).hexdigest()},
                      key=key, on_click_change=clicked)
+
+
+def new_clicks(report: Any, answered: int) -> list[tuple[int, str]]:
+    """The clicks of a board's ``report`` (``[[number, vertex], ...]``) numbered above
+    ``answered``, in order: a click reported again is not taken again. Entries of
+    another shape, and those past ``MAX_UNANSWERED``, are skipped."""
+    if not isinstance(report, Sequence) or isinstance(report, str):
+        return []
+    clicks = {entry[0]: entry[1] for entry in list(report)[:MAX_UNANSWERED]
+              if isinstance(entry, Sequence) and len(entry) == 2 and type(entry[0]) is int
+              and entry[0] > answered and isinstance(entry[1], str)}
+    return sorted(clicks.items())
 
 
 def _next_draw(key: str) -> int:

@@ -6,7 +6,8 @@ Debian's Chromium driven by Playwright (never a downloaded browser).
         page.goto(server.url("live?board=board-1"))
 
 ``StreamlitServer`` picks a free port, starts the server with the flags the project
-uses (headless, loopback, no usage stats, no file watcher), waits for
+uses (headless, loopback, no usage stats, no file watcher; ``app``: another page for a
+test of one part), waits for
 ``/_stcore/health`` and loads the app once (the first load imports everything), and
 stops it with SIGTERM. Its output goes to ``log_path``.
 """
@@ -147,8 +148,10 @@ def wait_online(config: object, roles: dict[str, int], processes: list[ServicePr
 class StreamlitServer:
     """One ``streamlit run dashboard/app.py`` process (see the module docstring)."""
 
-    def __init__(self, args: list[str], *, port: int | None = None, log_path: Path | None = None) -> None:
+    def __init__(self, args: list[str], *, port: int | None = None, log_path: Path | None = None,
+                 app: Path = APP) -> None:
         self.args = list(args)
+        self.app = app
         self.port = port or free_port()
         self.log_path = log_path or Path(os.devnull)
         self.process: subprocess.Popen | None = None
@@ -158,7 +161,7 @@ class StreamlitServer:
         return f"http://127.0.0.1:{self.port}/{path.lstrip('/')}"
 
     def start(self, timeout_s: float = 90.0) -> "StreamlitServer":
-        command = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.headless", "true",
+        command = [sys.executable, "-m", "streamlit", "run", str(self.app), "--server.headless", "true",
                    "--server.address", "127.0.0.1", "--server.port", str(self.port),
                    "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
                    "--server.runOnSave", "false", "--", *self.args]
