@@ -33,6 +33,7 @@ from gobuddy.bus.message import now_ms
 from gobuddy.go.coords import color_to_str, to_gtp
 from gobuddy.go.playout import random_move
 from gobuddy.go.position import Position
+from tests.e2e.harness import broker_args
 from tests.mqtt_broker import REPO, Inbox, MosquittoBroker
 
 
@@ -78,11 +79,9 @@ class Workers:
     def start(self, count: int, *extra: str) -> None:
         since = now_ms()
         names = [f"engine-bench-{len(self.processes) + i}" for i in range(count)]
-        for name in names:
-            self.broker.ensure_account(name)  # one account per worker, as make_users.py makes them
+        for name in names:  # one account per worker, as make_users.py makes them
             self.processes.append(subprocess.Popen(
-                [sys.executable, "-m", "engine_worker", "--broker-port", str(self.broker.port), "--password-file",
-                 str(self.broker.password_file(name)), "--username", name, "--model", str(self.model),
+                [sys.executable, "-m", "engine_worker", *broker_args(self.broker, name), "--model", str(self.model),
                  "--cache-size", "0", "--log-level", "WARNING", *extra], cwd=REPO, stdout=subprocess.DEVNULL,
                 stderr=open(self.tmp / f"{name}.log", "wb")))
         for name in names:

@@ -29,6 +29,7 @@ from gobuddy.bus import topics
 from gobuddy.bus.inbox import Rejected, decode_incoming
 from gobuddy.bus.validation import examples
 from tests.bus.mutations import mutate
+from tests.e2e.harness import broker_args
 from tests.mqtt_broker import REPO, MosquittoBroker
 
 
@@ -72,11 +73,8 @@ def measure(broker: MosquittoBroker, pid: int, sender: str, topic: str, payloads
 
 
 def spawn(broker: MosquittoBroker, tmp: Path, name: str, argv: list[str], account: str) -> subprocess.Popen:
-    broker.ensure_account(account)
-    auth = ["--broker-port", str(broker.port), "--username", account, "--password-file",
-            str(broker.password_file(account))]
-    return subprocess.Popen([sys.executable, *argv, *auth], cwd=REPO, stdout=subprocess.DEVNULL,
-                            stderr=open(tmp / f"{name}.log", "wb"))
+    return subprocess.Popen([sys.executable, *argv, *broker_args(broker, account)], cwd=REPO,
+                            stdout=subprocess.DEVNULL, stderr=open(tmp / f"{name}.log", "wb"))
 
 
 FEED = ("import sys, time; from dashboard.config import from_args; from dashboard.live_feed import LiveFeed; "

@@ -111,11 +111,6 @@ class GtpClient:
             self._log = None
 
     @property
-    def pid(self) -> int:
-        """The engine's process id."""
-        return self._proc.pid
-
-    @property
     def alive(self) -> bool:
         """True while the client is open and the engine process runs."""
         return not self._closed and self._proc.poll() is None
