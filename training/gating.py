@@ -16,11 +16,9 @@ it fails, 2 when the match cannot be played (a missing model, bad counts).
 The match folder is tied to the two model files by their SHA-256: a re-run with
 different files under the same names is refused instead of mixing their games.
 
-Our search is deterministic for a given model, position and visit count, so games
-with the same colours would repeat: each pair of games starts from a random opening
-of ``--opening`` moves (default 2), played twice with colours swapped (see
-``training.match``). ``distinct_games`` in the verdict counts the different move
-sequences actually played.
+Our search is deterministic at fixed visits, so each pair of games starts from a random
+opening of ``--opening`` moves (default 2), colours swapped (``training.match``);
+``distinct_games`` in the verdict counts the different move sequences played.
 """
 
 from __future__ import annotations

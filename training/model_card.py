@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from training.game_shards import iter_samples, shard_paths
+from training.make_model import checkpoint_step
 
 __all__ = ["CardFacts", "collect", "engine_kind", "games_by_source", "machine", "measure_speed", "render",
            "strength_row"]
@@ -127,12 +128,7 @@ def collect(model: Path, data: dict[str, Path], checkpoints: dict[str, Path], st
 
     proto = onnx.load(str(model), load_external_data=False)
     meta = {p.key: p.value for p in proto.metadata_props}
-    steps = []
-    for stage, path in checkpoints.items():
-        if Path(path).exists():
-            import torch
-
-            steps.append((stage, int(torch.load(path, map_location="cpu", weights_only=False)["step"])))
+    steps = [(stage, checkpoint_step(Path(path))) for stage, path in checkpoints.items() if Path(path).exists()]
     stages = json.loads(stages_json.read_text()) if stages_json.exists() else {}
     rows = [strength_row(label, p) for label, p in strength.items() if Path(p).exists()]
     gates = [{"round": r, **json.loads(Path(p).read_text())} for r, p in gating.items() if Path(p).exists()]
