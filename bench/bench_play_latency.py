@@ -4,14 +4,13 @@ from a click on "Hint" to the engine's top five on the board.
 The real stack: a Mosquitto, an engine worker (``python -m engine_worker`` with a small
 random-weight model, as the Live bench), the recorder and the dashboard under
 ``streamlit run``; headless Chromium plays on the Play page as a person does. In the
-page a MutationObserver decodes each new board image of the clickable board (the SVG
-of ``dashboard.board_svg`` as a data URI) and records ``Date.now()`` the first time
-each move count (``data-move-count``) shows, and the first time a move count shows
-with the engine's recommendations on it (a hint). The bench takes ``time.time()`` just
-before each click; both clocks are this machine's wall clock. An observer account on
-the broker records when the engine's request and answer crossed it (and the worker's
-own search time), so the page's share is the click-to-stone time less the engine's
-round trip.
+page a MutationObserver watches the clickable board (``dashboard.board_svg``'s SVG)
+and records ``Date.now()`` the first time each move count (``data-move-count``)
+shows, and the first time a move count shows with the engine's recommendations on it
+(a hint). The bench takes ``time.time()`` just before each click; both clocks are this
+machine's wall clock. An observer account on the broker records when the engine's
+request and answer crossed it (and the worker's own search time), so the page's share
+is the click-to-stone time less the engine's round trip.
 
 Variants: ``idle``; ``busy``: ``--busy`` busy loops (``while True: pass``, not niced)
 beside the stack for the whole measurement; a ``-teach`` suffix plays with "Teach me"
@@ -53,35 +52,18 @@ from tests.mqtt_broker import MosquittoBroker
 
 OBSERVER = """() => {
   window.__shown = {};
-  const seen = new WeakMap();
-  const note = (svg) => {
-    const m = svg.match(/data-move-count="(\\d+)"/);
-    if (!m) return;
-    const key = m[1] + (svg.includes('class="rec"') ? 'h' : '');
-    if (!(key in window.__shown)) window.__shown[key] = Date.now();
-  };
   const mark = () => {
-    // the board drawn as SVG in the page
     for (const svg of document.querySelectorAll('svg.go-board[data-move-count]')) {
       const n = svg.getAttribute('data-move-count');
       const key = n + (svg.querySelector('g.rec, .rec') ? 'h' : '');
       if (!(key in window.__shown)) window.__shown[key] = Date.now();
     }
-    // or as the image under a plotly layer (the page before it drew SVG itself)
-    for (const img of document.querySelectorAll('.js-plotly-plot image')) {
-      const href = (img.href && img.href.baseVal) || img.getAttribute('href') || '';
-      if (seen.get(img) === href) continue;
-      seen.set(img, href);
-      const at = href.indexOf('base64,');
-      if (at < 0) continue;
-      try { note(atob(href.slice(at + 7))); } catch (e) { continue; }
-    }
   };
   new MutationObserver(mark).observe(document.body,
-    {subtree: true, childList: true, attributes: true, attributeFilter: ['href', 'xlink:href', 'data-move-count']});
+    {subtree: true, childList: true, attributes: true, attributeFilter: ['data-move-count']});
   mark();
 }"""
-BOARD = ".js-plotly-plot, div.click-board svg.go-board"
+BOARD = "div.click-board svg.go-board"
 SHOWN = "(key) => window.__shown[key] || null"
 
 
@@ -126,7 +108,7 @@ class BusLog:
 
 
 def click_vertex(page: Any, vertex: str, size: int = 9) -> None:
-    """Click an intersection of the Play page's board (the SVG, or a plotly layer over it)."""
+    """Click an intersection of the Play page's board."""
     box = page.locator(BOARD).first.bounding_box()
     col, row = GTP_COLUMNS.index(vertex[0]), int(vertex[1:])
     span = size - 1 + 2.2
@@ -160,10 +142,9 @@ def caught_up(page: Any, log: BusLog, timeout_s: float = 5.0) -> int:
     return len(log.moves)
 
 
-def wait_shown(page: Any, key: str, timeout_s: float, *others: str) -> float | None:
-    """When the board first showed ``key`` (ms), or None; with ``others``: the first of
-    them all to show (``wait_which`` says which)."""
-    found = wait_which(page, (key, *others), timeout_s)
+def wait_shown(page: Any, key: str, timeout_s: float) -> float | None:
+    """When the board first showed ``key`` (ms), or None."""
+    found = wait_which(page, (key,), timeout_s)
     return None if found is None else found[1]
 
 
@@ -303,7 +284,7 @@ def play(page: Any, log: BusLog, moves: int, hints: int, seed: int, teach: bool 
             out.engine.append(both)
             out.search.append(trip[1])
             out.share.append(shown - sent - both)
-        page.wait_for_timeout(400)  # plotly attaches its click handlers after drawing
+        page.wait_for_timeout(400)  # a pause before the next move (kept from the plotly board's days: same figures)
     return out
 
 
@@ -374,8 +355,7 @@ def main(argv: list[str] | None = None) -> None:
     print("## Play page latency (click -> the engine's stone in the browser)\n")
     print("The real stack (Mosquitto, `python -m engine_worker` with a small random-weight model, the recorder, "
           "`streamlit run`), headless Chromium clicking the Play page's board as a person does; times from the "
-          "click to the first board that shows the move (a MutationObserver in the page: the SVG board, or the image "
-          "under the plotly layer the page drew before).\n")
+          "click to the first board that shows the move (a MutationObserver on the SVG board in the page).\n")
     for variant in args.variants.split(","):
         load = 0 if variant.startswith("idle") else args.busy
         figures = measure(args.moves, args.hints, load, teach=variant.endswith("-teach"))
