@@ -287,10 +287,6 @@ def improve(plan: RoundPlan) -> bool:
     return promoted
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.improve", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -339,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"no shipped model at {plan.shipped} (a new size starts from --base-weights)")
     if plan.base_weights is not None and not plan.base_weights.is_file():
         p.error(f"--base-weights: no file {plan.base_weights}")
-    signal.signal(signal.SIGTERM, _interrupt)  # a stopped session: stop the generators, keep the time spent
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # a stopped session: stop the generators, keep the time spent
     try:
         improve(plan)
     except KeyboardInterrupt:

@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Callable
 
 from training.game_shards import count_games, shard_paths
+from training.positions import build as build_positions
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = "gobuddy-9x9.onnx"
@@ -191,12 +192,6 @@ def positions_built(games: Path, out: Path) -> bool:
     return {str(p) for p in shard_paths(games)} <= set(json.loads(manifest.read_text()))
 
 
-def build_positions(plan: Plan, games: Path, out: Path) -> None:
-    from training.positions import build
-
-    build(games, out, plan.val_every)
-
-
 def run_engine_games(plan: Plan, out: Path, games: int, mix: str, seed: int) -> None:
     from training.engine_games import main
 
@@ -324,9 +319,9 @@ def run_round(plan: Plan, log: StageLog, k: int) -> None:
             lambda: count_games(engine_games, "engine") >= plan.round_engine_games)
 
     def round_positions() -> None:
-        build_positions(plan, games, positions)
+        build_positions(games, positions, plan.val_every)
         if plan.round_engine_games > 0:
-            build_positions(plan, engine_games, engine_positions)
+            build_positions(engine_games, engine_positions, plan.val_every)
 
     log.run(f"round-{k}-positions", round_positions,
             lambda: positions_built(games, positions) and (
@@ -422,7 +417,7 @@ def make_model(plan: Plan) -> None:
         supervised = plan.runs / "supervised"
         log.run("engine-games", lambda: run_engine_games(plan, games, plan.engine_games, plan.engine_mix, plan.seed),
                 lambda: count_games(games, "engine") >= plan.engine_games)
-        log.run("positions", lambda: build_positions(plan, games, engine_positions),
+        log.run("positions", lambda: build_positions(games, engine_positions, plan.val_every),
                 lambda: positions_built(games, engine_positions))
         log.run("train", lambda: train_run(plan, engine_positions, supervised, plan.steps, plan.lr, plan.warmup,
                                            None, plan.batch_size),

@@ -49,11 +49,9 @@ def positions_of(sample: GameSample) -> dict[str, np.ndarray] | None:
     moves = [from_gtp(m, size) for m in sample.moves]
     if not moves:
         return None
-    positions, histories = [], []
-    for pos, history, _move in replay(size, moves):
-        positions.append(pos)
-        histories.append(history)
-    planes = encode_batch(positions, histories)
+    steps = list(replay(size, moves))
+    positions = [pos for pos, _, _ in steps]
+    planes = encode_batch(positions, [history for _, history, _ in steps])
     to_play = np.array([p.to_play for p in positions], dtype=np.int8)
     n = len(moves)
     policy = np.zeros((n, size * size + 1), dtype=np.float32)
