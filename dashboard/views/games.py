@@ -22,6 +22,7 @@ from dashboard.store import GameFilter, SgfImportError, Store, UnknownGame
 from dashboard.store.games import GameSummary
 from dashboard.views.login import can, refusal, require
 from dashboard.views.page_context import current
+from dashboard.views.replay_data import dead_stones
 from gobuddy.go.record import GameError
 
 RESULTS = {"any": None, "black won": "B", "white won": "W", "draw": "draw", "unfinished": "unfinished"}
@@ -82,11 +83,19 @@ def games_rows(games: list[GameSummary]) -> list[dict[str, Any]]:
              "mode": g.mode, "id": g.id} for g in games]
 
 
+def counted(dead: list[str] | None) -> str:
+    """What the summary says of the final count: `` · counted, 4 stones dead`` when the
+    count named its dead stones (``games.dead``), else nothing."""
+    if dead is None:
+        return ""
+    return f" · counted, {len(dead) or 'no'} stone{'s' * (len(dead) != 1)} dead"
+
+
 def selected_game(store: Store, game: GameSummary) -> None:
     """Actions on one game: replay; download (players); rename, delete (admins)."""
     st.subheader(game.title)
     st.caption(f"{game.id} · {game.size}x{game.size}, komi {game.komi:g}, {game.rules} · {game.move_count} moves"
-               + (f" · result {game.result}" if game.result else ""))
+               + (f" · result {game.result}" if game.result else "") + counted(dead_stones(store, game.id)))
     c1, c2 = st.columns(2)
     if c1.button("Open in Replay", key="games_replay", icon=":material/replay:"):
         st.session_state["replay_game"] = game.id

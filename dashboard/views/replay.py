@@ -64,7 +64,7 @@ from dashboard.views.replay_engine import analysis_buttons, engine_asker, owners
 from dashboard.views.replay_frames import frames
 from dashboard.views.replay_reasons import (article, best_reasons, is_mistake, mistake_points, mistakes_why,
                                             played_reasons, verdict)
-from dashboard.views.replay_report import report_table, sgf_download
+from dashboard.views.replay_report import count_words, report_table, sgf_download
 from dashboard.views.score_graph import MARGIN, clickable_graph
 from gobuddy.explain import Reason
 from gobuddy.go.game import Game as GoGame
@@ -74,6 +74,7 @@ from gobuddy.go.record import GameError
 
 MOVE = "replay_move"
 KNOWN = "replay_known"  # the move the browser's board was last told or told us: MOVE set elsewhere is a jump
+COUNTED_AT = "replay_counted_at"  # the final position when its count named dead stones: the server draws them
 VIEWS = ("replay_board", "replay_panel", "replay_try")  # the server's views of the position
 TRY_OPEN, TABS = "replay_try_open", "replay_tabs"
 PX = 520
@@ -130,11 +131,12 @@ def _go(n: int) -> None:
 
 def follow(n: int) -> None:
     """The browser's board shows move count ``n`` (stepped there): the panels follow;
-    the board is drawn again only where the server's drawing of it was showing more
-    than the browser draws (a variation, the line chosen, trying moves)."""
+    the board is drawn again only where the server's drawing of it shows more than the
+    browser draws (a variation, the line chosen, trying moves, the stones counted dead)."""
     state = st.session_state
     path = state.get(var.PATH)
-    board = bool(state.get("replay_line") or state.get("replay_trying") or getattr(path, "vertices", ()))
+    board = bool(state.get("replay_line") or state.get("replay_trying") or getattr(path, "vertices", ())
+                 or n == state.get(COUNTED_AT))
     state[MOVE] = state[KNOWN] = n
     show_position(VIEWS if board else tuple(v for v in VIEWS if v != "replay_board"))
 
@@ -162,6 +164,7 @@ class Loaded:
     moves: list[tuple[int, str, str]]  # (number, colour, vertex) of the moves replayed
     game: GoGame  # the game up to ``last``, replayed once: the positions come from it
     reasons: dict[int, list[str]]  # move count -> the points of the first reason the next move was a mistake
+    dead: list[str] | None = None  # the stones the final count lifted (None: no count named them)
     made: dict = field(default_factory=dict, compare=False)  # the browser's frames, made once per full run
 
     def frames(self, ownership: bool) -> dict[str, Any]:
@@ -213,7 +216,8 @@ def the_board(page: Loaded, s: Shown) -> None:
     """The board: the browser's component with the whole main line, and the server's
     drawing of the position shown: the game's position after ``n`` moves, or the
     variation's end, with marks, the candidates (lines on hover), the chosen line, the
-    ownership and the points the first reason of ``why`` is about. Trying moves, a
+    ownership, the points the first reason of ``why`` is about and, at the end, the
+    stones the final count lifted (crossed out). Trying moves, a
     click on it plays a point in a variation from the position the browser shows."""
     g, n, answer, moves = page.detail.game, s.n, s.answer, s.tried
     last = moves[-1][1] if moves else last_vertex([(c, v) for _, c, v in page.moves[:n]])
@@ -230,7 +234,7 @@ def the_board(page: Loaded, s: Shown) -> None:
     svg = board_svg(g.size, s.pos.board, px=PX, last_move=last, recommendations=recommendations(answer),
                     ownership=owner, highlights=[v for p in problems for v in p.points], move_count=shown_at,
                     marks=board_marks(page.review, n), line=line, hover_lines=hover_lines(answer),
-                    hover_style=False)  # the page has it (render): no restyling of the page at a step
+                    dead=page.dead if counted(page, s) else (), hover_style=False)  # the page has it (render): no restyling of the page at a step
     svg = mark_where(svg, s.why, g.size, px=PX)
     trying = bool(st.session_state.get("replay_trying"))
 
@@ -242,6 +246,11 @@ def the_board(page: Loaded, s: Shown) -> None:
 
     stepper.board(g.id, page.frames(ownership), n=n, svg=svg, at=n, tried=len(moves), trying=trying,
                   on_move=follow, on_point=point)
+
+
+def counted(page: Loaded, s: Shown) -> bool:
+    """Whether the position shown is the game's final one and its count named dead stones."""
+    return page.dead is not None and s.n == page.last and not s.tried
 
 
 @st.fragment(key="replay_board")
@@ -271,6 +280,8 @@ def panel_view(page: Loaded) -> None:
     with st.container(key=f"replay_panel_at_{n}"):  # the position the panel shows: for browser tests and the bench
         st.markdown(f"{where} · {'black' if s.pos.to_play == 1 else 'white'} to play · captures: "
                     f"black {s.pos.captures[1]}, white {s.pos.captures[-1]}")
+    if counted(page, s):
+        st.caption(count_words(g.result, Ruleset(g.rules, g.komi).scoring, s.pos, page.dead or ()))
     messages()
     comment = s.node.comment if s.node is not None else ((detail.extra or {}).get("comments") or {}).get(str(n))
     if comment:
@@ -349,7 +360,7 @@ def render() -> None:
         st.session_state["replay_loaded"] = game_id
         st.session_state[MOVE] = deep_link_move()
     try:
-        detail, keys, answers, problems = load(store, game_id)
+        detail, keys, answers, problems, dead = load(store, game_id)
         last = max(keys) if keys else 0
         g = detail.game
         game = GoGame.from_gtp(g.size, Ruleset(g.rules, g.komi), g.to_play, detail.setup,
@@ -363,7 +374,8 @@ def render() -> None:
     review = review_game(moves, answers)
     var.tree_for(game_id, (detail.extra or {}).get("variations"))  # an imported SGF's variations, once per session
     page = Loaded(services, detail, keys, answers, problems, review, moves, game,
-                  mistake_points(detail, answers, review, game))
+                  mistake_points(detail, answers, review, game), dead if last == len(detail.moves) else None)
+    st.session_state[COUNTED_AT] = last if page.dead is not None else None
     n = shown_move(last)
     if opened or st.session_state.get(KNOWN) != n:  # opened, or the move set by another page: the browser goes there
         stepper.jump_to(st.session_state, MOVE, n)

@@ -1,12 +1,13 @@
-"""The Replay page's report tab: per player, the moves judged, accuracy, top-move and
-top-five rates and the count of each class (``report_table``), and the SGF download
+"""The Replay page's report of a game: per player, the moves judged, accuracy, top-move and
+top-five rates and the count of each class (``report_table``), the SGF download
 with the review as comments and this session's variations as branches
-(``sgf_download``, written when the button is pressed, not at every run).
+(``sgf_download``, written when the button is pressed, not at every run), and how the
+result was counted, in words (``count_words``, beside the final position).
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import streamlit as st
 
@@ -16,6 +17,8 @@ from dashboard.store.sgf_io import export_sgf
 from dashboard.views import variations as var
 from dashboard.views.login import can
 from dashboard.views.page_context import Services
+from gobuddy.go.coords import BLACK, WHITE, from_gtp
+from gobuddy.go.position import Position
 
 
 def report_table(review: GameReview) -> list[dict[str, Any]]:
@@ -57,3 +60,13 @@ def sgf_text(session: Any, game_id: str, lines: Mapping[int, Any]) -> str:
         return export_sgf(session, game_id, variations=lines)
     except ValueError:
         return export_sgf(session, game_id)
+
+
+def count_words(result: str | None, scoring: str, final: Position, dead: Sequence[str]) -> str:
+    """How the result was counted: ``B+3.5 by area count; 4 white stones counted dead``
+    (``scoring``: ``area`` or ``territory``; ``dead``: GTP vertices of ``final``, the
+    count's position). Not checked: that the result is that count's."""
+    colours = [final.board[from_gtp(v, final.size)] for v in dead]
+    named = [f"{n} {name} stone{'s' * (n != 1)}" for name, n in
+             (("black", colours.count(BLACK)), ("white", colours.count(WHITE))) if n]
+    return f"{result or 'No result'} by {scoring} count; {' and '.join(named) or 'no stone'} counted dead"

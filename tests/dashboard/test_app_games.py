@@ -1,11 +1,13 @@
 """The Games page (AppTest, real SQLite): list newest first, search and filter, rename,
-delete, import SGF (all or nothing per file, errors named), SGF download offered."""
+delete, import SGF (all or nothing per file, errors named), SGF download offered, a
+game ended by a count says so."""
 
 from __future__ import annotations
 
 from datetime import date
 
 from dashboard.store import GameFilter, Store
+from tests.dashboard.test_app_replay import counted_game
 from tests.e2e.fixtures import _migrated_sqlite, app_db_url, app_store, no_exceptions, open_app  # noqa: F401
 
 GAMES = {  # name: SGF; dates make the order: newest first is Cleo, Ben, Ana
@@ -128,3 +130,17 @@ def test_open_in_replay_switches_page(open_app, app_store):
     no_exceptions(at)
     assert at.title[0].value == "Replay"
     assert at.selectbox(key="replay_game").value == ids["Ana"]
+
+
+def test_a_game_ended_by_a_count_says_so(open_app, app_store):
+    ids = with_games(app_store) | {"counted": counted_game(app_store)}
+    at = open_app("views/games.py")
+    cases = [  # (game, what its summary says after the result)
+        ("counted", " · result W+7 · counted, 1 stone dead"),  # the count named C7 dead
+        ("Ana", " · result B+3.5"),  # a result with no count named
+    ]
+    for name, said in cases:
+        at.selectbox("games_selected").set_value(ids[name]).run()
+        no_exceptions(at)
+        (summary,) = [c.value for c in at.caption if c.value.startswith(ids[name])]
+        assert summary.endswith(said), name

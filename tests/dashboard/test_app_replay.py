@@ -2,15 +2,19 @@
 engine is asked): stepping, stored analyses on the board, the move list and the
 mistakes a click away, mistake marks on the stones, the graph, the engine's line on
 the board, variations that leave the stored game alone, ownership, thinking longer,
-analysing a whole game over the bus, and which game the page opens on."""
+analysing a whole game over the bus, which game the page opens on, and the stones the
+final count lifted."""
 
 from __future__ import annotations
+
+import json
+import re
 
 import pytest
 
 from dashboard.store import Store
-import json
-
+from dashboard.views.replay_report import count_words
+from tests.dashboard.conftest import WireGame, send
 from tests.e2e.fixtures import (_migrated_sqlite, app_broker, app_db_url, app_store,  # noqa: F401
                                 no_exceptions, open_app, stand_in_worker)
 
@@ -553,3 +557,43 @@ def test_an_explanation_that_fails_leaves_the_page_without_reasons(open_app, app
     assert any(m.value.startswith("Next: move 15, black C8: lost 13.0 points (blunder)") for m in at.markdown)
     assert not [m.value for m in at.markdown if "-badge[" in m.value]
     assert "explainer broke" in caplog.text
+
+
+# A count that named a dead stone: black walls off the left, white the right, and the
+# white stone at C7 lives in black's area until the count lifts it (column E is dame):
+# black 36, white 36, komi 7.
+COUNTED = "D1 F1 D2 F2 D3 F3 D4 F4 D5 F5 D6 F6 D7 F7 D8 F8 D9 F9 pass C7 pass pass"
+
+
+def counted_game(store: Store) -> str:
+    """The game of ``COUNTED``, ended by the count W+7 with C7 dead (as the Play page ends one)."""
+    game = WireGame("counted-1").play(COUNTED)
+    send(store, *game.events, game.end("W+7") | {"dead": ["C7"]})
+    return game.game_id
+
+
+def test_the_final_position_crosses_out_the_stones_counted_dead_and_says_how(open_app, app_store):
+    counted_game(app_store)
+    at = open_app("views/replay.py")  # the latest finished game: the counted one
+    cases = [  # (move shown, dead marks on the board, the count in words)
+        (22, ["C7"], ["W+7 by area count; 1 white stone counted dead"]),
+        (21, [], []),  # before the end: the stone is on the board, not counted
+        (0, [], []),
+    ]
+    for n, marks, words in cases:
+        at = go_to(at, n)
+        no_exceptions(at)
+        assert shown_move(at) == n
+        assert re.findall(r'class="dead" data-vertex="(\w+)"', boards(at)[0]) == marks, n
+        assert [c.value for c in at.caption if "count;" in c.value] == words, n
+
+
+@pytest.mark.parametrize("result, scoring, dead, words", [
+    ("W+7", "area", ["C7"], "W+7 by area count; 1 white stone counted dead"),
+    ("B+3.5", "area", ["D1", "D2", "C7"], "B+3.5 by area count; 2 black stones and 1 white stone counted dead"),
+    ("W+0.5", "territory", ["F1", "F2"], "W+0.5 by territory count; 2 white stones counted dead"),
+    ("B+1", "area", [], "B+1 by area count; no stone counted dead"),
+    (None, "area", ["C7"], "No result by area count; 1 white stone counted dead"),
+])
+def test_how_a_result_was_counted_in_words(result, scoring, dead, words):
+    assert count_words(result, scoring, WireGame("words").play(COUNTED).pos, dead) == words

@@ -17,6 +17,7 @@ from dashboard.store import Store
 from tests.e2e.fixtures import dashboard_args
 from tests.e2e.harness import StreamlitServer, browser_missing, chromium, screenshot, wait_for_app, wait_idle
 from tests.e2e.stand_ins import engine_for_tests
+from tests.dashboard.test_app_replay import counted_game
 from tests.e2e.test_replay_browser import MOVES, answer, sgf_of
 from tests.mqtt_broker import MosquittoBroker, find_mosquitto
 
@@ -218,3 +219,22 @@ def test_a_graph_click_right_after_steps_goes_to_its_move(page):
     board_at(page, 12)
     panel_at(page, 12)
     assert page.locator(".gb-replay-board svg.go-board").get_attribute("data-move-count") == "12"
+
+
+def test_stepped_to_the_end_the_board_crosses_out_the_stones_counted_dead(page, served):
+    """The browser draws a step from the main line; at the end of a game whose count
+    named dead stones the server draws the board again, with them crossed out, and the
+    panel says how the result was counted."""
+    server, _, _, url = served
+    store = Store.open(url, migrate=False)
+    try:
+        game_id = counted_game(store)
+    finally:
+        store.close()
+    page.goto(server.url(f"replay?game={game_id}"))
+    board_at(page, 0)
+    wait_idle(page)
+    page.get_by_role("button", name="End", exact=True).click()
+    board_at(page, 22).locator('path.dead[data-vertex="C7"]').wait_for()
+    page.get_by_text("W+7 by area count; 1 white stone counted dead").wait_for()
+    assert page.locator(".gb-replay-board path.dead").count() == 1
