@@ -123,7 +123,7 @@ def bench_features(config: BenchConfig, sample: list[tuple[Position, History]]) 
     ]
 
 
-def bench_raw(config: BenchConfig, path: Path, planes: np.ndarray) -> tuple[list[str], dict[int, float]]:
+def bench_raw(config: BenchConfig, path: Path, planes: np.ndarray) -> list[str]:
     sizes = [1, 2, 4, 8, 16, 32, 64]
     evaluators = {t: OnnxEvaluator(path, intra_threads=t) for t in (1, 2)}
     results: dict[int, dict[int, list[float]]] = {t: {b: [] for b in sizes} for t in evaluators}
@@ -133,11 +133,9 @@ def bench_raw(config: BenchConfig, path: Path, planes: np.ndarray) -> tuple[list
                 x = planes[:b]
                 results[t][b].append(rate(lambda: ev.run_planes(x), b, config.seconds)[0])
     lines = ["| batch | 1 thread (evals/s) | 2 threads (evals/s) |", "|---|---|---|"]
-    one = {}
     for b in sizes:
-        one[b] = statistics.median(results[1][b])
-        lines.append(f"| {b} | {one[b]:,.0f} | {statistics.median(results[2][b]):,.0f} |")
-    return lines, one
+        lines.append(f"| {b} | {statistics.median(results[1][b]):,.0f} | {statistics.median(results[2][b]):,.0f} |")
+    return lines
 
 
 def search_rate(evaluator, sample: list[tuple[Position, History]], batch: int, pipeline: bool,
@@ -226,8 +224,7 @@ def run(config: BenchConfig) -> str:
                "(the machine is shared: figures are medians of interleaved repeats). onnxruntime intra-op "
                "threads as stated, inter-op 1, sequential execution.", ""]
         out += ["### Feature extraction", ""] + bench_features(config, sample) + [""]
-        raw_lines, _ = bench_raw(config, path, planes)
-        out += ["### Raw onnxruntime throughput", ""] + raw_lines + [""]
+        out += ["### Raw onnxruntime throughput", ""] + bench_raw(config, path, planes) + [""]
         out += ["### Search throughput (fresh trees, 9x9 middle games)", ""]
         out += bench_search(config, path, planes, sample) + [""]
         out += [f"### Analysis latency (request to ranked top {DEFAULT_TOP_K}, fresh tree per request, "

@@ -191,7 +191,6 @@ def make_base(plan: RoundPlan) -> None:
     state = torch.load(plan.base_weights, map_location="cpu", weights_only=False)
     model = GoNet(NetConfig(**state["net"]))
     model.load_state_dict(state["model"])
-    model.eval()
     plan.run().mkdir(parents=True, exist_ok=True)
     tmp = plan.run("base.export.onnx")
     export_onnx(model, tmp, plan.size, model_name=f"{plan.base_weights.stem}-at-{plan.size}x{plan.size}",
@@ -217,13 +216,11 @@ def train(plan: RoundPlan) -> None:
 
 
 def export(plan: RoundPlan) -> None:
+    import onnx
     import torch
 
-    from training.export import main as export_main
-
-    import onnx
-
     from gobuddy.ai.contract import META_MODEL_NAME
+    from training.export import main as export_main
 
     init = torch.load(plan.run("init.pt"), map_location="cpu", weights_only=False)
     name = f"gobuddy-{plan.size}x{plan.size}-b{init['net']['blocks']}c{init['net']['channels']}-{plan.name}"

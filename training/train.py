@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from training.network import GoNet, NetConfig, count_parameters
+from training.network import GoNet, NetConfig
 from training.position_shards import FIELDS, augment, load_shard, stream_batches
 
 
