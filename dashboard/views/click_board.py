@@ -1,9 +1,10 @@
 """A board you can click (the Play page): ``svg_board`` draws our SVG board as plain
-SVG in the page by a small ``st.components.v2`` component (no shadow root) whose script turns a click into the
-nearest intersection and reports it as a trigger value; ``on_click(vertex)`` runs in
-the widget callback, before the next run. On the player's turn the script also shows
-the clicked stone at once (provisional, until the next board from the server). The component keeps its key, and a new position swaps one SVG in
-the browser: nothing to lay out and mount again after each move.
+SVG in the page by a small ``st.components.v2`` component (no shadow root) whose
+script turns a click into the nearest intersection and reports it as a trigger value;
+``on_click(vertex)`` runs in the widget callback, before the next run. On the player's
+turn the script also shows the clicked stone at once (provisional, until the next
+board from the server). The component keeps its key, and a new position swaps one SVG
+in the browser: nothing to lay out and mount again after each move.
 
 A click is never lost and never taken twice. Each click is one event with a number
 (the same point twice counts twice); the script reports every click the server has
@@ -11,7 +12,8 @@ not answered yet, with each new click and again at each board drawn and every
 ``RESEND_MS`` until a board drawn after it says the server took it (``answered``,
 the highest number taken). Streamlit keeps only the newest trigger value of a widget
 among the reruns queued behind a run in flight, so of two clicks made meanwhile the
-first was lost before; the server takes each number once (``new_clicks``).
+first was lost before (and it runs the callback once per event of a batch, each
+reading the last event); the server takes each number once (``new_clicks``).
 
 Not checked: legality (the caller decides what a click on an occupied point means).
 """
