@@ -39,7 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gobuddy.ai.analysis import Analysis, Candidate
-from gobuddy.ai.features import HISTORY_DEPTH, History, board_array
+from gobuddy.ai.features import History, board_array, push_history
 from gobuddy.ai.levels import FULL, level_named
 from gobuddy.go.position import IllegalMove, Position
 
@@ -123,7 +123,7 @@ def position_after(position: Position, history: History, move: int) -> tuple[Pos
         raise IllegalMove(f"the move is not legal in this position: {why}")
     after = position.copy()
     after.play(move, position.to_play, check=False)
-    return after, (board_array(position),) + tuple(history[:HISTORY_DEPTH - 1])
+    return after, push_history(history, board_array(position))
 
 
 def judge(before: Analysis, move: int, level: str, after: Analysis | None = None) -> Judgement:
