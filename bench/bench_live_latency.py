@@ -139,34 +139,28 @@ def measure(moves: int, gap_s: float, interval_s: float, with_worker: bool, busy
     """Latencies in ms of the moves that showed, how many never showed, and the load
     average (1 min) at the end."""
     vertices = game_moves(moves)
-    with tempfile.TemporaryDirectory() as tmp, MosquittoBroker(boards=("board-1", "board-2")) as broker:
-        url = f"sqlite:///{Path(tmp) / 'bench.db'}"
-        worker = engine_worker(broker, Path(tmp)) if with_worker else None
-        if worker:
-            worker.__enter__()
+    with tempfile.TemporaryDirectory() as tmp, MosquittoBroker(boards=("board-1", "board-2")) as broker, \
+            (engine_worker(broker, Path(tmp)) if with_worker else contextlib.nullcontext()):
+        if with_worker:
             wait_online(broker.config("observer"), {"engine": 1})
-        try:
-            args = dashboard_args(url, broker, "--live-interval", str(interval_s))
-            with searching_workers(broker, Path(tmp), busy_workers), busy_loops(loops), \
-                    StreamlitServer(args) as server, chromium() as browser, \
-                    ScriptedBoard(broker.config("board-1")) as board:
-                board.start("board-1-bench")
-                page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                page.goto(server.url("?board=board-1"))
-                page.wait_for_selector('svg.go-board[data-move-count="0"]', timeout=60_000)
-                time.sleep(1.0)
-                page.evaluate(OBSERVER)
-                sent: dict[int, float] = {}
-                for number, vertex in enumerate(vertices, start=1):
-                    sent[number] = time.time() * 1000
-                    board.play(vertex)
-                    time.sleep(gap_s)
-                time.sleep(2.0)
-                seen = {int(k): float(v) for k, v in page.evaluate("() => window.__seen").items()}
-                load = os.getloadavg()[0]
-        finally:
-            if worker:
-                worker.__exit__(None, None, None)
+        args = dashboard_args(f"sqlite:///{Path(tmp) / 'bench.db'}", broker, "--live-interval", str(interval_s))
+        with searching_workers(broker, Path(tmp), busy_workers), busy_loops(loops), \
+                StreamlitServer(args) as server, chromium() as browser, \
+                ScriptedBoard(broker.config("board-1")) as board:
+            board.start("board-1-bench")
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(server.url("?board=board-1"))
+            page.wait_for_selector('svg.go-board[data-move-count="0"]', timeout=60_000)
+            time.sleep(1.0)
+            page.evaluate(OBSERVER)
+            sent: dict[int, float] = {}
+            for number, vertex in enumerate(vertices, start=1):
+                sent[number] = time.time() * 1000
+                board.play(vertex)
+                time.sleep(gap_s)
+            time.sleep(2.0)
+            seen = {int(k): float(v) for k, v in page.evaluate("() => window.__seen").items()}
+            load = os.getloadavg()[0]
     latencies = [seen[n] - sent[n] for n in sent if n in seen]
     return latencies, len(sent) - len(latencies), load
 
