@@ -127,7 +127,6 @@ def row(label: str, tallies: dict[str, Tally]) -> str:
 
 
 def run(board_counts: list[int], worker_counts: list[int], seconds: float) -> str:
-    model = SHIPPED
     most = max(board_counts + [11])
     boards = tuple(f"board-b{i}" for i in range(1, most + 1))
     lines = [
@@ -149,7 +148,7 @@ def run(board_counts: list[int], worker_counts: list[int], seconds: float) -> st
         clients = {board: BusClient(broker.config(board)) for board in boards}
         for client in clients.values():
             client.start()
-        workers = Workers(broker, model, tmp)
+        workers = Workers(broker, SHIPPED, tmp)
         try:
             for count in sorted(worker_counts):
                 workers.start(count - len(workers.processes))
