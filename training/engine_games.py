@@ -144,11 +144,8 @@ class GamesConfig:
 def play_one(config: GamesConfig, seed: int, stop: threading.Event) -> GameSample | str:
     """Play the game ``seed`` describes: a ``GameSample``, or why none came (a string)."""
     rng = random.Random(seed)
-    players = list(config.mix)
-    weights = [p.weight for p in players]
-    specs = []
-    for player in rng.choices(players, weights, k=2):
-        specs.append(parse_engine(f"{player.kind}:{player.draw(rng)}", config.toolbox))
+    specs = [parse_engine(f"{player.kind}:{player.draw(rng)}", config.toolbox)
+             for player in rng.choices(config.mix, [p.weight for p in config.mix], k=2)]
     opening = random_opening(config.rules.size, rng.randint(*config.opening), rng, config.rules.superko)
     finisher_seed = rng.getrandbits(31)
     clients: list[GtpClient] = []
