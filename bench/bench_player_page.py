@@ -80,8 +80,8 @@ def page_runs(db_url: str, names: list[str], repeats: int) -> dict[str, list[tup
 
 def row(label: str, runs: list[tuple[float, float]]) -> str:
     wall, cpu = [w for w, _ in runs], [c for _, c in runs]
-    return (f"| {label} | {len(runs)} | {1000 * statistics.median(wall):.0f} | {1000 * percentile(wall, 95):.0f} | "
-            f"{1000 * max(wall):.0f} | **{1000 * statistics.median(cpu):.0f}** | {1000 * percentile(cpu, 95):.0f} |")
+    return (f"| {label} | {len(runs)} | {1000 * statistics.median(wall):.0f} | {1000 * percentile(wall, 0.95):.0f} | "
+            f"{1000 * max(wall):.0f} | **{1000 * statistics.median(cpu):.0f}** | {1000 * percentile(cpu, 0.95):.0f} |")
 
 
 def main(argv: list[str] | None = None) -> None:
