@@ -274,12 +274,13 @@ def improve(plan: RoundPlan) -> bool:
         log.run("gating", lambda: gating(plan), lambda: plan.run("gating", "gating.json").exists())
         if accepted(plan):
             log.run("promote", lambda: promote(plan),
-                    lambda: file_digest(plan.shipped) == file_digest(plan.run("model.onnx")))
+                    lambda: plan.shipped.exists() and file_digest(plan.shipped) == file_digest(plan.run("model.onnx")))
     except ReachedUntil as reached:
         print(f"[improve] stopped after {reached} (--until)", flush=True)
         return False
     promoted = accepted(plan)
-    print(f"[improve] round {plan.name}: candidate {'promoted to' if promoted else 'rejected; kept'} {plan.shipped}",
+    kept = plan.shipped if plan.shipped.exists() else f"{plan.base} (no {plan.shipped.name} shipped yet)"
+    print(f"[improve] round {plan.name}: candidate {f'promoted to {plan.shipped}' if promoted else f'rejected; kept {kept}'}",
           flush=True)
     return promoted
 

@@ -150,6 +150,12 @@ def test_a_13x13_round_starts_from_9x9_weights(tmp_path):
     assert plan.shipped == tmp_path / "models" / "gobuddy-13x13.onnx"
     assert plan.shipped.exists() == promoted
     assert file_digest(shipped) == before
+    if not promoted:  # the two gating games decide; an accepted verdict must still ship the first 13x13 file
+        verdict = plan.run("gating", "gating.json")
+        verdict.write_text(json.dumps({**json.loads(verdict.read_text()), "accepted": True}))
+        assert improve(plan)
+    assert file_digest(plan.shipped) == file_digest(plan.run("model.onnx"))
+    assert file_digest(shipped) == before
 
 
 def test_sigterm_stops_the_generators_and_keeps_the_time_spent(tmp_path):
