@@ -30,8 +30,6 @@ from edge.reading.count_groups import groups_of
 from gobuddy.bus.messages import EngineAnswer
 from gobuddy.go.coords import EMPTY, from_gtp, to_gtp
 
-COUNT_BLINK_MAX = 16  # points in one LED BLINK (firmware/PROTOCOL.md)
-
 
 @dataclass(frozen=True)
 class CountStarted:
@@ -228,4 +226,4 @@ class EndCount:
         return f"{len(count.dead)} dead stones shown: lift a stone to toggle its group, TURN DONE accepts, UNDO plays on"
 
 
-__all__ = ["COUNT_BLINK_MAX", "Count", "CountChanged", "CountStarted", "EndCount", "blink_order"]
+__all__ = ["Count", "CountChanged", "CountStarted", "EndCount", "blink_order"]

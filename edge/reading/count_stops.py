@@ -8,7 +8,7 @@ meanwhile stable boards are read only for the players' choices, never as moves
 (``count_board``): lifting a stone of a group toggles the group between dead and alive,
 a group with every stone off counts dead (``edge.reading.count_groups``); a change is a
 ``CountChanged`` event and the LEDs blink the groups now counted dead (a stone of each
-group first, at most ``COUNT_BLINK_MAX``). ``show_dead`` takes the workers' proposal,
+group first, at most ``LED_BLINK_MAX``). ``show_dead`` takes the workers' proposal,
 ``restore_count`` a journalled count after a restart; ``count_dead`` is every stone
 counted dead now. ``accept_count`` ends the game with the stones counted dead;
 ``resume_play`` goes back to playing (the pass that ended the game is taken back) and
@@ -21,7 +21,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from edge import game as board_game
-from edge.end_count import COUNT_BLINK_MAX, CountChanged, CountStarted, blink_order
+from edge.end_count import CountChanged, CountStarted, blink_order
+from edge.link.board_view import LED_BLINK_MAX
 from edge.reading.count_groups import CountGroups
 from gobuddy.go.game import Game
 
@@ -79,7 +80,7 @@ class CountStops:
     def _blink_dead(self) -> None:
         assert self.count_groups is not None
         self.counting = blink_order(self.count_groups.dead, self.game.position.board,
-                                    self.game.size)[:COUNT_BLINK_MAX]
+                                    self.game.size)[:LED_BLINK_MAX]
 
     def accept_count(self, dead: Sequence[int]) -> list[Any]:
         """End the game by counting with ``dead`` lifted (``Ended``, with them)."""
