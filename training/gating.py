@@ -34,6 +34,7 @@ from typing import Any
 
 from training.engine_spec import Toolbox, parse_engine
 from training.gtp_game import GameRules
+from training.levels_fit import elo_difference
 from training.make_model import file_digest
 from training.match import DEFAULT_OPENING, MatchConfig, move_sequence, parse_opening, run_match
 
@@ -83,8 +84,18 @@ class GateResult:
         rate = "-" if self.win_rate is None else f"{self.win_rate:.1%}"
         verdict = "ACCEPTED" if self.accepted else "rejected"
         return (f"candidate {verdict}: {self.wins}-{self.losses}" + (f"-{self.jigo}" if self.jigo else "")
-                + f" ({rate}, Wilson 95% {self.wilson95[0]:.1%}-{self.wilson95[1]:.1%}, need {self.threshold:.0%})"
-                + f" after {self.games}/{self.planned} games, {self.distinct_games} distinct")
+                + f" ({rate}, Wilson 95% {self.wilson95[0]:.1%}-{self.wilson95[1]:.1%}, need {self.threshold:.0%};"
+                + f" {self.elo()}) after {self.games}/{self.planned} games, {self.distinct_games} distinct")
+
+    def elo(self) -> str:
+        """The result as the candidate's Elo difference, with the Wilson bounds read the
+        same way; an end of the interval at 0% or 100% reads as -inf or +inf."""
+        def read(score: float | None) -> str:
+            if score is None:
+                return "-"
+            return f"{elo_difference(score):+.0f}" if 0.0 < score < 1.0 else ("+inf" if score >= 1.0 else "-inf")
+
+        return f"Elo {read(self.win_rate)} ({read(self.wilson95[0])} to {read(self.wilson95[1])})"
 
 
 def decide(score: float, decided: int, remaining: int, threshold: float) -> bool | None:

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Game", "Ladder", "bootstrap", "elo_expectation", "fit", "gor_of", "rank_name", "rank_of"]
+__all__ = ["Game", "Ladder", "bootstrap", "elo_difference", "elo_expectation", "fit", "gor_of", "rank_name", "rank_of"]
 
 ELO = 400.0 / math.log(10.0)  # Elo points per natural-log unit of strength
 
@@ -67,6 +67,14 @@ class Ladder:
 def elo_expectation(diff: float) -> float:
     """Expected score of a player ``diff`` Elo stronger."""
     return 1.0 / (1.0 + 10.0 ** (-diff / 400.0))
+
+
+def elo_difference(score: float) -> float:
+    """The Elo difference whose expected score is ``score`` (the inverse of
+    ``elo_expectation``); ``score`` strictly between 0 and 1, else ``ValueError``."""
+    if not 0.0 < score < 1.0:
+        raise ValueError(f"an Elo difference needs a score strictly between 0 and 1, got {score}")
+    return 400.0 * math.log10(score / (1.0 - score))
 
 
 def _check_connected(players: list[str], games: list[Game]) -> None:

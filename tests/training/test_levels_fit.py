@@ -12,7 +12,7 @@ import pytest
 
 from gobuddy.ai.levels import level_names
 from training.levels import Pairing, _shutout, collect_games, level_id, schedule
-from training.levels_fit import Game, bootstrap, elo_expectation, fit, gor_of, rank_name, rank_of
+from training.levels_fit import Game, bootstrap, elo_difference, elo_expectation, fit, gor_of, rank_name, rank_of
 from training.levels_report import record
 
 TRUE = {"a": -600.0, "b": -250.0, "anchor": 0.0, "c": 150.0, "d": 500.0}
@@ -124,3 +124,17 @@ def test_the_prior_sits_only_on_the_pairs_given():
     assert on_steps["z"] < everywhere["z"] < 0.0
     with_none = fit([Game("a", "b", 1.0)] * 5 + [Game("b", "c", 1.0)] * 5, "a", prior_pairs=[("a", "b"), ("b", "c")])
     assert with_none["a"] > with_none["b"] > with_none["c"]
+
+
+@pytest.mark.parametrize("score, elo", [
+    (0.5, 0), (0.575, 53), (0.64, 100), (0.76, 200), (0.839, 287), (0.25, -191),
+])
+def test_a_score_reads_as_the_elo_difference_that_expects_it(score, elo):
+    assert round(elo_difference(score)) == elo
+    assert elo_expectation(elo_difference(score)) == pytest.approx(score)
+
+
+@pytest.mark.parametrize("score", [0.0, 1.0, -0.1, 1.5])
+def test_a_score_of_all_or_nothing_has_no_elo_difference(score):
+    with pytest.raises(ValueError, match="strictly between 0 and 1"):
+        elo_difference(score)
