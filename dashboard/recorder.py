@@ -16,6 +16,7 @@ broker restarts too) subscribed to:
 | ``gobuddy/v1/status/board/+``      | status (the boards' presence)                           |
 | ``gobuddy/v1/engine/response/+/+`` | engine_answer: every final answer it may read (hints,   |
 |                                    | the dashboard's analyses, genmoves); errors are skipped |
+|                                    | and so are the workers' engine_progress                 |
 | ``gobuddy/v1/board/+/led``         | engine_answer (copies of boards' own hints: no news)    |
 
 Each message is applied in its own transaction and acknowledged only after it committed
@@ -157,7 +158,7 @@ class Recorder:
 
     def _on_message(self, received: Received) -> None:
         kind = received.kind
-        if kind == "engine_error":
+        if kind in ("engine_error", "engine_progress"):  # nothing of them is stored
             return
         if kind == "engine_answer" and received.payload["is_during_search"]:
             self.counts["ignored"] += 1
