@@ -38,16 +38,16 @@ def analysis_buttons(services: Services, detail: GameDetail, keys: dict, answers
     stored_visits = int(answer["root"]["visits"]) if answer else 0
     has_owner = bool(answer and answer.get("ownership") is not None)
     deeper = min(100_000, THINK_FACTOR * max(stored_visits, config.analysis_visits))
-    c = st.columns(3)
-    one = c[0].button("Analyse this position", key="replay_ask", disabled=(answer is not None and has_owner)
-                      or not allowed, width="stretch",
-                      help="Asks again where the stored analysis has no ownership")
-    whole = c[1].button(f"Analyse the game ({len(missing)} left)", key="replay_all",
-                        disabled=not missing or not allowed, type="primary", width="stretch",
-                        help="Every position not analysed yet, spread over all engine workers")
-    longer = c[2].button(f"Think longer ({deeper} visits)", key="replay_think", disabled=not allowed,
-                         width="stretch", icon=":material/hourglass_top:",
-                         help="A deeper search of this position, shown as it grows; the deeper answer is stored")
+    row = st.container(horizontal=True)  # wraps when the column is too narrow for the three labels
+    one = row.button("Analyse this position", key="replay_ask", disabled=(answer is not None and has_owner)
+                     or not allowed,
+                     help="Asks again where the stored analysis has no ownership")
+    whole = row.button(f"Analyse the game ({len(missing)} left)", key="replay_all",
+                       disabled=not missing or not allowed, type="primary",
+                       help="Every position not analysed yet, spread over all engine workers")
+    longer = row.button(f"Think longer ({deeper} visits)", key="replay_think", disabled=not allowed,
+                        icon=":material/hourglass_top:",
+                        help="A deeper search of this position, shown as it grows; the deeper answer is stored")
     if longer and require("analyse"):
         think(services, detail, keys, n, deeper)
         return

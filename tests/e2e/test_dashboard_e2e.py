@@ -110,6 +110,20 @@ def test_a_replay_shows_the_analysis_and_the_graph(stack, page):
     screenshot(page, "replay")
 
 
+def test_the_replay_engine_buttons_show_their_whole_labels(stack, page):
+    """Beside the board (the page's narrower column, 1400 px wide) the three engine
+    buttons wrap onto lines of their own rather than cut their labels to "Analyse thi…"."""
+    game_id = stack.store.import_sgf(SGF.replace("PB[Ana]", "PB[Dora]"))[0]
+    page.goto(stack.server.url(f"replay?game={game_id}"))
+    wait_for_app(page)
+    board_at(page, 0, 20_000)
+    for label in ("Analyse this position", "Analyse the game", "Think longer"):
+        button = page.get_by_role("button", name=label).first
+        button.wait_for()
+        cut = button.evaluate("b => [...b.querySelectorAll('*')].filter(e => e.scrollWidth > e.clientWidth + 1).length")
+        assert cut == 0, f"the label of {label!r} is cut short"
+
+
 def test_an_sgf_file_goes_round_trip(stack, page, tmp_path: Path):
     source = tmp_path / "round_trip.sgf"
     source.write_text(SGF)
