@@ -367,7 +367,7 @@ def play_area() -> None:
     settle(services, game)
     verdict = open_verdict(game)
     hint = st.session_state.get("play_hint")
-    hint = hint if hint and hint[0] == len(game.moves) else None
+    hint = hint if hint and hint[0] == len(game.moves) and not game.over else None  # resigning plays no move
     hint_answer = hint[1] if hint else None
     simple = simple_hints(game.level)
     count = current_count(game) if game.counting or game.reason == "score" else None

@@ -199,6 +199,22 @@ def test_playing_a_game_on_the_page(open_app, app_store, app_broker, stand_in_wo
     assert stored.game.black == "guest" and stored.game.white == "gobuddy 5 kyu"  # the engine named with its level
 
 
+def test_a_hint_asked_before_resigning_is_gone_once_the_game_is_over(open_app, app_broker, stand_in_worker,
+                                                                     stand_in_recorder):
+    at = open_app("views/play.py", app_broker)
+    assert services(at).feed.wait_for(lambda f: f.connected(), 10)
+    at.button(key="FormSubmitter:play_new-Start the game").click().run(timeout=60)
+    at.text_input(key="play_typed_point").set_value("E5")
+    at.button(key="FormSubmitter:play_typed-Play").click().run(timeout=60)
+    at.button(key="play_hint_button").click().run(timeout=60)
+    assert 'class="rec"' in play_board(at) and any(m.value.startswith("**Why ") for m in at.markdown)
+    at.button(key="play_resign").click().run(timeout=60)  # resigning plays no move: the hint's position stays
+    no_exceptions(at)
+    assert any(s.value == "Game over: W+R (resignation)" for s in at.success)
+    assert 'class="rec"' not in play_board(at), "no hint on the board of a finished game"
+    assert not any(m.value.startswith("**Why ") for m in at.markdown), "nor its reasons beside it"
+
+
 def test_busy_engines_are_told_as_such() -> None:
     from dashboard.views.play_engine import engine_trouble
     from gobuddy.bus.engine_messages import EngineError
