@@ -257,6 +257,7 @@ def on_undo() -> None:
     if game is None or game.over or not allowed():
         return
     st.session_state.pop("play_engine_error", None)
+    st.session_state.pop("play_last_answer", None)  # the engine's view of a position no longer on the board
     st.session_state.pop(PENDING, None)
     st.session_state.pop(VERDICT, None)
     events = game.undo()

@@ -215,6 +215,20 @@ def test_a_hint_asked_before_resigning_is_gone_once_the_game_is_over(open_app, a
     assert not any(m.value.startswith("**Why ") for m in at.markdown), "nor its reasons beside it"
 
 
+def test_undo_takes_the_engines_view_of_the_undone_position_away(open_app, app_broker, stand_in_worker,
+                                                                 stand_in_recorder):
+    at = open_app("views/play.py", app_broker)
+    assert services(at).feed.wait_for(lambda f: f.connected(), 10)
+    at.button(key="FormSubmitter:play_new-Start the game").click().run(timeout=60)
+    at.text_input(key="play_typed_point").set_value("E5")
+    at.button(key="FormSubmitter:play_typed-Play").click().run(timeout=60)
+    assert any(c.value.startswith("Score lead:") for c in at.caption)  # the engine's view when it answered
+    at.button(key="play_undo").click().run(timeout=60)
+    no_exceptions(at)
+    assert at.session_state["play_game"].moves == []
+    assert not any(c.value.startswith("Score lead:") for c in at.caption), "a view of a position no longer played"
+
+
 def test_busy_engines_are_told_as_such() -> None:
     from dashboard.views.play_engine import engine_trouble
     from gobuddy.bus.engine_messages import EngineError
