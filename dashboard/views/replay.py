@@ -397,7 +397,9 @@ def render() -> None:
                 stepper.move_list(game_id, entries(review, moves), n=n, last=last, height=HEIGHT)
         with tabs[2]:
             if tabs[2].open:
-                st.markdown(markdown_table(report_table(review)))
+                rows = report_table(review)  # a player a column: a column a figure ran past the page's edge
+                st.markdown(markdown_table([{"": name, **{r["player"]: r[name] for r in rows}}
+                                            for name in list(rows[0])[1:]]))
                 st.caption(f"Losses in {review.unit}; accuracy as KaTrain's (100 = no loss).")
                 sgf_download(services, detail)
         try_view(page)
