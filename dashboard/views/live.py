@@ -1,6 +1,8 @@
 """Live: follow a board's game as it happens.
 
-The page picks a board; a fragment re-runs every ``--live-interval`` seconds (0.1 s by
+The page picks a board (``default_board``: a physical board playing, else one online,
+else a live web game; the default moves on when a better board appears, a board the
+user picks in the selector stays); a fragment re-runs every ``--live-interval`` seconds (0.1 s by
 default) and draws, from the live feed's memory (never the database): the position on
 a real board with the engine's top five (rank and win rate on the points; while the
 engine searches, its partial answer, growing) and, beside the top five, why the
@@ -94,20 +96,72 @@ def _board_online(board_id: str, feed: LiveFeed) -> bool | None:
     return next((p.online for p in feed.presence("board") if p.client_id == board_id), False)
 
 
+LIVE_WEB_S = 300  # a web game without a message for longer is not live (a Play tab left open)
+CHOSEN = "live_board_chosen"  # True once the user picked the board (selector or ?board=): it stays
+
+
+def board_rank(board_id: str, board: LiveBoard | None, online: bool | None, now: int) -> int:
+    """How well ``board_id`` suits as the board Live opens on, lower is better: 0 a
+    physical board playing (and not known to be offline), 1 a physical board online,
+    2 a web game playing with a message (its ``ts``, this host's clock: the dashboard
+    plays web games) in the last ``LIVE_WEB_S``, 3 anything else."""
+    playing = board is not None and board.status == "playing"
+    if board_id.startswith("board-"):
+        return 0 if playing and online is not False else 1 if online else 3
+    if board is not None and playing and now - board.ts <= LIVE_WEB_S * 1000:
+        return 2
+    return 3
+
+
+def default_board(candidates: dict[str, tuple[LiveBoard | None, bool | None]], current: str | None,
+                  now: int) -> str | None:
+    """The board Live shows when the user chose none: the best ranked of ``candidates``
+    (id -> its game and presence; ties: physical boards first, then by id), except that
+    ``current`` stays while no candidate ranks strictly better (no flipping between
+    equals). None when there is no candidate."""
+    if not candidates:
+        return None
+    ranks = {i: board_rank(i, *candidates[i], now) for i in candidates}
+    best = min(ranks, key=lambda i: (ranks[i], not i.startswith("board-"), i))
+    return current if current in ranks and ranks[current] <= ranks[best] else best
+
+
+def board_candidates(feed: LiveFeed) -> dict[str, tuple[LiveBoard | None, bool | None]]:
+    """Every board heard of (a game or a presence), with its game and its presence."""
+    games = {b.board_id: b for b in feed.boards()}
+    online = {p.client_id: p.online for p in feed.presence("board")}
+    return {i: (games.get(i), online.get(i)) for i in games.keys() | online.keys()}
+
+
+def _chosen() -> None:
+    st.session_state[CHOSEN] = True
+
+
 def choose_board(feed: LiveFeed) -> str | None:
-    ids = sorted({b.board_id for b in feed.boards()} | {p.client_id for p in feed.presence("board")},
-                 key=lambda i: (not i.startswith("board-"), i))
+    """The board selector. Until the user picks one (or the link names one with
+    ``?board=``), it shows ``default_board``, which ``should_follow`` moves on when a
+    better board appears; a board the user picked stays."""
+    candidates = board_candidates(feed)
+    ids = sorted(candidates, key=lambda i: (not i.startswith("board-"), i))
     if not ids:
         return None
     wanted = st.query_params.get("board")
     if wanted in ids and "live_board" not in st.session_state:
         st.session_state["live_board"] = wanted
-    if st.session_state.get("live_board") not in ids:
-        playing = [b.board_id for b in feed.boards() if b.status == "playing"]
-        st.session_state["live_board"] = playing[0] if playing else ids[0]
-
-    return st.selectbox("Board", ids, key="live_board",
+        st.session_state[CHOSEN] = True
+    current = st.session_state.get("live_board")
+    if current not in ids or not st.session_state.get(CHOSEN):
+        st.session_state["live_board"] = default_board(candidates, current, now_ms())
+    return st.selectbox("Board", ids, key="live_board", on_change=_chosen,
                         format_func=lambda i: f"{i} (web game)" if i.startswith("web-") else i)
+
+
+def should_follow(feed: LiveFeed, board_id: str) -> bool:
+    """Whether the page should run again to show a better board than ``board_id``: the
+    user chose none and ``default_board`` now picks another."""
+    if st.session_state.get(CHOSEN):
+        return False
+    return default_board(board_candidates(feed), board_id, now_ms()) != board_id
 
 
 def give_way() -> None:
@@ -174,6 +228,8 @@ def render_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: 
     while True:
         seen = feed.generation
         draw_live(feed, board_id, show_ownership, show_recs, view)
+        if not full and should_follow(feed, board_id):
+            st.rerun()  # the whole page: its selector shows the better board
         left = ends - time.monotonic()
         if left <= 0:
             return
