@@ -8,7 +8,10 @@
 |          | name in the box; or any level of ``gobuddy.ai.levels``, weakest first,  |
 |          | their ranks as measured in ``models/LEVELS.md`` in the help             |
 | size     | the sizes the engine plays (``SIZES``)                                  |
-| colour, komi, handicap | as before                                               |
+| colour   | black or white                                                        |
+| handicap | 0, or 2 to 9 fixed stones for black                                   |
+| komi     | left empty: the usual one for the handicap (``default_komi``: 7 without |
+|          | handicap stones, 0.5 with them); a komi the user typed stays            |
 
 All of it is one form, so that typing a name and pressing Start is one step (a box
 outside the form would run the page when it loses focus, and Streamlit drops a click
@@ -41,12 +44,19 @@ NAME = "play_name"  # the name box
 LEVEL = "play_level"  # the opponent box (preselected for the name)
 LAST_NAME = "play_last_name"  # the name of the last game: the box's value next time
 SUGGESTED = "suggested"  # the opponent box's first choice: the level on the ladder of the name played under
+KOMI = "play_komi"  # the komi box: empty means "the usual komi for the handicap"
+EVEN_KOMI, HANDICAP_KOMI = 7.0, 0.5  # with handicap stones white gets no compensation beyond the tie-break
 
 
 def signed_in_name() -> str:
     """The signed-in user's name, or "guest" when nobody is signed in."""
     identity = st.session_state.get(IDENTITY)
     return identity.name if identity is not None and identity.signed_in and identity.name else "guest"
+
+
+def default_komi(handicap: int) -> float:
+    """The usual komi for ``handicap`` stones: 7 in an even game, 0.5 with 2 or more."""
+    return HANDICAP_KOMI if handicap >= 2 else EVEN_KOMI
 
 
 def suggested_level(services: Services, name: str) -> str:
@@ -92,16 +102,22 @@ def new_game_settings(services: Services) -> dict[str, Any] | None:
         size = c3.selectbox("Board size", SIZES, key="play_size", help="The sizes the engine's model plays.")
         c4, c5, c6 = st.columns(3)
         colour = c4.radio("You play", ["Black", "White"], horizontal=True)
-        komi = c5.number_input("Komi", value=7.0, step=0.5, min_value=-50.0, max_value=50.0)
-        handicap = c6.selectbox("Handicap stones (black)", [0, 2, 3, 4, 5, 6, 7, 8, 9])
+        # Empty by default, decided when the form is submitted: a widget in a form cannot
+        # follow another one while the user chooses (no rerun before the submit).
+        komi = c5.number_input("Komi", value=None, step=0.5, min_value=-50.0, max_value=50.0, key=KOMI,
+                               placeholder=f"{EVEN_KOMI:g}, or {HANDICAP_KOMI:g} with handicap",
+                               help=f"Leave it empty for the usual komi: {EVEN_KOMI:g} in an even game, "
+                                    f"{HANDICAP_KOMI:g} with handicap stones.")
+        handicap = c6.selectbox("Handicap stones (black)", [0, 2, 3, 4, 5, 6, 7, 8, 9], key="play_handicap")
         started = st.form_submit_button("Start the game", type="primary")
     if not started:
         return None
     name = (typed or "").strip() or "guest"
     if level == SUGGESTED:  # the level on the ladder of the name the game is played under
         level = suggested_level(services, name)
-    return dict(size=size, komi=float(komi), handicap=handicap, human=colour[0], level=level, player_name=name)
+    komi = default_komi(handicap) if komi is None else float(komi)
+    return dict(size=size, komi=komi, handicap=handicap, human=colour[0], level=level, player_name=name)
 
 
-__all__ = ["LAST_NAME", "LEVEL", "SIZES", "SUGGESTED", "new_game_settings", "rank_estimates", "signed_in_name",
+__all__ = ["KOMI", "LAST_NAME", "LEVEL", "default_komi", "SIZES", "SUGGESTED", "new_game_settings", "rank_estimates", "signed_in_name",
            "suggested_level"]
