@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterable, Sequence
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import func, or_, select, union, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -141,17 +141,18 @@ def link_unlinked(session: Session, game_ids: Iterable[str] | None = None) -> in
 
 
 def _game_counts(session: Session) -> dict[int, int]:
-    counts: dict[int, int] = {}
-    for column in (Game.black_player_id, Game.white_player_id):
-        rows = session.execute(select(column, func.count()).where(Game.deleted_at.is_(None), column.is_not(None))
-                               .group_by(column))
-        for pid, n in rows:
-            counts[pid] = counts.get(pid, 0) + n
-    return counts
+    """Undeleted games by player: a game counts once for a player who held both sides
+    (a guest against a guest), once for each of two different players."""
+    sides = union(*(select(Game.id.label("game_id"), column.label("player_id"))
+                    .where(Game.deleted_at.is_(None), column.is_not(None))
+                    for column in (Game.black_player_id, Game.white_player_id))).subquery()  # UNION: (game, player) once
+    rows = session.execute(select(sides.c.player_id, func.count()).group_by(sides.c.player_id))
+    return {pid: n for pid, n in rows}
 
 
 def list_players(session: Session, *, kind: str | None = None, merged: bool = False) -> list[PlayerView]:
-    """Players by name (folded), with their number of games; merged ones only if ``merged``."""
+    """Players by name (folded), with their number of games (``_game_counts``: a game
+    counts once however many sides the player held); merged ones only if ``merged``."""
     query = select(Player).order_by(Player.key)
     if kind:
         query = query.where(Player.kind == kind)

@@ -159,6 +159,15 @@ def _guest_games(store: Store) -> dict[str, str]:
     return ids
 
 
+def test_a_game_counts_once_per_player_whatever_sides_they_held(store):
+    _guest_games(store)  # guest–Ben, Ben–guest, guest–guest, guest–Ben
+    send(store, *WireGame("g-gone", players=("guest", "guest"), t0=T0 + 86_400_000).play("E5").events)
+    store.delete_game("g-gone")
+    counts = {p.name: p.games for p in store.players()}
+    assert counts == {"guest": 4, "Ben": 3}  # player | games
+    assert store.player_named("guest").games == 4
+
+
 def test_a_person_claims_guest_games_and_the_claim_is_recorded(store):
     _guest_games(store)
     ana = store.player_named("Ana", create=True)
