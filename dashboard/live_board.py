@@ -30,7 +30,9 @@ class LiveBoard:
     """A board's current game as last heard. ``stones``/``captures``/``position_hash``
     come from replaying ``setup`` and ``moves`` (``replay_error`` says where that failed;
     the stones then show the moves up to it). ``ts`` is the newest message time (ms),
-    ``received_ms`` when it arrived here, ``version`` grows with every change."""
+    ``received_ms`` when it arrived here, ``version`` grows with every change. A game that
+ended by a ``game_ended`` event carries its ``end_reason`` and the stones its count
+took as ``dead`` (None: the event named none; a retained state carries neither)."""
 
     board_id: str
     status: str
@@ -53,6 +55,8 @@ class LiveBoard:
     captures: tuple[tuple[str, int], ...] = (("B", 0), ("W", 0))
     position_hash: str | None = None
     replay_error: str | None = None
+    end_reason: str | None = None
+    dead: tuple[str, ...] | None = None
 
     @property
     def move_number(self) -> int:
@@ -164,7 +168,8 @@ def _folded(board: LiveBoard, event: Any, received_ms: int) -> LiveBoard:
     elif kind == "problem_cleared":
         changes.update(problem=None)
     elif kind == "game_ended":
-        changes.update(status="ended", result=event.result)
+        changes.update(status="ended", result=event.result, end_reason=event.reason,
+                       dead=tuple(event.dead) if event.dead is not None else None)
     return replace(board, **changes)
 
 

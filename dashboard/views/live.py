@@ -9,7 +9,8 @@ engine searches, its partial answer, growing) and, beside the top five, why the
 engine's first choice is good in plain words (``reasons.hint_reasons``: made once per
 position and answer, not at every redraw), the win-rate bar, captures, whose turn it
 is, the board's problem in plain words with its points ringed in red, and whether
-the board and the engine workers are online. Only the fragment refreshes. Each of its
+the board and the engine workers are online. Once the game is over it shows the result
+(and the stones its count took as dead, crossed) instead of the engine's view. Only the fragment refreshes. Each of its
 runs keeps following the feed (``FOLLOW_S``): it waits (up to a second) for the feed to
 change, so a new move is drawn the moment it arrives rather than at the next tick, and
 a click on the page ends the run at once (``give_way``: Streamlit's own yield point in
@@ -251,7 +252,8 @@ def board_view(board: LiveBoard, answer: EngineAnswer | None, show_ownership: bo
         owner = data.get("ownership") if (data and show_ownership) else None
         svg = board_svg(board.size, board.stones, px=520, last_move=last_vertex(board.moves),
                         recommendations=recommendations(data) if show_recs else (), ownership=owner,
-                        highlights=board.problem.points if board.problem else (), move_count=board.move_number)
+                        highlights=board.problem.points if board.problem else (), move_count=board.move_number,
+                        dead=board.dead or ())
         svg = f'<div class="gobuddy-board">{svg}</div>'
         if len(_SVGS) > 64:
             _SVGS.clear()
@@ -303,8 +305,13 @@ def draw_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: bo
             view.put(name)
         view.put("heading", "info", f"No game on {board_id} yet. Start one at the board; it will appear here at once.")
         return
-    feed.watch(board_id)
-    answer_msg = feed.answer_for(board) or feed.hint_for(board)
+    over = board.status == "ended"
+    if not over:
+        feed.watch(board_id)
+    # Once the game is over the result is the word: the engine counts the final position
+    # with every stone alive (dead ones too), so its win rate, score lead and "passing"
+    # would contradict it (as on the Play page, none of them is shown then).
+    answer_msg = None if over else feed.answer_for(board) or feed.hint_for(board)
     answer: dict[str, Any] | None = answer_msg.to_dict() if answer_msg is not None else None
     view.put("board", "markdown", board_view(board, answer_msg, show_ownership, show_recs), unsafe_allow_html=True)
     if board.problem is not None:
@@ -313,8 +320,9 @@ def draw_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: bo
         view.put("problem")
     view.put("problem_note", *(("caption", f"The board says: {board.problem.message}")
                                if board.problem is not None and board.problem.message else ("empty",)))
-    if board.status == "ended":
-        view.put("heading", "success", f"Game over: {board.result or 'no result'}")
+    if over:
+        reason = f" ({board.end_reason})" if board.end_reason else ""
+        view.put("heading", "success", f"Game over: {board.result or 'no result'}{reason}")
     else:
         view.put("heading", "markdown", f"### {color_name(board.to_play).capitalize()} to play")
     last = board.last_move
@@ -323,7 +331,12 @@ def draw_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: bo
              + (f" · last: {color_name(last[0])} {last[1]}" if last else "")
              + f"  \nCaptures: black {caps['B']} · white {caps['W']}"
              + f"  \nKomi {board.komi:g} · {board.rules}" + (f" · handicap {board.handicap}" if board.handicap else ""))
-    if answer is not None:
+    if over:
+        view.put("bar")
+        view.put("lead", *(("caption", f"Counted dead: {vertices_in_words(board.dead)} "
+                                       f"({len(board.dead)} stone{'s' if len(board.dead) != 1 else ''}).")
+                           if board.dead else ("empty",)))
+    elif answer is not None:
         bar, lead = winrate_lines(answer)
         view.put("bar", "markdown", bar, unsafe_allow_html=True)
         view.put("lead", "caption", lead)

@@ -237,3 +237,36 @@ def test_the_age_of_the_last_message_is_told_to_the_second(ms, words):
     from dashboard.views.live import age_words
 
     assert age_words(ms) == words
+
+
+def test_after_the_game_the_live_page_shows_the_result_not_the_engines_count(open_app, app_broker, stand_in_worker):
+    """The engine counts the final position with every stone alive, dead ones too: its
+    win rate, score lead and "passing" would contradict the result, so they go."""
+    from gobuddy.bus import topics
+    from gobuddy.bus.messages import GameEnded
+
+    with ScriptedBoard(app_broker.config("board-1")) as board:
+        board.start("board-1-over")
+        board.play("E5 C4 D3 pass pass")
+        at = open_app("views/live.py", app_broker)
+        feed = services(at).feed
+        assert feed.wait_for(lambda f: (b := f.board("board-1")) is not None and b.move_number == 5, 10)
+        at.run()
+        assert feed.wait_for(lambda f: f.answer_for(f.board("board-1")) is not None, 15)
+        at.run()
+        assert any(c.value.startswith("Score lead") for c in at.caption)  # the engine's view while playing
+        board.seq += 1
+        board.result = "W+4"
+        board.client.publish(topics.board_event("board-1"), GameEnded(
+            board_id="board-1", game_id="board-1-over", seq=board.seq, move_number=5, result="W+4", reason="score",
+            dead=("D3", "E5")), wait=True)
+        assert feed.wait_for(lambda f: f.board("board-1").status == "ended", 10)
+        at.run()
+        no_exceptions(at)
+        captions = [c.value for c in at.caption]
+        assert not [c for c in captions if "Score lead" in c or "suggests" in c or "searching" in c]
+        assert not at.table and not [m.value for m in at.markdown if "winrate" in m.value.lower()]
+        assert [s.value for s in at.success] == ["Game over: W+4 (score)"]
+        assert "Counted dead: D3 and E5 (2 stones)." in captions
+        svg = boards(at)[0]
+        assert 'class="rec"' not in svg
