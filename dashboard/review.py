@@ -20,13 +20,15 @@ The bus account: ``reviewer`` (``broker/make_users.py`` makes it: it reads the b
 the engine as itself, nothing else), or ``--no-engine``. With ``--watch SECONDS`` the
 command is a service (``make run`` starts it): it looks for finished games as soon as the
 bus shows a game ended (``next_look``), and every SECONDS anyway, and tries the partially
-reviewed ones again every tenth look.
+reviewed ones again every tenth look. SIGTERM or Ctrl-C stops it, exit status 0 (a game
+half reviewed is left as it was, and reviewed at the next start).
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 import time
 from dataclasses import dataclass, field
@@ -232,6 +234,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.warning("reviewing as 'dashboard' knocks a running dashboard off the broker; use the reviewer account")
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM (the launcher, systemd) stops like Ctrl-C
+    try:
+        return run(args)
+    except KeyboardInterrupt:  # each game is its own transaction: the next start goes on where this one stopped
+        log.info("stopped")
+        return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """Review what waits (with ``--watch``: for ever); 0, or 1 when the broker cannot be reached."""
     store = Store.open(args.db)
     feed = None
     try:

@@ -1,7 +1,8 @@
 """`make run` end to end: `python -m launcher` brings up the broker, two engine workers,
 the recorder, the game reviewer, the dashboard and the simulated board; the board calibrates for colour
 sensing (its auto-player lays the reference stones) and says so in its retained status;
-its auto-played moves reach the database; SIGTERM stops every service it started."""
+its auto-played moves reach the database; SIGTERM stops every service it started, each
+with exit status 0."""
 
 from __future__ import annotations
 
@@ -105,6 +106,8 @@ def test_launcher_runs_the_whole_system_and_stops_it(tmp_path):
     assert len(pids) == 7, out  # broker, 2 workers, recorder, reviewer, dashboard, edge
     assert "Dashboard:  http://127.0.0.1:" in out and "observer" in out
     assert all(not alive(pid) for pid in pids), out
+    stopped = [line.split()[1:] for line in out.splitlines() if line.strip().startswith("stopped ")]
+    assert len(stopped) == 7 and all(exit == ["(exit", "0)"] for _, *exit in stopped), out  # each a clean stop
 
 
 def test_a_service_that_exits_is_started_again_until_it_keeps_dying(tmp_path):
