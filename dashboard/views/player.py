@@ -9,6 +9,9 @@ over time; the classes and kinds of their mistakes, by month or by 10-game windo
 their first moves; results by opponent level and colour; "your three most instructive
 mistakes this week" (each opens Replay at that move); the latest 200 games (open in Replay); an
 SGF archive of all of them; and, for players, claiming games played as "guest".
+A game counts once however many sides the player held: one a guest played against a
+guest is listed once, colour "both", and is neither won nor lost (``one_per_game``).
+Charts of games close together in time span at least a day (``time_range``).
 
 Nothing here asks the engine or recomputes a review: everything comes from
 ``Store.player_history`` (a few indexed queries; ``bench/bench_player_page.py``). Games
@@ -19,6 +22,7 @@ engine over the bus when it is there, ``dashboard.review``).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from dataclasses import replace
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Any, Sequence
 
@@ -34,6 +38,7 @@ from dashboard.views.login import can, require, user_name
 from dashboard.views.page_context import current
 
 PERIODS = ("month", "10 games")
+COLOUR_NAMES = {"B": "black", "W": "white", "both": "both"}
 LISTED = 200  # the games list shows the latest ones (every game is in the plots and the SGF archive)
 
 
@@ -50,7 +55,7 @@ def choose_player(store: Store) -> PlayerView | None:
             found = store.player_of_user(user_name())
         st.session_state["player_id"] = (found or players[0]).id if (found or players[0]).id in by_id else players[0].id
     chosen = st.selectbox("Player", list(by_id), key="player_id",
-                          format_func=lambda i: f"{by_id[i].name} ({by_id[i].games} games"
+                          format_func=lambda i: f"{by_id[i].name} ({plural(by_id[i].games, 'game')}"
                                                 + (", engine)" if by_id[i].kind == "engine" else ")"))
     if st.query_params.get("player") != by_id[chosen].name:
         st.query_params["player"] = by_id[chosen].name
@@ -66,6 +71,42 @@ def open_replay(game_id: str, move: int | None = None) -> None:
     st.switch_page("views/replay.py", query_params={"game": game_id, **({"move": str(move)} if move else {})})
 
 
+def one_per_game(games: Sequence[PlayerGame]) -> list[PlayerGame]:
+    """The player's games, one entry each, in order. A game where the player held both
+    sides (a guest against a guest) becomes one entry of colour ``both`` with no outcome:
+    it has no winner for that player, so it is neither won nor lost; its review is both
+    sides' moves together (accuracy and mean loss weighted by the moves judged)."""
+    sides: dict[str, list[PlayerGame]] = defaultdict(list)
+    for g in games:
+        sides[g.id].append(g)
+    out = []
+    for g in games:
+        pair = sides.pop(g.id, None)
+        if pair is None:
+            continue
+        out.append(pair[0] if len(pair) == 1 else _both_sides(pair))
+    return out
+
+
+def _both_sides(pair: Sequence[PlayerGame]) -> PlayerGame:
+    judged = [g for g in pair if g.moves_judged and g.accuracy is not None]
+    moves = sum(g.moves_judged or 0 for g in judged)
+
+    def weighted(value: str) -> float | None:
+        values = [(getattr(g, value), g.moves_judged) for g in judged if getattr(g, value) is not None]
+        return sum(v * n for v, n in values) / sum(n for _, n in values) if values else None
+
+    return replace(pair[0], color="both", outcome=None, moves_judged=moves or None, accuracy=weighted("accuracy"),
+                   mean_loss=weighted("mean_loss"), top_move_rate=weighted("top_move_rate"),
+                   histogram=dict(sum((Counter(g.histogram) for g in pair), Counter())),
+                   kinds=dict(sum((Counter(g.kinds) for g in pair), Counter())))
+
+
+def plural(n: int, word: str) -> str:
+    """``1 game``, ``2 games``: ``word`` with an s unless ``n`` is 1."""
+    return f"{n} {word if n == 1 else word + 's'}"
+
+
 def periods(games: Sequence[PlayerGame], by: str) -> list[tuple[str, list[PlayerGame]]]:
     """Reviewed games grouped by month ("2026-03") or in windows of 10, oldest first."""
     reviewed = [g for g in games if g.moves_judged]
@@ -77,6 +118,16 @@ def periods(games: Sequence[PlayerGame], by: str) -> list[tuple[str, list[Player
     return [(f"{i + 1}-{min(i + 10, len(reviewed))}", reviewed[i:i + 10]) for i in range(0, len(reviewed), 10)]
 
 
+def time_range(times: Sequence[datetime], least: timedelta = timedelta(days=1)) -> list[str] | None:
+    """The x range of a chart over ``times``: ``least`` centred on them when they span less
+    (one game, or a few in an hour, would otherwise get a millisecond axis); None (plotly's
+    own range) when they span more, or there are none."""
+    if not times or max(times) - min(times) >= least:
+        return None
+    middle = min(times) + (max(times) - min(times)) / 2
+    return [(middle + d).strftime("%Y-%m-%d %H:%M:%S") for d in (-least / 2, least / 2)]
+
+
 def quality_figure(games: Sequence[PlayerGame]) -> go.Figure:
     done = [g for g in games if g.accuracy is not None]
     when = [g.started_at.strftime("%Y-%m-%d %H:%M:%S") for g in done]  # text: plotly's datetime encoding is slow
@@ -86,7 +137,8 @@ def quality_figure(games: Sequence[PlayerGame]) -> go.Figure:
     fig.add_trace(go.Scatter(x=when, y=[g.mean_loss for g in done], mode="markers+lines",
                              name="mean point loss", yaxis="y2", line=dict(color="#cc0000", width=1, dash="dot")))
     fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h"),
-                      xaxis=dict(type="date"), yaxis=dict(title="accuracy", range=[0, 100]),
+                      xaxis=dict(type="date", range=time_range([g.started_at for g in done])),
+                      yaxis=dict(title="accuracy", range=[0, 100]),
                       yaxis2=dict(title="mean loss a move", overlaying="y", side="right", rangemode="tozero"))
     return fig
 
@@ -103,10 +155,17 @@ def ladder_figure(changes: Sequence[tuple[datetime, str, str, str | None, str]],
         x=when, y=y, mode="markers+lines", line=dict(color="#555555", width=1, shape="hv"),
         marker=dict(size=9, color=[colours.get(c[2], "#888888") for c in changes]),
         text=[f"{c[2]} · {c[3] or 'no level'} → {c[4]}" for c in changes], hoverinfo="x+text", showlegend=False))
-    fig.update_layout(height=260, margin=dict(l=10, r=10, t=10, b=10), xaxis=dict(type="date"),
+    fig.update_layout(height=260, margin=dict(l=10, r=10, t=10, b=10),
+                      xaxis=dict(type="date", range=time_range([c[0] for c in changes])),
                       yaxis=dict(title="level", tickmode="array", tickvals=list(range(len(levels))),
                                  ticktext=list(levels), range=[-1.5, len(levels) - 0.5]))
     return fig
+
+
+def ladder_caption(steps: int) -> str:
+    """What the ladder plot shows, for ``steps`` (at least one) steps."""
+    return (("The one step" if steps == 1 else f"The last {steps} steps") + " of the ladder: a green point is a win "
+            "(one level up), a red one a loss (one level down).")
 
 
 def stacked(bars: list[go.Bar]) -> go.Figure:
@@ -132,7 +191,8 @@ def kinds_figure(groups: list[tuple[str, list[PlayerGame]]], kinds: list[tuple[s
 
 
 def results_rows(games: Sequence[PlayerGame]) -> list[dict[str, Any]]:
-    """Wins-losses by opponent level (people: "people"), as black and as white."""
+    """Wins-losses by opponent level (people: "people"), as black and as white; a game
+    without an outcome (unfinished, or held on both sides: ``one_per_game``) is not counted."""
     table: dict[str, dict[str, list[int]]] = defaultdict(lambda: {"B": [0, 0, 0], "W": [0, 0, 0]})
     for g in games:
         if g.outcome is None:
@@ -155,7 +215,7 @@ def results_rows(games: Sequence[PlayerGame]) -> list[dict[str, Any]]:
 
 
 def games_rows(games: Sequence[PlayerGame]) -> list[dict[str, Any]]:
-    return [{"started": f"{g.started_at:%Y-%m-%d %H:%M}", "colour": "black" if g.color == "B" else "white",
+    return [{"started": f"{g.started_at:%Y-%m-%d %H:%M}", "colour": COLOUR_NAMES.get(g.color, g.color),
              "opponent": g.opponent or "?", "result": g.result or "", "outcome": g.outcome or "",
              "accuracy": round(g.accuracy, 1) if g.accuracy is not None else None,
              "mean loss": round(g.mean_loss, 2) if g.mean_loss is not None else None,
@@ -203,30 +263,31 @@ def claim_guest_games(store: Store, player: PlayerView) -> None:
             start = datetime.combine(since, time.min, tzinfo=timezone.utc)
             end = datetime.combine(until, time.min, tzinfo=timezone.utc) + timedelta(days=1)
             ids = store.board_games_of(board, start, end) if board else []
-            st.caption(f"{len(ids)} guest game(s) on {board} in that range.")
-        if st.button(f"Claim {len(ids)} game(s) for {player.name}", key="player_claim", disabled=not ids) \
+            st.caption(f"{plural(len(ids), 'guest game')} on {board} in that range.")
+        if st.button(f"Claim {plural(len(ids), 'game')} for {player.name}", key="player_claim", disabled=not ids) \
                 and require("play"):
             try:
                 n = store.claim_games(player.id, ids, by=user_name())
             except PlayerError as exc:
                 st.error(str(exc))
             else:
-                st.success(f"{n} game(s) are now {player.name}'s.")
+                st.success(f"{plural(n, 'game')} {'is' if n == 1 else 'are'} now {player.name}'s.")
 
 
 def review_waiting(store: Store, waiting: int) -> None:
     services = current()
     if not can("analyse"):
-        st.caption(f"{waiting} finished game(s) wait for their review (`python -m dashboard.review`).")
+        st.caption(f"{plural(waiting, 'finished game')} {'waits' if waiting == 1 else 'wait'} for "
+                   "review (`python -m dashboard.review`).")
         return
-    label = f"Review {waiting} waiting game(s)" + ("" if services.feed.has_bus else " (stored analyses only)")
+    label = f"Review {plural(waiting, 'waiting game')}" + ("" if services.feed.has_bus else " (stored analyses only)")
     if st.button(label, key="player_review", icon=":material/fact_check:") and require("analyse"):
         from dashboard.review import engine_analyser, review_pending
 
         bar = st.progress(0.0, text="Reviewing…")
         analyse = engine_analyser(services.feed, store) if services.feed.has_bus else None
         run = review_pending(store, analyse, progress=lambda i, n, r: bar.progress(i / n, text=f"{i} of {n}"))
-        st.success(f"Reviewed {len(run.games)} game(s) in {run.seconds:.0f} s ({run.done} complete).")
+        st.success(f"Reviewed {plural(len(run.games), 'game')} in {run.seconds:.0f} s ({run.done} complete).")
 
 
 def render() -> None:
@@ -237,7 +298,7 @@ def render() -> None:
         st.info("No player yet. Players appear with the games they play.")
         return
     history: PlayerHistory = store.player_history(player.id)
-    games = history.games
+    games = one_per_game(history.games)
     reviewed = [g for g in games if g.moves_judged]
     losses = [g.mean_loss for g in reviewed if g.unit == "points" and g.mean_loss is not None]
     results = [(g.opponent_level, g.outcome) for g in games if g.opponent_level and g.outcome]
@@ -262,8 +323,7 @@ def render() -> None:
         st.subheader("Opponent level over time")
         st.plotly_chart(ladder_figure(history.level_changes, levels), key="player_ladder",
                         config={"displayModeBar": False})
-        st.caption(f"The last {len(history.level_changes)} steps of the ladder: a green point is a win (one level "
-                   "up), a red one a loss (one level down).")
+        st.caption(ladder_caption(len(history.level_changes)))
     if reviewed:
         st.subheader("Accuracy and point loss per game")
         st.plotly_chart(quality_figure(games), key="player_quality", config={"displayModeBar": False})

@@ -5,7 +5,7 @@ level and the rank estimate, claiming guest games, and a page without players.""
 from __future__ import annotations
 
 import sys
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterator
 
 import pytest
@@ -86,7 +86,7 @@ def test_a_player_claims_guest_games(open_player, app_store: Store):
     at.multiselect(key="player_claim_games").set_value(["g-0", "g-2"]).run()
     at.button(key="player_claim").click().run()
     no_exceptions(at)
-    assert any("2 game(s) are now Ana's" in s.value for s in at.success)
+    assert any("2 games are now Ana's" in s.value for s in at.success)
     ana = app_store.player_named("Ana")
     assert [g.id for g in app_store.player_history(ana.id).games] == ["g-0", "g-2"]
 
@@ -102,10 +102,10 @@ def test_waiting_games_are_reviewed_from_the_page(open_player, app_store: Store)
     finished(app_store)
     store_answers(app_store, "g-1")
     at = open_player({"player": "Ana"})
-    assert at.button(key="player_review").label == "Review 1 waiting game(s) (stored analyses only)"
+    assert at.button(key="player_review").label == "Review 1 waiting game (stored analyses only)"
     at.button(key="player_review").click().run()
     no_exceptions(at)
-    assert any("Reviewed 1 game(s)" in s.value for s in at.success)
+    assert any("Reviewed 1 game in" in s.value for s in at.success)
     assert app_store.review_counts() == {"done": 1}
     at.run()
     assert len(charts(at)) >= 2 and at.dataframe[2].value["review"].tolist() == ["done"]
@@ -124,3 +124,69 @@ def test_the_ladder_plot_puts_each_step_at_its_level():
     assert list(trace.y) == [1, 2, 1, -1]
     assert list(trace.marker.color) == ["#1e9600", "#1e9600", "#cc0000", "#888888"]
     assert list(ladder_figure(changes, levels).layout.yaxis.ticktext) == levels
+
+
+def test_a_game_held_on_both_sides_counts_once_and_is_neither_won_nor_lost(open_player, app_store: Store):
+    t0 = 1767953700000
+    for gid, players, result, t in [("g-0", ("guest", "Ben"), "B+R", t0),        # guest won as black
+                                    ("g-1", ("guest", "guest"), "B+R", t0 + 60_000),  # guest against guest
+                                    ("g-2", ("guest", "guest"), "W+R", t0 + 120_000)]:
+        g = WireGame(gid, players=players, t0=t).play("E5")
+        send(app_store, *g.events, g.end(result, "resign"))
+    at = open_player({"player": "guest"})
+    assert at.selectbox(key="player_id").options == ["guest (3 games)", "Ben (1 game)"]
+    assert at.metric[0].value == "3"
+    games = at.dataframe[2].value
+    assert sorted(zip(games["id"], games["colour"], games["outcome"])) == [  # game | colour | outcome
+        ("g-0", "black", "win"), ("g-1", "both", ""), ("g-2", "both", "")]
+    results = at.dataframe[1].value
+    assert results.to_dict("records") == [{"opponent": "people", "as black (won–lost)": "1–0",
+                                           "as white (won–lost)": "0–0", "win rate": "100%"}]
+
+
+@pytest.mark.parametrize("words, expected", [
+    ((1, "game"), "1 game"),
+    ((2, "game"), "2 games"),
+    ((0, "waiting game"), "0 waiting games"),
+])
+def test_plural(words, expected):
+    from dashboard.views.player import plural
+
+    assert plural(*words) == expected
+
+
+@pytest.mark.parametrize("steps, expected", [
+    (1, "The one step of the ladder:"),
+    (7, "The last 7 steps of the ladder:"),
+])
+def test_the_ladder_caption_says_step_or_steps(steps, expected):
+    from dashboard.views.player import ladder_caption
+
+    assert ladder_caption(steps).startswith(expected)
+
+
+T = datetime(2026, 11, 1, 8, 19, 23, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize("times, expected", [  # the points' times | the x range (None: plotly's own)
+    ([T], ["2026-10-31 20:19:23", "2026-11-01 20:19:23"]),
+    ([T, T + timedelta(hours=2)], ["2026-10-31 21:19:23", "2026-11-01 21:19:23"]),
+    ([T, T + timedelta(days=3)], None),
+    ([], None),
+])
+def test_a_chart_of_points_close_together_spans_a_day(times, expected):
+    from dashboard.views.player import time_range
+
+    assert time_range(times) == expected
+
+
+def test_the_charts_of_one_game_span_a_day_not_milliseconds():
+    from dashboard.store.reviews import PlayerGame
+    from dashboard.views.player import ladder_figure, quality_figure
+
+    day = ["2026-10-31 20:19:23", "2026-11-01 20:19:23"]
+    ladder = ladder_figure([(T, "g1", "win", None, "20 kyu")], ["25 kyu", "20 kyu"])
+    assert list(ladder.layout.xaxis.range) == day
+    game = PlayerGame("g1", T, "B", "Ben", "human", None, "B+R", "win", "two_players", None, None, "done", "points",
+                      30, 80.0, 0.7, 0.5)
+    assert list(quality_figure([game]).layout.xaxis.range) == day
