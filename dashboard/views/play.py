@@ -35,7 +35,10 @@ SVG in the page (``views/click_board``): a new position swaps one SVG.
 Storage, decided: the page publishes the game's events (and the retained board state)
 on a web board ``web-<n>`` exactly like a physical board, and the recorder stores them;
 there is one path into the database. Without a running recorder the game is played
-but not stored. The Live page can follow a web game like any other.
+but not stored. The Live page can follow a web game like any other. After a reload (a
+new session) the player's unfinished game comes back from its record where it stood
+(``views/play_resume``), and the window that played it before lets it go; "New game"
+leaves the game abandoned (result "?"), even before its first move.
 
 Playing needs the player role (``dashboard.access``): the page checks it on the server
 (``views/login.require``) and every action checks it again in its callback
@@ -61,7 +64,8 @@ from dashboard.views.play_engine import (PENDING, Pending, ask_async, ask_engine
                                          wait_for_engine)
 from dashboard.views.play_game import IllegalMove, PlayGame
 from dashboard.views.play_hint import hint_panel, hint_reasons, simple_hints
-from dashboard.views.play_new import LAST_NAME, new_game_settings
+from dashboard.views.play_new import new_game_settings
+from dashboard.views.play_resume import GAME, resume_unfinished, session_game, take_up
 from dashboard.views.play_teach import (VERDICT, board_marks, decide, judge_request, open_verdict, take_judgement,
                                         teach_switch, teaches_by_default, verdict_panel, wants_judgement)
 from gobuddy.bus import topics
@@ -71,7 +75,6 @@ from gobuddy.bus.requests import EngineRequestFailed
 from gobuddy.go.coords import CoordinateError
 from gobuddy.go.handicap import HandicapError
 
-GAME = "play_game"
 UNPUBLISHED = "play_unpublished"  # events played but not yet on the bus (see ``send``)
 # How long a run after a move (or "Hint", or "Keep my move") waits for the engine before
 # it draws: a quick answer (and after the teacher's judgement the reply it lets through)
@@ -220,7 +223,7 @@ def allowed() -> bool:
 # ---- callbacks: each runs before the (fragment) run that draws its outcome ----------------
 def on_point(vertex: str) -> None:
     """A click on the board: a move, or during the count a group toggled dead/alive."""
-    game: PlayGame | None = st.session_state.get(GAME)
+    game = session_game()
     if game is None or not allowed():
         return
     count = current_count(game)
@@ -240,20 +243,20 @@ def on_typed() -> None:
 
 
 def on_pass() -> None:
-    game = st.session_state.get(GAME)
+    game = session_game()
     if game is not None and allowed() and open_verdict(game) is None:
         human_move(current(), game, "pass")
 
 
 def on_decide(decision: str) -> None:
     """The teacher's stop: the move taken back (``taken_back``) or kept (``kept``)."""
-    game = st.session_state.get(GAME)
+    game = session_game()
     if game is not None and allowed():
         send(game, decide(game, decision))
 
 
 def on_undo() -> None:
-    game = st.session_state.get(GAME)
+    game = session_game()
     if game is None or game.over or not allowed():
         return
     st.session_state.pop("play_engine_error", None)
@@ -266,14 +269,14 @@ def on_undo() -> None:
 
 
 def on_resign() -> None:
-    game = st.session_state.get(GAME)
+    game = session_game()
     if game is not None and not game.over and allowed():
         st.session_state.pop(PENDING, None)
         send(game, game.resign(game.human))
 
 
 def on_hint() -> None:
-    game = st.session_state.get(GAME)
+    game = session_game()
     if game is not None and allowed() and game.human_to_play:
         services = current()
         ask_async(services, game, "hint", services.config.analysis_visits)
@@ -297,9 +300,16 @@ def new_game_form(services: Services) -> None:
     for key in ("play_hint", "play_last_answer", "play_engine_error", COUNT, PENDING, UNPUBLISHED, VERDICT):
         st.session_state.pop(key, None)
     if publish(services.feed, game, game.start()):
-        st.session_state[GAME] = game
-        st.session_state[LAST_NAME] = game.player_name
+        take_up(game)
         st.rerun()
+
+
+def let_go() -> None:
+    """This session lost its game to another window (a reload resumed it there): it
+    drops the game and what it kept of it, and says why."""
+    for key in (GAME, "play_hint", "play_last_answer", "play_engine_error", COUNT, PENDING, UNPUBLISHED, VERDICT):
+        st.session_state.pop(key, None)
+    st.session_state["play_message"] = ("warning", "Your game goes on in another window.")
 
 
 def show_message() -> None:
@@ -319,7 +329,7 @@ def controls(game: PlayGame) -> None:
     row.button("Hint", disabled=not your_turn or asking, key="play_hint_button", icon=":material/lightbulb:",
                on_click=on_hint)
     if row.button("New game", key="play_new_game"):
-        if not game.over and game.moves:
+        if not game.over:  # (even with no move: else it stays "playing" and would come back after a reload)
             send(game, game.abandon())  # stored as unfinished: result "?"
         st.session_state.pop(GAME, None)
         st.session_state.pop(PENDING, None)
@@ -343,8 +353,13 @@ def render() -> None:
         st.info("Playing needs the engine workers, which the dashboard reaches over the broker; this "
                 "dashboard runs without one (--no-bus).")
         return
+    if GAME in st.session_state and session_game() is None:  # resumed in another window meanwhile
+        let_go()
+    if st.session_state.get(GAME) is None and resume_unfinished(services):
+        st.rerun()
     game: PlayGame | None = st.session_state.get(GAME)
     if game is None:
+        show_message()
         new_game_form(services)
         return
     runs = st.session_state["play_page_runs"] = st.session_state.get("play_page_runs", 0) + 1
@@ -362,8 +377,10 @@ def play_area() -> None:
     this. The engine is asked without waiting; while it thinks the run ends by waiting
     for the answer (a click meanwhile interrupts the wait) and then draws it."""
     services = current()
-    game: PlayGame | None = st.session_state.get(GAME)
+    game = session_game()
     if game is None:
+        if GAME in st.session_state:
+            let_go()
         st.rerun()
     settle(services, game)
     verdict = open_verdict(game)
