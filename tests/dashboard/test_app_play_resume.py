@@ -100,3 +100,20 @@ def test_only_its_own_player_gets_a_game_back(open_app, app_store, app_broker, s
     pia_again.switch_page("views/play.py").run()
     no_exceptions(pia_again)
     assert pia_again.session_state["play_game"].game_id == game.game_id
+
+
+def test_a_game_left_while_the_engine_was_to_answer_gets_its_answer(open_app, app_store, app_broker, stand_in_worker,
+                                                                    stand_in_recorder):
+    from dashboard.views.play import publish
+
+    first = open_app("views/play.py", app_broker)
+    start(first)
+    game = first.session_state["play_game"]
+    assert publish(services(first).feed, game, game.play("E5"))  # stored, but the engine was never asked
+    assert game.engine_to_play and wait_until(lambda: stored(app_store, game))
+
+    again = open_app("views/play.py", app_broker)  # the reload
+    no_exceptions(again)
+    back = again.session_state["play_game"]
+    assert back.moves[0] == ("B", "E5") and len(back.moves) == 2, "the engine asked again, and it answered"
+    assert wait_until(lambda: app_store.get_game(game.game_id).game.move_count == 2)
