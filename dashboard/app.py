@@ -9,9 +9,9 @@ lists them). Each run: read the config, decide whether pages ask for a sign-in
 (``--auth``, ``dashboard.access``, from the address Streamlit serves on; ``--auth off``
 beyond loopback stops here with an error), take the process-wide services (store and
 live feed, ``st.cache_resource``), pass the sign-in gate (``views/login.py``: the form
-until someone signs in), draw the frame (who is signed in, the bus status in the
-sidebar) and run the page chosen in the navigation (Play only for players and admins,
-Users only for admins):
+until someone signs in), draw the frame (who is signed in; the bus status in the
+sidebar, drawn again every few seconds) and run the page chosen in the navigation
+(Play only for players and admins, Users only for admins):
 
 | page   | file                 | reads                                   |
 |--------|----------------------|-----------------------------------------|
@@ -39,7 +39,7 @@ from dashboard.access import AuthRefused
 from dashboard.config import ConfigError, from_args
 from dashboard.long_lived import freeze_long_lived
 from dashboard.views import login
-from dashboard.views.page_context import Services, services_for, set_current
+from dashboard.views.page_context import STATUS_SHOWN, Services, bus_status, current, services_for, set_current
 
 FAVICON = Path(__file__).resolve().parent / "static" / "favicon.png"  # served by this server: nothing from outside
 PAGES = (  # file, title, icon, the action a user needs to see it
@@ -71,18 +71,26 @@ def page_specs(can: Callable[[str], bool]) -> list[dict[str, Any]]:
     return specs
 
 
+STATUS_EVERY_S = 2.0  # how often the sidebar's status lines are drawn again
+
+
 def sidebar(services: Services) -> None:
-    """The frame's status lines: bus connection, boards and engine workers online."""
-    feed = services.feed
+    """The frame's status lines (``page_context.bus_status``: bus connection, boards and
+    engine workers online), in a fragment drawn again every ``STATUS_EVERY_S``, so they
+    follow the live feed rather than stay as the page's first run found them."""
     with st.sidebar:
-        if not feed.has_bus:
-            st.caption("Bus: none (--no-bus)")
+        if not services.feed.has_bus:
+            st.caption(bus_status(services)[0])
             return
-        broker = services.config.broker_address
-        st.caption(f"Bus: {'connected' if feed.connected() else 'connecting…'} ({broker})")
-        boards = sum(p.online for p in feed.presence("board"))
-        engines = sum(p.online for p in feed.presence("engine"))
-        st.caption(f"Boards online: {boards} · engine workers online: {engines}")
+        st.fragment(run_every=STATUS_EVERY_S)(status_lines)()
+
+
+def status_lines() -> None:
+    """The body of the sidebar's status fragment."""
+    lines = bus_status(current())
+    for line in lines:
+        st.caption(line)
+    st.session_state[STATUS_SHOWN] = lines
 
 
 def sign_in_log() -> logging.Logger:

@@ -106,6 +106,7 @@ class LiveFeed(LiveAnalysis):
         self.outbox = PlayOutbox(lambda topic, message: self.publish(topic, message, keep=False),
                                  lambda: any(p.online for p in self.presence("recorder")), redelivery)
         self._closed = threading.Event()
+        self._caught_up = threading.Event()  # this feed's own birth came back (see wait_caught_up)
         if self.client is not None:
             self.client.subscribe(topics.boards_filter("stored"), self._on_stored)
             self.client.subscribe(topics.boards_filter("state"), self._on_board)
@@ -139,6 +140,14 @@ class LiveFeed(LiveAnalysis):
 
     def connected(self) -> bool:
         return self.client is not None and self.client.is_connected()
+
+    def wait_caught_up(self, timeout_s: float) -> bool:
+        """Block until the retained messages the broker held when this feed subscribed
+        (every board's state, every client's presence) have arrived, or ``timeout_s``
+        passed (False). Their end is this feed's own birth coming back live: the client
+        publishes it after subscribing, and the broker sends a subscription's retained
+        copies before it takes the client's next packet. False at once without a bus."""
+        return self.client is not None and self._caught_up.wait(timeout_s)
 
     def board(self, board_id: str) -> LiveBoard | None:
         with self._lock:
@@ -301,6 +310,8 @@ class LiveFeed(LiveAnalysis):
                 status.client_id, status.role, status.state, status.reason, status.ts, dict(status.details), now,
                 since)
             self._bump()
+        if not received.retain and self.client is not None and status.client_id == self.client.config.client_id:
+            self._caught_up.set()
 
     def _on_error(self, received: Received) -> None:
         with self._changed:

@@ -10,11 +10,13 @@ engine's first choice is good in plain words (``reasons.hint_reasons``: made onc
 position and answer, not at every redraw), the win-rate bar, captures, whose turn it
 is, the board's problem in plain words with its points ringed in red, and whether
 the board and the engine workers are online. Once the game is over it shows the result
-(and the stones its count took as dead, crossed) instead of the engine's view. Only the fragment refreshes. Each of its
-runs keeps following the feed (``FOLLOW_S``): it waits (up to a second) for the feed to
-change, so a new move is drawn the moment it arrives rather than at the next tick, and
-a click on the page ends the run at once (``give_way``: Streamlit's own yield point in
-``st.session_state``; only public Streamlit API here, no peeking at its runner).
+(and the stones its count took as dead, crossed) instead of the engine's view. Only the
+fragment refreshes. Each of its runs keeps following the feed (``FOLLOW_S``): it waits
+(up to a second) for the feed to change, so a new move is drawn the moment it arrives
+rather than at the next tick, and a click on the page ends the run at once
+(``give_way``: Streamlit's own yield point in ``st.session_state``; only public
+Streamlit API here, no peeking at its runner); so does a change of the sidebar's status
+lines, whose own fragment waits for this one (``sidebar_stale``).
 
 A redraw is cheap (``LiveView``): every element has its own place, replaced in place
 and only when its content changed; the board's SVG is made once per position, answer
@@ -33,7 +35,7 @@ from dashboard.live_board import LiveBoard, color_name, other
 from dashboard.live_feed import LiveFeed
 from dashboard.views.game_board import (candidates_table, last_vertex, passes_recommended, recommendations,
                                         winrate_lines)
-from dashboard.views.page_context import current, vertices_in_words
+from dashboard.views.page_context import STATUS_SHOWN, bus_status, current, vertices_in_words
 from dashboard.views.reasons import hint_reasons, reasons_markdown
 from gobuddy.bus.message import now_ms
 from gobuddy.bus.messages import EngineAnswer, Problem
@@ -231,11 +233,21 @@ def render_live(feed: LiveFeed, board_id: str, show_ownership: bool, show_recs: 
         draw_live(feed, board_id, show_ownership, show_recs, view)
         if not full and should_follow(feed, board_id):
             st.rerun()  # the whole page: its selector shows the better board
+        if not full and sidebar_stale():
+            return  # the sidebar's status fragment runs after this run only
         left = ends - time.monotonic()
         if left <= 0:
             return
         wait_for_news(feed, seen, min(MAX_WAIT_S, left))
         give_way()
+
+
+def sidebar_stale() -> bool:
+    """Whether the sidebar's status lines (``page_context.bus_status``) no longer say what
+    the feed says: this fragment then ends its run, because the sidebar's own fragment
+    (``dashboard/app.py``) waits for it."""
+    shown = st.session_state.get(STATUS_SHOWN)
+    return shown is not None and shown != bus_status(current())
 
 
 _SVGS: dict[tuple[Any, ...], str] = {}

@@ -37,9 +37,27 @@ def services_for(config: DashboardConfig) -> Services:
     schema) and the live feed (its bus client starts connecting in the background)."""
     store = Store.open(config.db_url)
     feed = LiveFeed(config.bus, analysis_visits=config.analysis_visits, analysis_timeout_s=config.analysis_timeout_s)
-    if feed.client is not None:
-        feed.client.wait_connected(2.0)  # so that the first page does not say "connecting" for nothing
+    if feed.client is not None:  # so that the first page says neither "connecting" nor "0 online" for nothing
+        feed.client.wait_connected(2.0) and feed.wait_caught_up(2.0)
     return Services(config, store, feed)
+
+
+STATUS_SHOWN = "gobuddy_status_shown"  # the status lines the sidebar shows now (see bus_status)
+
+
+def bus_status(services: Services) -> tuple[str, ...]:
+    """The frame's status lines, from the live feed now: the bus connection, then the
+    boards and engine workers online. The sidebar keeps the lines it shows in
+    ``st.session_state[STATUS_SHOWN]``, so that a page running long (Live) can tell
+    when they are stale."""
+    feed = services.feed
+    if not feed.has_bus:
+        return ("Bus: none (--no-bus)",)
+    broker = services.config.broker_address
+    boards = sum(p.online for p in feed.presence("board"))
+    engines = sum(p.online for p in feed.presence("engine"))
+    return (f"Bus: {'connected' if feed.connected() else 'connecting…'} ({broker})",
+            f"Boards online: {boards} · engine workers online: {engines}")
 
 
 def set_current(services: Services) -> None:
