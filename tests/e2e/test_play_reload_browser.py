@@ -1,0 +1,31 @@
+"""The Play page in a real browser (Debian's Chromium, the real stack of ``conftest``):
+reloading the page mid-game brings the game back where it was, and play goes on."""
+
+from __future__ import annotations
+
+from dashboard.store.games import GameFilter
+from tests.dashboard.test_app_play import wait_until
+from tests.e2e.harness import wait_for_app
+from tests.e2e.test_play_fragment_e2e import BOARD, click
+
+
+def test_a_reload_keeps_the_game(stack, page):
+    page.goto(stack.server.url("play"))
+    wait_for_app(page)
+    page.get_by_label("Your name").fill("Rosa")
+    page.get_by_role("button", name="Start the game").click()
+    page.locator(f'{BOARD}[data-move-count="0"]').wait_for(timeout=30_000)
+    click(page, "E5")
+    page.locator(f'{BOARD}[data-move-count="2"]').wait_for(timeout=30_000)
+    page.get_by_text("Your move").wait_for()
+    assert wait_until(lambda: [g.move_count for g in stack.store.list_games(GameFilter(text="Rosa")).games] == [2])
+
+    page.reload()
+    wait_for_app(page)
+    board = page.locator(f'{BOARD}[data-move-count="2"]')
+    board.wait_for(timeout=30_000)
+    assert board.locator('circle.stone.black[data-vertex="E5"]').count() == 1
+    assert page.get_by_role("button", name="Start the game").count() == 0, "not the new-game form"
+    page.get_by_text("Your move").wait_for()
+    click(page, "D4")
+    page.locator(f'{BOARD}[data-move-count="4"]').wait_for(timeout=30_000)
