@@ -136,7 +136,8 @@ def main(argv: list[str]) -> None:
     freeze_long_lived()  # else Streamlit's collection after every run costs a quarter of a second
     if sign_in:
         sign_in_log()
-    identity = login.gate(services.store, config.db_url, sign_in)
+    identity = login.gate(services.store, config.db_url, sign_in,
+                          lambda: [st.Page(**spec) for spec in page_specs(lambda action: True)])
     page = st.navigation([st.Page(**spec) for spec in page_specs(identity.can)])
     login.sidebar(identity)
     sidebar(services)

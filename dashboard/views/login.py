@@ -4,7 +4,8 @@ role checks that pages make, on the server, before every write.
 ``dashboard/app.py`` calls ``gate`` on every run before any page: with sign-in off it
 acts as ``admin`` (the loopback dashboard as it always was); with sign-in on it either
 returns the signed-in ``Identity`` or draws the sign-in form (or, with no account yet,
-how to make the first one) and stops the run. Who signed in is kept in the browser
+how to make the first one) and stops the run; a link opened signed out (``/users``, a
+Replay's ``?game=...``) opens its page once the user has signed in. Who signed in is kept in the browser
 session's server-side state only (no cookie: a reload or a new tab signs in again).
 
 Pages ask ``require(action)`` (draws the refusal) or ``refusal(action)`` (returns it,
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import Any, Callable
 
 import streamlit as st
 from sqlalchemy.engine import make_url
@@ -53,15 +55,23 @@ def _account(store: Store) -> Identity | None:
     return Identity(user.name, user.role, signed_in=True)
 
 
-def gate(store: Store, db_url: str, required: bool) -> Identity:
+def gate(store: Store, db_url: str, required: bool, pages: Callable[[], list[Any]]) -> Identity:
     """This run's identity; with sign-in ``required`` and nobody signed in, draw the
-    sign-in page and stop the run."""
+    sign-in page and stop the run.
+
+    ``pages``: every page of the app (``st.Page``s). Before the sign-in page is drawn
+    they are handed to ``st.navigation``, hidden (no menu), so that the page the link
+    asked for (its path and query) is the run's page: signing in reruns that page, and
+    the signed-in user's navigation opens it (or the default page when the account may
+    not see it). Only this app's pages can be opened so; nothing is read from any other
+    URL."""
     if not required:
         identity = Identity(None, "admin", signed_in=False)
     else:
         found = _account(store)
         if found is None:
             st.session_state.pop(IDENTITY, None)
+            st.navigation(pages(), position="hidden")
             with st.columns([1, 2, 1])[1]:  # a narrow column in the middle of the wide layout
                 if count_users(store) == 0:
                     first_user_help(db_url)
