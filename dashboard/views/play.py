@@ -52,9 +52,11 @@ from concurrent.futures import wait
 from typing import Any, Sequence
 
 import streamlit as st
+from sqlalchemy.exc import SQLAlchemyError
 
 from dashboard.board_svg import board_svg
 from dashboard.live_feed import LiveFeed
+from dashboard.store.games import GameSummary, UnknownGame
 from dashboard.views.click_board import svg_board
 from dashboard.views.game_board import TOP, last_vertex, recommendations, show_winrate
 from dashboard.views.login import refusal, require
@@ -65,7 +67,7 @@ from dashboard.views.play_engine import (PENDING, Pending, ask_async, ask_engine
 from dashboard.views.play_game import IllegalMove, PlayGame
 from dashboard.views.play_hint import hint_panel, hint_reasons, simple_hints
 from dashboard.views.play_new import new_game_settings
-from dashboard.views.play_resume import GAME, resume_unfinished, session_game, take_up
+from dashboard.views.play_resume import GAME, OFFER, abandoned, resume_unfinished, session_game, take_up
 from dashboard.views.play_teach import (VERDICT, board_marks, decide, judge_request, open_verdict, take_judgement,
                                         teach_switch, teaches_by_default, verdict_panel, wants_judgement)
 from gobuddy.bus import topics
@@ -282,6 +284,20 @@ def on_hint() -> None:
         ask_async(services, game, "hint", services.config.analysis_visits)
 
 
+def on_abandon(summary: GameSummary) -> None:
+    """"Abandon it": an unfinished game that could not come back after a reload ends
+    with result "?" (``play_resume.abandoned``)."""
+    if allowed():
+        services = current()
+        st.session_state.pop(OFFER, None)
+        try:
+            game, events = abandoned(services.store, services.feed, summary)
+        except (UnknownGame, SQLAlchemyError) as exc:
+            st.session_state["play_message"] = ("error", f"The game could not be abandoned: {exc}")
+            return
+        publish(services.feed, game, events)
+
+
 def on_retry() -> None:
     st.session_state.pop("play_engine_error", None)
 
@@ -355,7 +371,7 @@ def render() -> None:
         return
     if GAME in st.session_state and session_game() is None:  # resumed in another window meanwhile
         let_go()
-    if st.session_state.get(GAME) is None and resume_unfinished(services):
+    if st.session_state.get(GAME) is None and resume_unfinished(services, on_abandon):
         st.rerun()
     game: PlayGame | None = st.session_state.get(GAME)
     if game is None:

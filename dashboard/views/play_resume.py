@@ -25,13 +25,13 @@ Not kept across the reload: a hint shown, the teacher's open stop (the move stan
 a request in flight (the page asks the engine again when it is its turn), the seed of
 the engine's draws (a new one). Not resumed: a game whose record is behind the bus
 (events not yet stored: ``behind``), nor one with moves missing; the page offers to
-abandon those.
+abandon those (``abandoned``: a ``game_ended`` with result ``?`` after every event seen).
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Callable
 
 import streamlit as st
 from sqlalchemy.exc import SQLAlchemyError
@@ -46,12 +46,14 @@ from dashboard.views.play_new import LAST_NAME
 from dashboard.views.play_game import MAX_SEED, PlayGame
 from dashboard.views.play_teach import teaches_by_default
 from gobuddy.ai.levels import FULL, level_names
+from gobuddy.bus.messages import GameEvent
 from gobuddy.go.game import Game, GameError, Ruleset
 
 ENGINE_PREFIX = "gobuddy"  # ``ladder.engine_player_name``: "gobuddy 15 kyu"
 SEARCHED = 20  # unfinished web games looked at, newest first
 GAME = "play_game"  # the session's ``PlayGame``
 LOOKED = "play_looked_for_unfinished"  # the session looked for an unfinished game to resume (once)
+OFFER = "play_abandon_offer"  # (game, why) of an unfinished game that could not come back
 
 
 def player_filter() -> str | None:
@@ -91,9 +93,31 @@ def unfinished_game(store: Store, name: str | None) -> GameSummary | None:
 def behind(store: Store, feed: Any, summary: GameSummary) -> bool:
     """Whether the bus has seen events of the game that the record does not hold yet
     (the recorder is behind): rebuilt now, the game would miss them."""
+    return seen_seq(store, feed, summary) > stored_through(store.sessions, summary.id)
+
+
+def seen_seq(store: Store, feed: Any, summary: GameSummary) -> int:
+    """The last seq of the game that the record or the bus holds (-1: none)."""
     board = feed.board(summary.board_id) if summary.board_id else None
     seen = board.seq if board is not None and board.game_id == summary.id and board.seq is not None else -1
-    return seen > stored_through(store.sessions, summary.id)
+    return max(seen, stored_through(store.sessions, summary.id))
+
+
+def abandoned(store: Store, feed: Any, summary: GameSummary) -> tuple[PlayGame, list[GameEvent]]:
+    """A game that cannot come back, left as abandoned (result ``?``): the game and its
+    ``game_ended`` event, its seq after every one the record or the bus holds. Its
+    moves are the record's; with holes in the record, none (the event's move number is
+    then 0)."""
+    try:
+        game = resumed(store, summary)
+    except GameError:
+        detail = store.get_game(summary.id)
+        g = detail.game
+        side = human_side(g) or "B"
+        game = PlayGame(g.board_id or "web-1", g.id, Game.from_gtp(g.size, Ruleset(g.rules, g.komi), g.to_play,
+                                                                     detail.setup, handicap=g.handicap), side)
+    game.seq = seen_seq(store, feed, summary)
+    return game, game.abandon()
 
 
 def resumed(store: Store, summary: GameSummary) -> PlayGame:
@@ -120,6 +144,7 @@ def take_up(game: PlayGame) -> None:
     st.session_state[GAME] = game
     st.session_state[LAST_NAME] = game.player_name
     st.session_state[LOOKED] = True
+    st.session_state.pop(OFFER, None)
     hold(game.game_id)
 
 
@@ -129,29 +154,40 @@ def session_game() -> PlayGame | None:
     return game if game is not None and holds(game.game_id) else None
 
 
-def resume_unfinished(services: Services) -> bool:
+def resume_unfinished(services: Services, on_abandon: Callable[[GameSummary], None]) -> bool:
     """Once a session (its first Play run): bring back the player's unfinished web
-    game where its record stands; True when it came back.
-    A game that cannot come back yet is told, above the new-game form."""
-    if st.session_state.get(LOOKED):
-        return False
-    st.session_state[LOOKED] = True
-    summary = unfinished_game(services.store, player_filter())
-    if summary is None:
-        return False
+    game where its record stands; True when it came back. A game that cannot come
+    back (yet) is told above the new-game form, with "Abandon it" (``on_abandon``, a
+    widget callback) so that it does not stay "playing" for ever."""
+    if not st.session_state.get(LOOKED):
+        st.session_state[LOOKED] = True
+        summary = unfinished_game(services.store, player_filter())
+        if summary is not None and comes_back(services, summary):
+            return True
+    offer: tuple[GameSummary, str] | None = st.session_state.get(OFFER)
+    if offer is not None:
+        with st.container(border=True):
+            st.info(offer[1])
+            st.button("Abandon it", key="play_abandon_unfinished", on_click=on_abandon, args=(offer[0],))
+    return False
+
+
+def comes_back(services: Services, summary: GameSummary) -> bool:
+    """Take up ``summary``'s game where its record stands (True); or, when it cannot
+    come back (yet), keep the offer to abandon it (``OFFER``) and say why (False)."""
     against = summary.white if human_side(summary) == "B" else summary.black
     try:
         if behind(services.store, services.feed, summary):
-            st.info(f"Your game against {against} (move {summary.move_count}) is still being stored; "
-                    "reload the page in a moment to continue it.")
-            return False
-        game = resumed(services.store, summary)
+            why = (f"Your game against {against} (move {summary.move_count}) is still being stored; "
+                   "reload the page in a moment to continue it, or abandon it.")
+        else:
+            take_up(resumed(services.store, summary))
+            st.toast(f"Your game against {against} is back at move {summary.move_count}.")
+            return True
     except (GameError, UnknownGame, SQLAlchemyError) as exc:
-        st.info(f"Your unfinished game against {against} cannot be continued: {exc}")
-        return False
-    take_up(game)
-    st.toast(f"Your game against {against} is back at move {len(game.moves)}.")
-    return True
+        why = f"Your unfinished game against {against} cannot be continued: {exc}"
+    st.session_state[OFFER] = (summary, why)
+    return False
 
 
 # ---- one session plays a game ----------------------------------------------------------------
@@ -171,5 +207,5 @@ def holds(game_id: str) -> bool:
     return _holders().get(game_id, session_id()) == session_id()
 
 
-__all__ = ["GAME", "LOOKED", "behind", "hold", "holds", "human_side", "player_filter", "resume_unfinished", "resumed",
+__all__ = ["GAME", "LOOKED", "OFFER", "abandoned", "behind", "hold", "holds", "human_side", "player_filter", "resume_unfinished", "resumed",
            "session_game", "take_up", "unfinished_game"]

@@ -117,3 +117,30 @@ def test_a_game_left_while_the_engine_was_to_answer_gets_its_answer(open_app, ap
     back = again.session_state["play_game"]
     assert back.moves[0] == ("B", "E5") and len(back.moves) == 2, "the engine asked again, and it answered"
     assert wait_until(lambda: app_store.get_game(game.game_id).game.move_count == 2)
+
+
+def test_a_game_the_record_lags_behind_is_offered_to_abandon(open_app, app_store, app_broker, stand_in_worker):
+    from dashboard.views.play import publish
+    from tests.e2e.stand_ins import StandInRecorder
+
+    first = open_app("views/play.py", app_broker)
+    with StandInRecorder(app_broker.config("recorder"), app_store):
+        start(first)
+        game = first.session_state["play_game"]
+        assert wait_until(lambda: stored(app_store, game))
+    feed = services(first).feed
+    assert publish(feed, game, game.play("E5"))  # on the bus, never stored: the recorder is away
+    assert feed.wait_for(lambda f: (b := f.board(game.board_id)) is not None and b.seq == game.seq, 10)
+
+    again = open_app("views/play.py", app_broker)  # the reload
+    no_exceptions(again)
+    assert "play_game" not in again.session_state, "the record lacks E5: not rebuilt from it"
+    assert any("is still being stored" in i.value for i in again.info)
+    again.button(key="play_abandon_unfinished").click().run(timeout=60)
+    no_exceptions(again)
+    assert feed.wait_for(lambda f: f.board(game.board_id).result == "?", 10), "no longer playing on Live"
+    assert not again.get("button") or not any(b.key == "play_abandon_unfinished" for b in again.button)
+    ended = feed.board(game.board_id)
+    assert ended.status == "ended" and ended.game_id == game.game_id and ended.seq == game.seq + 1
+    with StandInRecorder(app_broker.config("recorder"), app_store):  # back: the record gets the result too
+        assert wait_until(lambda: result(app_store, game.game_id) == "?", 30)
