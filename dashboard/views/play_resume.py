@@ -26,6 +26,9 @@ a request in flight (the page asks the engine again when it is its turn), the se
 the engine's draws (a new one). Not resumed: a game whose record is behind the bus
 (events not yet stored: ``behind``), nor one with moves missing; the page offers to
 abandon those (``abandoned``: a ``game_ended`` with result ``?`` after every event seen).
+Not claimed again: the game's own board ``web-<n>``, which the live feed's slot map
+may still give to the old session for its hour (``LiveFeed.claim_web_slot`` has no way
+to hand a slot over; it prefers boards not playing when it gives one out).
 """
 
 from __future__ import annotations
