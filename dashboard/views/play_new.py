@@ -105,9 +105,7 @@ def new_game_settings(services: Services) -> dict[str, Any] | None:
         # Empty by default, decided when the form is submitted: a widget in a form cannot
         # follow another one while the user chooses (no rerun before the submit).
         komi = c5.number_input("Komi", value=None, step=0.5, min_value=-50.0, max_value=50.0, key=KOMI,
-                               placeholder=f"{EVEN_KOMI:g}, or {HANDICAP_KOMI:g} with handicap",
-                               help=f"Leave it empty for the usual komi: {EVEN_KOMI:g} in an even game, "
-                                    f"{HANDICAP_KOMI:g} with handicap stones.")
+                               placeholder=f"{EVEN_KOMI:g}, or {HANDICAP_KOMI:g} with handicap")
         handicap = c6.selectbox("Handicap stones (black)", [0, 2, 3, 4, 5, 6, 7, 8, 9], key="play_handicap")
         started = st.form_submit_button("Start the game", type="primary")
     if not started:
