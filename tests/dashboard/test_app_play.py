@@ -199,13 +199,19 @@ def test_playing_a_game_on_the_page(open_app, app_store, app_broker, stand_in_wo
     assert stored.game.black == "guest" and stored.game.white == "gobuddy 5 kyu"  # the engine named with its level
 
 
-def test_a_hint_asked_before_resigning_is_gone_once_the_game_is_over(open_app, app_broker, stand_in_worker,
-                                                                     stand_in_recorder):
+def game_after_e5(open_app, app_broker):
+    """The Play page with a new game in which the player has typed E5."""
     at = open_app("views/play.py", app_broker)
     assert services(at).feed.wait_for(lambda f: f.connected(), 10)
     at.button(key="FormSubmitter:play_new-Start the game").click().run(timeout=60)
     at.text_input(key="play_typed_point").set_value("E5")
     at.button(key="FormSubmitter:play_typed-Play").click().run(timeout=60)
+    return at
+
+
+def test_a_hint_asked_before_resigning_is_gone_once_the_game_is_over(open_app, app_broker, stand_in_worker,
+                                                                     stand_in_recorder):
+    at = game_after_e5(open_app, app_broker)
     at.button(key="play_hint_button").click().run(timeout=60)
     assert 'class="rec"' in play_board(at) and any(m.value.startswith("**Why ") for m in at.markdown)
     at.button(key="play_resign").click().run(timeout=60)  # resigning plays no move: the hint's position stays
@@ -217,11 +223,7 @@ def test_a_hint_asked_before_resigning_is_gone_once_the_game_is_over(open_app, a
 
 def test_undo_takes_the_engines_view_of_the_undone_position_away(open_app, app_broker, stand_in_worker,
                                                                  stand_in_recorder):
-    at = open_app("views/play.py", app_broker)
-    assert services(at).feed.wait_for(lambda f: f.connected(), 10)
-    at.button(key="FormSubmitter:play_new-Start the game").click().run(timeout=60)
-    at.text_input(key="play_typed_point").set_value("E5")
-    at.button(key="FormSubmitter:play_typed-Play").click().run(timeout=60)
+    at = game_after_e5(open_app, app_broker)
     assert any(c.value.startswith("Score lead:") for c in at.caption)  # the engine's view when it answered
     at.button(key="play_undo").click().run(timeout=60)
     no_exceptions(at)
