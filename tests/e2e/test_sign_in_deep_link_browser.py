@@ -5,50 +5,32 @@ once signed in, that page with its query; a page the account may not see opens L
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from dashboard.store import Store
-from dashboard.store.users import add_user
-from tests.e2e.fixtures import dashboard_args
-from tests.e2e.harness import StreamlitServer, browser_missing, chromium, wait_idle
+from tests.e2e.harness import StreamlitServer, wait_idle
+from tests.e2e.test_dashboard_auth_e2e import PASSWORDS, served, sign_in  # noqa: F401 (served: a fixture)
 
 SGF = "(;GM[1]FF[4]SZ[9]KM[7]RU[Chinese]DT[2026-01-05]PB[Ana]PW[Ben]GN[Deep link];B[ee];W[cc];B[gc];W[gg])"
-PASSWORDS = {"ana": "ana-password", "vic": "vic-password"}
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[StreamlitServer, str, Any]]:
-    reason = browser_missing()
-    if reason:
-        pytest.skip(reason)
-    tmp: Path = tmp_path_factory.mktemp("e2e-deep-link")
-    url = f"sqlite:///{tmp / 'gobuddy.db'}"
-    store = Store.open(url)
-    add_user(store, "ana", PASSWORDS["ana"], "admin", rounds=4)
-    add_user(store, "vic", PASSWORDS["vic"], "viewer", rounds=4)
-    (game_id,) = store.import_sgf(SGF)
-    try:
-        with StreamlitServer(dashboard_args(url, None, "--auth", "on"), log_path=tmp / "streamlit.log") as server, \
-                chromium() as browser:
-            yield server, game_id, browser
-    finally:
-        store.close()
+def game_id(served) -> str:  # noqa: F811
+    """A stored game for the Replay link (served's database is this module's own)."""
+    (game,) = served[1].import_sgf(SGF)
+    return game
 
 
-def signed_in_at(served: tuple[StreamlitServer, str, Any], link: str, name: str) -> Any:
+def signed_in_at(served: tuple[StreamlitServer, Any, Any], link: str, name: str) -> Any:
     """A new browser session opened at ``link``, signed in as ``name`` from the form it shows."""
     context = served[2].new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
     page.set_default_timeout(30_000)
     page.goto(served[0].url(link))
     page.get_by_role("heading", name="Sign in").wait_for(timeout=60_000)
-    page.get_by_label("User name").fill(name)
-    page.get_by_label("Password", exact=True).fill(PASSWORDS[name])
-    page.get_by_role("button", name="Sign in").click()
+    sign_in(page, name, PASSWORDS[name])
     page.get_by_text("Signed in as").wait_for()
     wait_idle(page)
     return page
@@ -60,8 +42,7 @@ def signed_in_at(served: tuple[StreamlitServer, str, Any], link: str, name: str)
     ("games", "vic", "Games", "/games", {}),
     ("users", "vic", "Live", "/", {}),  # not a viewer's page
 ])
-def test_signing_in_opens_the_page_asked_for(served, link, name, heading, path, query):
-    game_id = served[1]
+def test_signing_in_opens_the_page_asked_for(served, game_id, link, name, heading, path, query):  # noqa: F811
     page = signed_in_at(served, link.format(game=game_id), name)
     try:
         page.get_by_role("heading", name=heading, exact=True).wait_for()
