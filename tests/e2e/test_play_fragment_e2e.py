@@ -25,12 +25,17 @@ def page_runs(page) -> str:
     return page.locator("span.play-page-runs").get_attribute("data-page-runs")
 
 
-def test_a_click_shows_the_engines_stone_in_place(stack, page):
+def start_game(stack, page, name: str) -> None:
+    """A new game on the Play page for ``name``, its empty board drawn."""
     page.goto(stack.server.url("play"))
     wait_for_app(page)
-    page.get_by_label("Your name").fill("Fran")
+    page.get_by_label("Your name").fill(name)
     page.get_by_role("button", name="Start the game").click()
     page.locator(f'{BOARD}[data-move-count="0"]').wait_for(timeout=30_000)
+
+
+def test_a_click_shows_the_engines_stone_in_place(stack, page):
+    start_game(stack, page, "Fran")
     page.get_by_text("Your move").wait_for()
     runs = page_runs(page)
     page.evaluate("() => { window.__sameDocument = 'yes'; }")  # gone if the page reloads

@@ -6,15 +6,11 @@ from __future__ import annotations
 from dashboard.store.games import GameFilter
 from tests.dashboard.test_app_play import wait_until
 from tests.e2e.harness import wait_for_app
-from tests.e2e.test_play_fragment_e2e import BOARD, click
+from tests.e2e.test_play_fragment_e2e import BOARD, click, start_game
 
 
 def test_a_reload_keeps_the_game(stack, page):
-    page.goto(stack.server.url("play"))
-    wait_for_app(page)
-    page.get_by_label("Your name").fill("Rosa")
-    page.get_by_role("button", name="Start the game").click()
-    page.locator(f'{BOARD}[data-move-count="0"]').wait_for(timeout=30_000)
+    start_game(stack, page, "Rosa")
     click(page, "E5")
     page.locator(f'{BOARD}[data-move-count="2"]').wait_for(timeout=30_000)
     page.get_by_text("Your move").wait_for()
