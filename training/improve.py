@@ -340,8 +340,11 @@ def main(argv: list[str] | None = None) -> int:
         print("\n[improve] stopped; run it again to continue", file=sys.stderr)
         return 130
     shipped = plan.shipped.resolve()
+    size = "" if plan.size == 9 else f" --size {plan.size}"  # the match's board is 9x9 unless told
+
     def match(ours: str, rest: str, out: str) -> str:
-        return f"python -m training.match --engine-a 'ours:--model {shipped}{ours}' {rest} --out runs/strength/{out}"
+        return (f"python -m training.match --engine-a 'ours:--model {shipped}{ours}' {rest}{size}"
+                f" --out runs/strength/{out}")
 
     matches = [match("", "--engine-b gnugo:10 --games 40 --seed 100", f"{plan.name}-gnugo")]
     matches += [match("", f"--engine-b pachi:27000 --games 40 --seed {seed}", f"{plan.name}-pachi-s{seed}")

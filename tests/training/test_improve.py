@@ -158,6 +158,23 @@ def test_a_13x13_round_starts_from_9x9_weights(tmp_path):
     assert file_digest(shipped) == before
 
 
+@pytest.mark.parametrize("size, board", [(13, " --size 13")])  # a 9x9 round's --until base never stops
+def test_the_strength_matches_printed_are_at_the_rounds_size(tmp_path, capsys, size, board):
+    """The match commands a round prints play on its board (a 13x13 model refuses 9x9)."""
+    from training.export import save_weights
+
+    tiny_shipped(tmp_path)
+    weights = save_weights(GoNet(NetConfig(planes=NUM_PLANES, blocks=1, channels=8, head_channels=4, value_hidden=8)),
+                           tmp_path / "models" / "gobuddy-9x9.pt", 0, {})
+    argv = ["--round", "t", "--root", str(tmp_path), "--until", "base", "--no-progress",
+            "--size", str(size), "--base-weights", str(weights)]
+    assert improve_main(argv) == 0
+    commands = [line for line in capsys.readouterr().out.splitlines() if "training.match" in line]
+    assert len(commands) == 4
+    assert all(f"gobuddy-{size}x{size}.onnx" in c and ("--size" in c) == bool(board) for c in commands)
+    assert all(board in c for c in commands)
+
+
 def test_sigterm_stops_the_generators_and_keeps_the_time_spent(tmp_path):
     """A session that ends with SIGTERM: the self-play child is stopped and the seconds
     already spent are recorded (the next run generates only the minutes left)."""
