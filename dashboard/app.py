@@ -71,18 +71,15 @@ def page_specs(can: Callable[[str], bool]) -> list[dict[str, Any]]:
     return specs
 
 
-STATUS_EVERY_S = 2.0  # how often the sidebar's status lines are drawn again
-
-
 def sidebar(services: Services) -> None:
     """The frame's status lines (``page_context.bus_status``: bus connection, boards and
-    engine workers online), in a fragment drawn again every ``STATUS_EVERY_S``, so they
+    engine workers online), in a fragment drawn again every ``--status-interval`` seconds, so they
     follow the live feed rather than stay as the page's first run found them."""
     with st.sidebar:
         if not services.feed.has_bus:
             st.caption(bus_status(services)[0])
             return
-        st.fragment(run_every=STATUS_EVERY_S)(status_lines)()
+        st.fragment(run_every=services.config.status_interval_s)(status_lines)()
 
 
 def status_lines() -> None:

@@ -40,6 +40,7 @@ class DashboardConfig:
     process-wide resources). ``bus`` None: no broker.
 
     live_interval_s: the Live page's refresh timer.
+    status_interval_s: how often the sidebar's status lines are drawn again.
     analysis_visits / analysis_timeout_s: the budget of the dashboard's own engine
     requests (live recommendations, replay analysis, hints); the Play page chooses the
     visits of the engine's moves."""
@@ -47,6 +48,7 @@ class DashboardConfig:
     db_url: str = DEFAULT_DB_URL
     bus: BusConfig | None = None
     live_interval_s: float = 0.1
+    status_interval_s: float = 2.0
     analysis_visits: int = 200
     analysis_timeout_s: float = 30.0
     auth: str = "auto"
@@ -58,6 +60,8 @@ class DashboardConfig:
             raise ConfigError(f"the dashboard connects with role 'dashboard', not {self.bus.role!r}")
         if not 0.02 <= self.live_interval_s <= 10:
             raise ConfigError(f"--live-interval: {self.live_interval_s} s is outside 0.02..10")
+        if not 0.5 <= self.status_interval_s <= 3600:
+            raise ConfigError(f"--status-interval: {self.status_interval_s} s is outside 0.5..3600")
         if not 1 <= self.analysis_visits <= 100_000:
             raise ConfigError(f"--analysis-visits: {self.analysis_visits} is outside 1..100000")
         if not 1 <= self.analysis_timeout_s <= 600:
@@ -82,6 +86,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--db", "--db-url", dest="db", default=DEFAULT_DB_URL,
                    help=f"SQLAlchemy URL of the history (default {DEFAULT_DB_URL})")
     p.add_argument("--live-interval", type=float, default=0.1, help="Live page refresh timer in seconds (default 0.1)")
+    p.add_argument("--status-interval", type=float, default=2.0,
+                   help="seconds between redraws of the sidebar's status lines (default 2)")
     p.add_argument("--analysis-visits", type=int, default=200,
                    help="visits of the dashboard's analysis requests (default 200)")
     p.add_argument("--analysis-timeout", type=float, default=30.0,
@@ -109,6 +115,7 @@ def _parse(argv: tuple[str, ...]) -> DashboardConfig:
             raise ConfigError(str(exc)) from None
         bus = replace(bus, reconnect_min_s=0.2, reconnect_max_s=5.0)
     return DashboardConfig(db_url=args.db, bus=bus, live_interval_s=args.live_interval,
+                           status_interval_s=args.status_interval,
                            analysis_visits=args.analysis_visits, analysis_timeout_s=args.analysis_timeout,
                            auth=args.auth)
 

@@ -49,6 +49,8 @@ def test_summary_of_no_samples():
     (["--db-url", "postgresql+psycopg://u@h/db"], {"db_url": "postgresql+psycopg://u@h/db"}),
     (["--broker-host", "pi.local", "--broker-port", "8883"], {"broker_address": "pi.local:8883"}),
     (["--live-interval", "0.05"], {"live_interval_s": 0.05}),
+    ([], {"status_interval_s": 2.0}),
+    (["--status-interval", "60"], {"status_interval_s": 60.0}),
 ])
 def test_arguments(argv, expected):
     config = from_args(argv)
@@ -60,6 +62,7 @@ def test_arguments(argv, expected):
     (["--broker-port", "0"], "port"),
     (["--live-interval", "0"], "--live-interval"),
     (["--live-interval", "soon"], "--live-interval"),
+    (["--status-interval", "0.1"], "--status-interval"),
     (["--password-file", "/nonexistent/dashboard.password"], "--password-file"),
     (["--username", "no spaces"], "client id"),
 ])

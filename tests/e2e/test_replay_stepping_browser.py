@@ -22,6 +22,9 @@ from tests.e2e.test_replay_browser import MOVES, answer, sgf_of
 from tests.mqtt_broker import MosquittoBroker, find_mosquitto
 
 VIEWPORT = {"width": 1400, "height": 900}
+# The sidebar's status lines redraw on a timer; that fragment's run would show in LOG as a
+# page run the step did not cause, so here they redraw once a minute.
+QUIET_SIDEBAR = ("--status-interval", "60")
 LOG = """() => {
   // what happened, in order: the board showing a move count, the page's runs starting and ending
   window.__log = [];
@@ -51,7 +54,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Streamlit
         store.save_analysis(key, "browser-test", shallow, move_count=n, game_id=game_id)
     store.close()
     with MosquittoBroker(boards=("board-1",)) as broker, engine_for_tests(broker.config("engine-1")), \
-            StreamlitServer(dashboard_args(url, broker), log_path=tmp / "streamlit.log") as server, \
+            StreamlitServer(dashboard_args(url, broker, *QUIET_SIDEBAR), log_path=tmp / "streamlit.log") as server, \
             chromium() as browser:
         yield server, browser, game_id, url
 
