@@ -266,6 +266,19 @@ class LiveFeed(LiveAnalysis):
             self._slots[board_id] = (owner, now)
             return board_id
 
+    def hand_over_web_slot(self, board_id: str, owner: str) -> None:
+        """``board_id`` is ``owner``'s from now on (a game resumed in a new browser
+        session keeps its board): the session that held it loses it, and ``owner``
+        gives up any other slot it held. Not checked: that ``board_id`` is a web board
+        (one that is not is ignored)."""
+        if board_id not in {topics.web_board_id(n) for n in range(1, topics.WEB_BOARD_SLOTS + 1)}:
+            return
+        with self._lock:
+            for held, (holder, _) in list(self._slots.items()):
+                if holder == owner:
+                    del self._slots[held]
+            self._slots[board_id] = (owner, time.monotonic())
+
     # ---- handlers (the bus client's dispatcher thread) --------------------------------------
     def _tracker(self, board_id: str) -> BoardTracker:
         tracker = self._boards.get(board_id)

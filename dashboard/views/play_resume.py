@@ -26,9 +26,8 @@ a request in flight (the page asks the engine again when it is its turn), the se
 the engine's draws (a new one). Not resumed: a game whose record is behind the bus
 (events not yet stored: ``behind``), nor one with moves missing; the page offers to
 abandon those (``abandoned``: a ``game_ended`` with result ``?`` after every event seen).
-Not claimed again: the game's own board ``web-<n>``, which the live feed's slot map
-may still give to the old session for its hour (``LiveFeed.claim_web_slot`` has no way
-to hand a slot over; it prefers boards not playing when it gives one out).
+The game keeps its board ``web-<n>``, handed over to the new session in the live feed's
+slot map (``LiveFeed.hand_over_web_slot``), so no other session is given it meanwhile.
 """
 
 from __future__ import annotations
@@ -184,7 +183,9 @@ def comes_back(services: Services, summary: GameSummary) -> bool:
             why = (f"Your game against {against} (move {summary.move_count}) is still being stored; "
                    "reload the page in a moment to continue it, or abandon it.")
         else:
-            take_up(resumed(services.store, summary))
+            game = resumed(services.store, summary)
+            services.feed.hand_over_web_slot(game.board_id, session_id())
+            take_up(game)
             st.toast(f"Your game against {against} is back at move {summary.move_count}.")
             return True
     except (GameError, UnknownGame, SQLAlchemyError) as exc:

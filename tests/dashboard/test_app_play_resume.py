@@ -67,6 +67,8 @@ def test_a_reload_brings_the_game_back_where_it_was(open_app, app_store, app_bro
     no_exceptions(first)
     assert "play_game" not in first.session_state
     assert [w.value for w in first.warning] == ["Your game goes on in another window."]
+    start(first)  # a new game in the old window: on another board than the resumed game's
+    assert first.session_state["play_game"].board_id != back.board_id
 
 
 def test_a_game_left_by_new_game_does_not_come_back(open_app, app_store, app_broker, stand_in_worker,
