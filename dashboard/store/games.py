@@ -29,7 +29,8 @@ class UnknownGame(LookupError):
 
 @dataclass(frozen=True)
 class GameSummary:
-    """One row of the games list. ``title`` is the name, or "Black vs White"."""
+    """One row of the games list. ``title`` is the name, or "Black vs White".
+    ``dead``: how many stones the final count lifted; None when no count named them."""
 
     id: str
     board_id: str | None
@@ -48,6 +49,7 @@ class GameSummary:
     end_reason: str | None
     name: str | None
     move_count: int
+    dead: int | None = None
 
     @property
     def title(self) -> str:
@@ -126,7 +128,8 @@ class ProblemView:
 def _summary(game: Game, move_count: int) -> GameSummary:
     return GameSummary(game.id, game.board_id, game.source, game.size, game.komi, game.rules, game.handicap,
                        game.to_play, game.mode, game.black, game.white, game.started_at, game.ended_at,
-                       game.result, game.end_reason, game.name, move_count)
+                       game.result, game.end_reason, game.name, move_count,
+                       None if game.dead is None else len(game.dead))
 
 
 def _filtered(query: Select, f: GameFilter) -> Select:  # type: ignore[type-arg]

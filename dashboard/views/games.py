@@ -77,10 +77,31 @@ def default_game(games: list[GameSummary]) -> str | None:
     return (done or games)[0].id if games else None
 
 
+ENDINGS = {"score": "counted", "resignation": "resigned", "time": "on time", "forfeit": "forfeit",
+           "abandoned": "abandoned"}
+
+
+SGF_ENDINGS = {"R": "resignation", "Resign": "resignation", "T": "time", "Time": "time", "F": "forfeit",
+               "Forfeit": "forfeit"}
+
+
+def ending(g: GameSummary) -> str:
+    """How the game ended, for the list: ``counted, 3 dead`` / ``resigned`` / ...; empty
+    while it goes on. An imported game has no recorded reason: its result (SGF ``RE``,
+    ``B+R``, ``W+3.5``) tells it."""
+    reason = g.end_reason
+    if reason is None and g.result and "+" in g.result:
+        reason = SGF_ENDINGS.get(g.result.split("+", 1)[1], "score")
+    if reason is None:
+        return ""
+    said = ENDINGS.get(reason, reason)
+    return f"{said}, {g.dead} dead" if reason == "score" and g.dead else said
+
+
 def games_rows(games: list[GameSummary]) -> list[dict[str, Any]]:
     return [{"started": g.started_at.strftime("%Y-%m-%d %H:%M"), "game": g.title, "black": g.black or "",
-             "white": g.white or "", "result": g.result or "", "moves": g.move_count, "board": g.board_id or "",
-             "mode": g.mode, "id": g.id} for g in games]
+             "white": g.white or "", "result": g.result or "", "ended": ending(g), "moves": g.move_count,
+             "board": g.board_id or "", "mode": g.mode, "id": g.id} for g in games]
 
 
 def counted(dead: list[str] | None) -> str:
@@ -181,7 +202,7 @@ def render() -> None:
         st.info("No stored game matches. Games appear here as they are played, or import SGF files above.")
         return
     st.dataframe(games_rows(page.games), hide_index=True, width="stretch", column_order=(
-        "started", "game", "black", "white", "result", "moves", "board", "mode"))
+        "started", "game", "black", "white", "result", "ended", "moves", "board", "mode"))
     by_id = {g.id: g for g in page.games}
     if st.session_state.get("games_selected") not in by_id:
         st.session_state["games_selected"] = default_game(page.games)

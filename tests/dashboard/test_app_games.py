@@ -144,3 +144,18 @@ def test_a_game_ended_by_a_count_says_so(open_app, app_store):
         no_exceptions(at)
         (summary,) = [c.value for c in at.caption if c.value.startswith(ids[name])]
         assert summary.endswith(said), name
+
+
+def test_the_list_says_how_each_game_ended(open_app, app_store):
+    with_games(app_store)
+    counted_game(app_store)
+    at = open_app("views/games.py")
+    no_exceptions(at)
+    rows = at.dataframe[0].value
+    ended = dict(zip(rows["black"].fillna("") + ":" + rows["result"], rows["ended"]))
+    assert ended == {  # black:result -> how it ended
+        "Cleo:": "",  # still going on
+        "Ben:W+R": "resigned",  # an SGF's RE
+        "Ana:B+3.5": "counted",  # counted, no dead stones named
+        "Ana:W+7": "counted, 1 dead",  # a game of the Play page: the count named C7 dead
+    }
