@@ -13,7 +13,7 @@ round per session, from the model in ``models/`` to a gated candidate that repla
 | ``train`` | ``runs/improve/ROUND/last.pt`` (``training.train --init``) |
 | ``export`` | ``runs/improve/ROUND/model.onnx`` after the parity check, and its weights ``model.pt`` |
 | ``gating`` | ``runs/improve/ROUND/gating/gating.json`` (``training.gating``, candidate against the shipped model) |
-| ``promote`` | only if the candidate passed: ``models/gobuddy-9x9.onnx`` and ``.pt`` replaced by it |
+| ``promote`` | only if the candidate passed: ``models/gobuddy-9x9.onnx`` and ``.pt`` replaced by it, and its int8 twin ``.int8.onnx`` made (``training.quantize``) |
 
 Every stage is skipped when its output exists; games are counted on disk and the time
 already spent generating is kept in ``runs/improve/ROUND/stages.json``, so a run that was
@@ -42,6 +42,7 @@ from pathlib import Path
 
 from training.game_shards import count_games
 from training.make_model import SHIPPED, Plan, ReachedUntil, StageLog, checkpoint_step, file_digest
+from training.quantize import twin_path
 
 STAGES = ("base", "games", "positions", "init", "train", "export", "gating", "promote")
 
@@ -250,9 +251,12 @@ def accepted(plan: RoundPlan) -> bool:
 
 
 def promote(plan: RoundPlan) -> None:
-    """Replace the shipped model and its weights by the accepted candidate."""
+    """Replace the shipped model, its weights and its int8 twin by the accepted candidate."""
+    from training.quantize import make_twin
+
     shutil.copyfile(plan.run("model.pt"), plan.shipped.with_suffix(".pt"))
     shutil.copyfile(plan.run("model.onnx"), plan.shipped)
+    make_twin(plan.shipped)
 
 
 def improve(plan: RoundPlan) -> bool:
@@ -274,7 +278,9 @@ def improve(plan: RoundPlan) -> bool:
         log.run("gating", lambda: gating(plan), lambda: plan.run("gating", "gating.json").exists())
         if accepted(plan):
             log.run("promote", lambda: promote(plan),
-                    lambda: plan.shipped.exists() and file_digest(plan.shipped) == file_digest(plan.run("model.onnx")))
+                    lambda: plan.shipped.exists() and file_digest(plan.shipped) == file_digest(plan.run("model.onnx"))
+                    and twin_path(plan.shipped).exists()
+                    and twin_path(plan.shipped).stat().st_mtime >= plan.shipped.stat().st_mtime)
     except ReachedUntil as reached:
         print(f"[improve] stopped after {reached} (--until)", flush=True)
         return False

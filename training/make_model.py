@@ -20,7 +20,7 @@ continues from ``last.pt``), so an interrupted run is simply started again:
 | ``round-K-train`` | ``runs/make_model/round-K/last.pt``, from the previous stage's checkpoint, on the positions of the last ``window`` rounds (self-play and engine games; ``engine_shards_in_mix`` supervised shards too) |
 | ``round-K-export`` | ``runs/make_model/round-K/model.onnx`` (and ``models/candidate.onnx``) |
 | ``round-K-gating`` | ``runs/make_model/gating/round-K/gating.json`` (``training.gating`` against the best so far) |
-| ``ship`` | ``models/gobuddy-9x9.onnx`` and its torch weights ``models/gobuddy-9x9.pt``: the best model (the last accepted round, else the supervised one) |
+| ``ship`` | ``models/gobuddy-9x9.onnx`` and its torch weights ``models/gobuddy-9x9.pt``: the best model (the last accepted round, else the supervised one); and its int8 twin ``models/gobuddy-9x9.int8.onnx`` (``training.quantize``) |
 | ``strength-gnugo``, ``strength-pachi``, ``strength-policy`` | ``runs/make_model/strength/SHA/*/summary.json``: our default search vs GNU Go, vs Pachi, and the raw policy (1 visit) vs GNU Go |
 | ``card`` | ``models/MODEL_CARD.md`` (``training.model_card``), rewritten every run |
 
@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Callable
 
 from training.game_shards import count_games, shard_paths
+from training.quantize import twin_path
 from training.positions import build as build_positions
 
 REPO = Path(__file__).resolve().parent.parent
@@ -389,9 +390,13 @@ def write_card(plan: Plan) -> None:
 
 
 def ship(best: Path, shipped: Path) -> None:
-    """Copy the best model and its torch weights (``model.pt`` beside it) to ``models/``."""
+    """Copy the best model and its torch weights (``model.pt`` beside it) to ``models/``,
+    and make its int8 twin (``training.quantize``)."""
+    from training.quantize import make_twin
+
     shutil.copyfile(best.with_suffix(".pt"), shipped.with_suffix(".pt"))
     shutil.copyfile(best, shipped)
+    make_twin(shipped)
 
 
 def stage_names(plan: Plan) -> list[str]:
@@ -428,7 +433,8 @@ def make_model(plan: Plan) -> None:
         best, shipped = best_model(plan, plan.rounds + 1), plan.path("models", SHIPPED)
         log.run("ship", lambda: ship(best, shipped),
                 lambda: shipped.exists() and file_digest(shipped) == file_digest(best)
-                and shipped.with_suffix(".pt").exists())
+                and shipped.with_suffix(".pt").exists() and twin_path(shipped).exists()
+                and twin_path(shipped).stat().st_mtime >= shipped.stat().st_mtime)
         for name, (ours, opponent, out) in strength_matches(plan).items():
             label = "gobuddy-policy" if name == "strength-policy" else "gobuddy"
             log.run(name, lambda o=ours, b=opponent, f=out, n=label: run_strength(plan, o, b, f, n),

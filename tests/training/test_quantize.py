@@ -1,0 +1,62 @@
+"""The int8 twin of a model (``training.quantize``): written only when it follows its
+source on positions it was not calibrated on, with the model contract kept; refused,
+with what differs named, when it does not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gobuddy.ai.onnx_evaluator import OnnxEvaluator
+from training import quantize as q
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
+
+
+@pytest.fixture(scope="module")
+def planes():
+    """Positions of the shipped model's own policy games: 128 to calibrate, 256 to check."""
+    return q.policy_game_positions(MODELS / "gobuddy-9x9.onnx", 384, seed=5)
+
+
+def test_the_twin_follows_its_source_and_keeps_the_contract(planes, tmp_path):
+    out = tmp_path / "twin.onnx"
+    found = q.quantize(MODELS / "gobuddy-9x9.onnx", out, planes[:128], planes[128:])
+    assert found.problems() == [] and found.positions == 256
+    assert found.top_move >= q.MIN_TOP_MOVE and found.value_error <= q.MAX_VALUE_ERROR
+    source, twin = OnnxEvaluator(MODELS / "gobuddy-9x9.onnx"), OnnxEvaluator(out)
+    assert twin.name == source.name + "-int8"
+    assert (twin.board_sizes, twin.has_score, twin.has_ownership) == (source.board_sizes, True, True)
+    meta = twin.session.get_modelmeta().custom_metadata_map
+    assert json.loads(meta["gobuddy.provenance"])["quantized"]["from"] == source.name
+    assert out.stat().st_size < (MODELS / "gobuddy-9x9.onnx").stat().st_size / 2
+
+
+@pytest.mark.parametrize("bound, value, words", [
+    ("MIN_TOP_MOVE", 1.01, "same top move"),
+    ("MAX_POLICY_KL", 0.0, "policy divergence"),
+    ("MAX_VALUE_ERROR", 0.0, "value off by"),
+    ("MAX_OWNERSHIP_ERROR", 0.0, "ownership off by"),
+])
+def test_a_twin_that_differs_is_refused_and_nothing_is_written(planes, tmp_path, monkeypatch, bound, value, words):
+    out = tmp_path / "twin.onnx"
+    out.write_bytes(b"the twin from before")
+    monkeypatch.setattr(q, bound, value)
+    with pytest.raises(q.QuantizeError, match=words):
+        q.quantize(MODELS / "gobuddy-9x9.onnx", out, planes[:64], planes[128:192])
+    assert out.read_bytes() == b"the twin from before"
+
+
+def test_policy_games_are_games_and_seeded():
+    a = q.policy_game_positions(MODELS / "gobuddy-9x9.onnx", 40, seed=1)
+    assert a.shape == (40, 18, 9, 9)
+    assert (a == q.policy_game_positions(MODELS / "gobuddy-9x9.onnx", 40, seed=1)).all()
+    stones = a[:, 0:2].sum(axis=(1, 2, 3))  # own + opponent stones: one game, growing
+    assert list(stones[:6]) == [0, 1, 2, 3, 4, 5]
+
+
+def test_calibration_shards_must_exist(tmp_path):
+    with pytest.raises(q.QuantizeError, match="no position shards"):
+        q.shard_positions(tmp_path, 10, seed=0)
