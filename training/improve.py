@@ -42,7 +42,7 @@ from pathlib import Path
 
 from training.game_shards import count_games
 from training.make_model import SHIPPED, Plan, ReachedUntil, StageLog, checkpoint_step, file_digest
-from training.quantize import twin_path
+from training.quantize import refresh_twin, twin_is_current
 
 STAGES = ("base", "games", "positions", "init", "train", "export", "gating", "promote")
 
@@ -252,11 +252,9 @@ def accepted(plan: RoundPlan) -> bool:
 
 def promote(plan: RoundPlan) -> None:
     """Replace the shipped model, its weights and its int8 twin by the accepted candidate."""
-    from training.quantize import make_twin
-
     shutil.copyfile(plan.run("model.pt"), plan.shipped.with_suffix(".pt"))
     shutil.copyfile(plan.run("model.onnx"), plan.shipped)
-    make_twin(plan.shipped)
+    refresh_twin(plan.shipped)
 
 
 def improve(plan: RoundPlan) -> bool:
@@ -279,8 +277,7 @@ def improve(plan: RoundPlan) -> bool:
         if accepted(plan):
             log.run("promote", lambda: promote(plan),
                     lambda: plan.shipped.exists() and file_digest(plan.shipped) == file_digest(plan.run("model.onnx"))
-                    and twin_path(plan.shipped).exists()
-                    and twin_path(plan.shipped).stat().st_mtime >= plan.shipped.stat().st_mtime)
+                    and twin_is_current(plan.shipped))
     except ReachedUntil as reached:
         print(f"[improve] stopped after {reached} (--until)", flush=True)
         return False

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Callable
 
 from training.game_shards import count_games, shard_paths
-from training.quantize import twin_path
+from training.quantize import refresh_twin, twin_is_current
 from training.positions import build as build_positions
 
 REPO = Path(__file__).resolve().parent.parent
@@ -392,11 +392,9 @@ def write_card(plan: Plan) -> None:
 def ship(best: Path, shipped: Path) -> None:
     """Copy the best model and its torch weights (``model.pt`` beside it) to ``models/``,
     and make its int8 twin (``training.quantize``)."""
-    from training.quantize import make_twin
-
     shutil.copyfile(best.with_suffix(".pt"), shipped.with_suffix(".pt"))
     shutil.copyfile(best, shipped)
-    make_twin(shipped)
+    refresh_twin(shipped)
 
 
 def stage_names(plan: Plan) -> list[str]:
@@ -433,8 +431,7 @@ def make_model(plan: Plan) -> None:
         best, shipped = best_model(plan, plan.rounds + 1), plan.path("models", SHIPPED)
         log.run("ship", lambda: ship(best, shipped),
                 lambda: shipped.exists() and file_digest(shipped) == file_digest(best)
-                and shipped.with_suffix(".pt").exists() and twin_path(shipped).exists()
-                and twin_path(shipped).stat().st_mtime >= shipped.stat().st_mtime)
+                and shipped.with_suffix(".pt").exists() and twin_is_current(shipped))
         for name, (ours, opponent, out) in strength_matches(plan).items():
             label = "gobuddy-policy" if name == "strength-policy" else "gobuddy"
             log.run(name, lambda o=ours, b=opponent, f=out, n=label: run_strength(plan, o, b, f, n),

@@ -21,6 +21,7 @@ Not checked here: the playing strength (a match does that; see the model card).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import tempfile
@@ -152,9 +153,9 @@ def quantize(source: Path, out: Path, calibration: np.ndarray, check: np.ndarray
         twin, original = onnx.load(str(quantized)), onnx.load(str(source))
         meta = {p.key: p.value for p in original.metadata_props}
         provenance = json.loads(meta.get(META_PROVENANCE, "{}") or "{}")
-        provenance["quantized"] = {"from": meta.get(META_MODEL_NAME, source.name), "method":
-                                   "onnxruntime static QDQ: int8 weights per channel, uint8 activations, MinMax",
-                                   "calibration_positions": len(calibration)}
+        provenance["quantized"] = {"from": meta.get(META_MODEL_NAME, source.name), "source_sha256": digest(source),
+                                   "method": "onnxruntime static QDQ: int8 weights per channel, uint8 activations, "
+                                             "MinMax", "calibration_positions": len(calibration)}
         meta.update({META_MODEL_NAME: meta.get(META_MODEL_NAME, source.stem) + "-int8",
                      META_PROVENANCE: json.dumps(provenance)})
         del twin.metadata_props[:]
@@ -184,6 +185,38 @@ def make_twin(model: Path, *, positions: int = 1024, check_positions: int = 1024
     total = positions + check_positions
     planes = shard_positions(data, total, seed) if data else policy_game_positions(model, total, seed)
     return quantize(model, twin_path(model), planes[:positions], planes[positions:])
+
+
+def refresh_twin(model: Path) -> Agreement | None:
+    """After ``model`` was replaced: make its twin, or, when it would not be a twin,
+    remove the old one (it belongs to the model before) and say so; None then."""
+    try:
+        return make_twin(model)
+    except QuantizeError as exc:
+        twin_path(model).unlink(missing_ok=True)
+        print(f"[quantize] no int8 twin for {model}: {exc}", flush=True)
+        return None
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def twin_of(twin: Path) -> str | None:
+    """The SHA-256 of the model ``twin`` was made from (its provenance); None if unreadable."""
+    import onnx
+
+    try:
+        meta = {p.key: p.value for p in onnx.load(str(twin)).metadata_props}
+        return json.loads(meta[META_PROVENANCE])["quantized"]["source_sha256"]
+    except Exception:  # any unreadable or foreign file is not a twin
+        return None
+
+
+def twin_is_current(model: Path) -> bool:
+    """No twin of another model lies beside ``model``: none, or one made from these bytes."""
+    twin = twin_path(model)
+    return not twin.exists() or twin_of(twin) == digest(model)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,11 +15,13 @@ from gobuddy.ai.features import NUM_PLANES  # noqa: E402
 from tests.training.conftest import needs_gnugo  # noqa: E402
 from training.export import export_onnx  # noqa: E402
 from training.game_shards import count_games  # noqa: E402
+
 from training.improve import RoundPlan, generator_commands, improve, link_mix, main as improve_main  # noqa: E402
 from training.make_model import file_digest  # noqa: E402
 from training.network import GoNet, NetConfig  # noqa: E402
 from training.onnx_import import max_difference  # noqa: E402
 from training.position_shards import load_shard  # noqa: E402
+from training.quantize import twin_is_current  # noqa: E402
 
 
 def tiny_shipped(root):
@@ -83,7 +85,7 @@ def test_a_round_from_an_onnx_only_model(tmp_path, capsys):
     assert promoted == verdict["accepted"]
     if promoted:
         assert file_digest(shipped) == file_digest(plan.run("model.onnx"))
-        assert shipped.with_suffix(".pt").exists()
+        assert shipped.with_suffix(".pt").exists() and twin_is_current(shipped)
     else:
         assert file_digest(shipped) == before and not shipped.with_suffix(".pt").exists()
     capsys.readouterr()
