@@ -31,8 +31,9 @@ DEFAULT_PLAY_SECONDS = 0.9
 # the search's pipeline about 1,500 visits a second on the 2-core project machine, against
 # about 1,000 with one; bench/RESULTS.md). A GTP engine thinks while its opponent waits.
 DEFAULT_THREADS = min(2, os.cpu_count() or 1)
-# The model played without --model: the one shipped in the repository.
-SHIPPED_MODEL = Path(__file__).resolve().parent.parent / "models" / "gobuddy-9x9.onnx"
+# The model played without --model: the shipped model's int8 twin (training.quantize; the
+# same play at equal visits, about twice the visits in the same time: models/MODEL_CARD.md).
+SHIPPED_MODEL = Path(__file__).resolve().parent.parent / "models" / "gobuddy-9x9.int8.onnx"
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
                         help="simple ko only instead of positional superko (as GNU Go plays)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the move choice")
     parser.add_argument("--model", default=None,
-                        help="ONNX model the search plays with (default: the shipped models/gobuddy-9x9.onnx)")
+                        help="ONNX model the search plays with (default: the shipped model's int8 twin, models/gobuddy-9x9.int8.onnx)")
     parser.add_argument("--random", action="store_true",
                         help="play uniformly random legal moves (never filling an own eye) instead of searching")
     parser.add_argument("--visits", type=int, default=None, help=f"search visits per move (with neither --visits nor --time: {DEFAULT_PLAY_VISITS} "

@@ -43,7 +43,7 @@ class LaunchConfig:
     dashboard_address: str = "127.0.0.1"
     workers: int = 2
     visits: int = 200
-    model: Path = REPO / "models" / "gobuddy-9x9.onnx"
+    model: Path = REPO / "models" / "gobuddy-9x9.int8.onnx"
     board_id: str = "board-sim"
     simulate_game: bool = True
     extra_env: dict[str, str] = field(default_factory=dict)
@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dashboard-address", default="127.0.0.1", help="0.0.0.0 to serve the LAN")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--visits", type=int, default=200)
-    parser.add_argument("--model", type=Path, default=REPO / "models" / "gobuddy-9x9.onnx")
+    parser.add_argument("--model", type=Path, default=REPO / "models" / "gobuddy-9x9.int8.onnx")
     parser.add_argument("--no-auto-play", action="store_true", help="simulated board waits instead of playing")
     args = parser.parse_args(argv)
     run(LaunchConfig(var=args.var.resolve(), broker_port=args.broker_port, dashboard_port=args.dashboard_port,

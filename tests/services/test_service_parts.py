@@ -34,7 +34,7 @@ def test_worker_command_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("argv, words", [
-    ([], "models/gobuddy-9x9.onnx does not exist (the shipped model is missing"),
+    ([], "models/gobuddy-9x9.int8.onnx does not exist (the shipped model is missing"),
     (["--model", "{model}", "--share-group", "a/b"], "shared subscription group"),
     (["--model", "{model}", "--username", "bad id"], "'bad id' is not a client id"),
     (["--model", "{model}", "--password-file", "/nonexistent/engine-1.password"], "--password-file"),

@@ -76,3 +76,16 @@ def test_a_model_replaced_gets_a_new_twin_or_none(tmp_path, monkeypatch):
     found = q.refresh_twin(model)
     assert found is not None and found.problems() == []
     assert q.twin_path(model).exists() and q.twin_is_current(model)
+
+
+@pytest.mark.parametrize("model", ["gobuddy-9x9.onnx", "gobuddy-13x13.onnx"])
+def test_the_shipped_twins_are_of_the_shipped_models(model):
+    """Each shipped model ships with its int8 twin, made from it (a promoted model
+    without a new twin fails here)."""
+    source = OnnxEvaluator(MODELS / model)
+    twin = OnnxEvaluator(q.twin_path(MODELS / model))
+    meta = twin.session.get_modelmeta().custom_metadata_map
+    assert json.loads(meta["gobuddy.provenance"])["quantized"]["from"] == source.name
+    assert q.twin_is_current(MODELS / model)
+    planes = q.policy_game_positions(MODELS / model, 96, seed=9)
+    assert q.agreement(MODELS / model, q.twin_path(MODELS / model), planes).problems() == []
