@@ -42,7 +42,7 @@ from pathlib import Path
 
 from training.game_shards import count_games
 from training.make_model import SHIPPED, Plan, ReachedUntil, StageLog, checkpoint_step, file_digest
-from training.quantize import refresh_twin, twin_is_current
+from training.quantize import make_twin, refresh_twin, twin_is_current, twin_path
 
 STAGES = ("base", "games", "positions", "init", "train", "export", "gating", "promote")
 
@@ -61,6 +61,7 @@ class RoundPlan:
     fast_visits: int = Plan.selfplay_fast_visits
     full_fraction: float = Plan.selfplay_full_fraction
     selfplay_search: str = "puct"  # training.selfplay --search: puct or gumbel
+    selfplay_model: str = "float"  # float: the base model plays self-play; int8: its twin (training.quantize)
     mix: str = Plan.round_engine_mix
     max_moves: int | None = None
     steps: int = 2500
@@ -97,6 +98,11 @@ class RoundPlan:
         shipped one, or ``base_weights`` exported at this size."""
         return self.run("base.onnx") if self.base_weights is not None else self.shipped
 
+    @property
+    def player(self) -> Path:
+        """The model that plays the self-play games: ``base``, or its int8 twin."""
+        return self.base if self.selfplay_model == "float" else twin_path(self.base)
+
 
 def generator_commands(plan: RoundPlan) -> list[list[str]]:
     """The self-play and engine-game commands (each resumes from what is on disk)."""
@@ -104,7 +110,7 @@ def generator_commands(plan: RoundPlan) -> list[list[str]]:
     cap = ["--max-moves", str(plan.max_moves)] if plan.max_moves else []
     commands = []
     if plan.selfplay_workers > 0:
-        commands.append([sys.executable, "-m", "training.selfplay", "--model", str(plan.base), "--size", str(plan.size),
+        commands.append([sys.executable, "-m", "training.selfplay", "--model", str(plan.player), "--size", str(plan.size),
                          "--out", str(plan.data("selfplay")), "--visits", str(plan.visits),
                          "--fast-visits", str(plan.fast_visits), "--full-fraction", str(plan.full_fraction),
                          "--search", plan.selfplay_search, "--workers", str(plan.selfplay_workers),
@@ -118,7 +124,10 @@ def generator_commands(plan: RoundPlan) -> list[list[str]]:
 
 def generate(plan: RoundPlan, seconds: float) -> None:
     """Run the generators side by side for ``seconds``, then stop them (SIGTERM: each
-    writes its finished games first). A generator that dies is an error."""
+    writes its finished games first). A generator that dies is an error. The int8 twin
+    that is to play is made first when there is none of the base (``training.quantize``)."""
+    if plan.selfplay_model == "int8" and not (twin_path(plan.base).exists() and twin_is_current(plan.base)):
+        make_twin(plan.base)
     procs = [subprocess.Popen(cmd, cwd=Path(__file__).resolve().parent.parent) for cmd in generator_commands(plan)]
     deadline = time.monotonic() + seconds
     try:
@@ -302,6 +311,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--full-fraction", type=float, default=RoundPlan.full_fraction, help="share of full searches")
     p.add_argument("--selfplay-search", choices=("puct", "gumbel"), default=RoundPlan.selfplay_search,
                    help="self-play root search (training.selfplay --search; default puct)")
+    p.add_argument("--selfplay-model", choices=("float", "int8"), default=RoundPlan.selfplay_model,
+                   help="self-play with the base model or its int8 twin (about twice the games; default float)")
     p.add_argument("--max-moves", type=int, help="move cap of the generated games")
     p.add_argument("--steps", type=int, default=RoundPlan.steps)
     p.add_argument("--lr", type=float, default=RoundPlan.lr)
@@ -326,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--minutes must be >= 0, --steps >= 1, worker counts and --value-weight >= 0")
     plan = RoundPlan(a.round, a.root.resolve(), a.minutes, a.selfplay_workers, a.engine_workers, a.visits,
                      fast_visits=a.fast_visits, full_fraction=a.full_fraction, selfplay_search=a.selfplay_search,
-                     mix=a.mix,
+                     selfplay_model=a.selfplay_model, mix=a.mix,
                      max_moves=a.max_moves, steps=a.steps, lr=a.lr, value_weight=a.value_weight,
                      threads=a.threads, device=a.device, gate_games=a.gate_games, gate_visits=a.gate_visits,
                      gate_parallel=a.gate_parallel, seed=a.seed, earlier=tuple(a.earlier), until=a.until,

@@ -40,6 +40,15 @@ def test_the_generators_resume_into_the_round_folders(tmp_path):
     assert len(generator_commands(RoundPlan("r9", root=tmp_path, engine_workers=1))) == 2
 
 
+@pytest.mark.parametrize("size, model", [(9, "models/gobuddy-9x9.int8.onnx"),
+                                         (13, "runs/improve/r9/base.int8.onnx")])
+def test_int8_self_play_is_played_by_the_twin_of_the_base(tmp_path, size, model):
+    plan = RoundPlan("r9", root=tmp_path, engine_workers=0, selfplay_model="int8", size=size,
+                     base_weights=None if size == 9 else tmp_path / "w.pt")
+    (selfplay,) = generator_commands(plan)
+    assert selfplay[selfplay.index("--model") + 1] == str(tmp_path / model)
+
+
 def test_the_mix_links_every_shard_under_a_tagged_name(tmp_path):
     for tag in ("a", "b"):
         (tmp_path / tag).mkdir()
