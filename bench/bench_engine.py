@@ -208,6 +208,32 @@ def bench_latency(config: BenchConfig, path: Path, sample: list[tuple[Position, 
     return lines
 
 
+def bench_twin(config: BenchConfig, path: Path, planes: np.ndarray,
+               sample: list[tuple[Position, History]]) -> list[str]:
+    """The model against its int8 twin (``training.quantize``), one inference thread:
+    raw throughput at batch 8 and search visits per second, interleaved repeats."""
+    from training.quantize import twin_path
+
+    models = {"float": path, "int8 twin": twin_path(path)}
+    if not models["int8 twin"].is_file():
+        return [f"No int8 twin of {path} (`python -m training.quantize --model {path}` makes it)."]
+    evaluators = {name: OnnxEvaluator(p, intra_threads=1) for name, p in models.items()}
+    visits = 150 if config.quick else 800
+    few = sample[:2] if config.quick else sample[:3]
+    raws: dict[str, list[float]] = {name: [] for name in models}
+    searches: dict[str, list[float]] = {name: [] for name in models}
+    for _ in range(config.repeats):
+        for name, ev in evaluators.items():
+            raws[name].append(rate(lambda: ev.run_planes(planes[:8]), 8, config.seconds)[0])
+            searches[name].append(search_rate(ev, few, 8, True, visits)[0])
+    lines = ["| model | file | raw evals/s (batch 8) | search visits/s (batch 8, pipeline) |", "|---|---|---|---|"]
+    for name, p in models.items():
+        lines.append(f"| {name} | {p.stat().st_size / 1e6:.1f} MB | {statistics.median(raws[name]):,.0f} | "
+                     f"{statistics.median(searches[name]):,.0f} |")
+    ratio = statistics.median(searches["int8 twin"]) / statistics.median(searches["float"])
+    return lines + ["", f"The twin searches {ratio:.1f}x the visits a second of the float model on this CPU."]
+
+
 def run(config: BenchConfig) -> str:
     """All engine figures as one markdown section."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -227,6 +253,7 @@ def run(config: BenchConfig) -> str:
         out += ["### Raw onnxruntime throughput", ""] + bench_raw(config, path, planes) + [""]
         out += ["### Search throughput (fresh trees, 9x9 middle games)", ""]
         out += bench_search(config, path, planes, sample) + [""]
+        out += ["### The int8 twin (1 inference thread)", ""] + bench_twin(config, path, planes, sample) + [""]
         out += [f"### Analysis latency (request to ranked top {DEFAULT_TOP_K}, fresh tree per request, "
                 "1 inference thread)", ""]
         out += bench_latency(config, path, sample[:8] if config.quick else sample) + [""]

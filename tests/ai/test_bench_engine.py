@@ -16,6 +16,7 @@ def test_quick_bench_writes_every_section(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     text = out.read_text()
     for heading in ("## Engine", "### Feature extraction", "### Raw onnxruntime throughput",
-                    "### Search throughput", "### Analysis latency"):
+                    "### Search throughput", "### The int8 twin", "### Analysis latency"):
         assert heading in text
+    assert "| int8 twin | 0.6 MB |" in text and "the visits a second of the float model" in text
     assert "| 64 |" in text and "(default)" in text
