@@ -245,7 +245,7 @@ def test_busy_engines_are_told_as_such() -> None:
 
 
 def test_a_counted_game_on_the_page(open_app, app_store, app_broker, stand_in_worker, stand_in_recorder):
-    from dashboard.views.play import publish
+    from dashboard.views.play_flow import publish
 
     at = open_app("views/play.py", app_broker)
     assert services(at).feed.wait_for(lambda f: f.connected(), 10)
