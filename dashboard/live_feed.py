@@ -269,8 +269,8 @@ class LiveFeed(LiveAnalysis):
     def hand_over_web_slot(self, board_id: str, owner: str) -> None:
         """``board_id`` is ``owner``'s from now on (a game resumed in a new browser
         session keeps its board): the session that held it loses it, and ``owner``
-        gives up any other slot it held. Not checked: that ``board_id`` is a web board
-        (one that is not is ignored)."""
+        gives up any other slot it held. A ``board_id`` that is not a web board is
+        ignored."""
         if board_id not in {topics.web_board_id(n) for n in range(1, topics.WEB_BOARD_SLOTS + 1)}:
             return
         with self._lock:

@@ -92,6 +92,8 @@ def ending(g: GameSummary) -> str:
     reason = g.end_reason
     if reason is None and g.result and "+" in g.result:
         reason = SGF_ENDINGS.get(g.result.split("+", 1)[1], "score")
+    elif reason is None and g.result in ("0", "Draw", "Jigo"):  # SGF's draw: a count
+        reason = "score"
     if reason is None:
         return ""
     said = ENDINGS.get(reason, reason)

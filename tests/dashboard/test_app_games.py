@@ -148,6 +148,7 @@ def test_a_game_ended_by_a_count_says_so(open_app, app_store):
 
 def test_the_list_says_how_each_game_ended(open_app, app_store):
     with_games(app_store)
+    app_store.import_sgf("(;GM[1]FF[4]SZ[9]KM[7]DT[2026-01-02]PB[Dan]PW[Eve]RE[0];B[ee];W[cc])")
     counted_game(app_store)
     at = open_app("views/games.py")
     no_exceptions(at)
@@ -157,5 +158,6 @@ def test_the_list_says_how_each_game_ended(open_app, app_store):
         "Cleo:": "",  # still going on
         "Ben:W+R": "resigned",  # an SGF's RE
         "Ana:B+3.5": "counted",  # counted, no dead stones named
+        "Dan:0": "counted",  # an SGF draw
         "Ana:W+7": "counted, 1 dead",  # a game of the Play page: the count named C7 dead
     }
