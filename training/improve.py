@@ -354,6 +354,8 @@ def main(argv: list[str] | None = None) -> int:
         print("\n[improve] stopped; run it again to continue", file=sys.stderr)
         return 130
     shipped = plan.shipped.resolve()
+    if twin_path(shipped).exists() and twin_is_current(shipped):
+        shipped = twin_path(shipped)  # what the engines play: the int8 twin
     size = "" if plan.size == 9 else f" --size {plan.size}"  # the match's board is 9x9 unless told
 
     def match(ours: str, rest: str, out: str) -> str:
