@@ -1,5 +1,9 @@
 """A whole game on the Play page in a real browser (Debian's Chromium) against the real
-engine worker with the shipped model, and undo.
+engine worker with a real model, and undo.
+
+The model is r5's float file (``tests/e2e/models/gobuddy-9x9-r5.onnx``, the shipped
+model when the script was made), not whatever is shipped now: the script holds the
+engine's exact answers, and a promotion must not rewrite it.
 
 The engine plays the "5 kyu" level: a 16-visit search, with no random draw (the game's
 seed plays no part at a search level), so its answers depend only on the position and
@@ -41,12 +45,13 @@ from tests.e2e.test_play_fragment_e2e import BOARD, click
 from tests.mqtt_broker import MosquittoBroker, find_mosquitto
 
 GNUGO = shutil.which("gnugo") or "/usr/games/gnugo"
+MODEL = Path(__file__).resolve().parent / "models" / "gobuddy-9x9-r5.onnx"  # the script's engine
 LEVEL = "5 kyu"
 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    """The stack of ``conftest`` with the shipped model in the worker (the conftest's
+    """The stack of ``conftest`` with r5's model in the worker (the conftest's
     is a random tiny one), and a small budget for the count's ownership cross-check."""
     reason = browser_missing() or (None if find_mosquitto() else "mosquitto is not installed")
     if reason:
@@ -58,7 +63,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         broker = stack.enter_context(MosquittoBroker(boards=("board-1",)))
         services = [stack.enter_context(ServiceProcess(
                         "engine_worker", [*broker_args(broker, "engine-e2e-1"), "--visits", "64",
-                                          "--status-interval", "1"], tmp / "engine_worker.log")),
+                                          "--status-interval", "1", "--model", str(MODEL)], tmp / "engine_worker.log")),
                     stack.enter_context(ServiceProcess(
                         "dashboard.recorder", [*broker_args(broker, "recorder-e2e"), "--db", url],
                         tmp / "recorder.log"))]
