@@ -21,7 +21,6 @@ Not checked here: the playing strength (a match does that; see the model card).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
 import tempfile
@@ -135,6 +134,8 @@ def quantize(source: Path, out: Path, calibration: np.ndarray, check: np.ndarray
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
+    from training.make_model import file_digest  # (make_model imports this module)
+
     class Batches(CalibrationDataReader):
         def __init__(self) -> None:
             self.start = 0
@@ -153,7 +154,7 @@ def quantize(source: Path, out: Path, calibration: np.ndarray, check: np.ndarray
         twin, original = onnx.load(str(quantized)), onnx.load(str(source))
         meta = {p.key: p.value for p in original.metadata_props}
         provenance = json.loads(meta.get(META_PROVENANCE, "{}") or "{}")
-        provenance["quantized"] = {"from": meta.get(META_MODEL_NAME, source.name), "source_sha256": digest(source),
+        provenance["quantized"] = {"from": meta.get(META_MODEL_NAME, source.name), "source_sha256": file_digest(source),
                                    "method": "onnxruntime static QDQ: int8 weights per channel, uint8 activations, "
                                              "MinMax", "calibration_positions": len(calibration)}
         meta.update({META_MODEL_NAME: meta.get(META_MODEL_NAME, source.stem) + "-int8",
@@ -198,10 +199,6 @@ def refresh_twin(model: Path) -> Agreement | None:
         return None
 
 
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def twin_of(twin: Path) -> str | None:
     """The SHA-256 of the model ``twin`` was made from (its provenance); None if unreadable."""
     import onnx
@@ -215,8 +212,10 @@ def twin_of(twin: Path) -> str | None:
 
 def twin_is_current(model: Path) -> bool:
     """No twin of another model lies beside ``model``: none, or one made from these bytes."""
+    from training.make_model import file_digest  # (make_model imports this module)
+
     twin = twin_path(model)
-    return not twin.exists() or twin_of(twin) == digest(model)
+    return not twin.exists() or twin_of(twin) == file_digest(model)
 
 
 def main(argv: list[str] | None = None) -> int:
