@@ -20,7 +20,7 @@ How a request goes (see ``schemas/README.md`` for the protocol):
    how many ahead, when the answer is expected). A copy of a request this worker already
    holds (a requester that re-sent it) only gets that progress again.
 3. The search thread takes jobs in turn. A superseded job is dropped without an
-   answer, a job whose deadline is too close is refused (``deadline``). An answer in
+   answer, a job whose time ran out while it waited is refused (``busy``). An answer in
    the ``AnswerCache`` is sent at once. Otherwise it searches up to
    ``min(max_visits, visit cap)`` visits, ``max_time_ms``, the deadline less a margin
    (the larger of ``deadline_margin_ms`` and a tenth of the time left), and, while
@@ -28,8 +28,9 @@ How a request goes (see ``schemas/README.md`` for the protocol):
    waiting: the search gets weaker as the queue grows, and every queued request can
    still be answered in time); it sends partial answers if asked, then the final answer
    on the requester's own response topic with the request's Correlation Data, and for a
-   board's own ``hint`` also on its ``led`` topic. An answer that would arrive after the
-   deadline is not sent.
+   board's own ``hint`` also on its ``led`` topic. An answer ready after the deadline (a
+   stalled machine) is not sent: the requester hears a ``busy`` refusal instead, within
+   the short while it still listens (``gobuddy.bus.requests.RESPONSE_GRACE_S``).
    A request with ``judge`` (a learner's move to judge: ``gobuddy.ai.teaching``) is
    never answered from the cache; its first search takes half the time it may have,
    and when that search did not visit the move enough, the position after the move
@@ -226,15 +227,13 @@ class EngineWorker:
             if self._stopping.is_set():
                 self._refuse_shutdown(received)
             else:
-                self.counts["busy"] += 1
-                self._refuse(received, None, refusal, "busy", retry_after_ms=int(min(60.0, 2 * self._job_s) * 1000))
+                self._refuse_busy(received, refusal)
             return
         with self._held_lock:
             self._held[(requester, request.id)] = job
         if not self.jobs.put(job):  # filled up since the admission check
             self._release(job)
-            self.counts["busy"] += 1
-            self._refuse(received, None, f"worker {self.worker_id} is busy; ask again", "busy")
+            self._refuse_busy(received, f"worker {self.worker_id} is busy; ask again")
             return
         self._progress(job)
         log.debug("accepted %s from %s/%s (%d waiting)", request.id, received.info.role, received.info.client_id,
@@ -311,9 +310,9 @@ class EngineWorker:
             return
         left_ms = job.deadline_ms - now_ms()
         remaining_ms = left_ms - max(self.config.deadline_margin_ms, self.config.deadline_margin_fraction * left_ms)
-        if remaining_ms < MIN_SEARCH_MS:
-            self._refuse(received, "deadline_ms", "the deadline passed while the request waited for a worker",
-                         "deadline")
+        if remaining_ms < MIN_SEARCH_MS:  # the work ahead of it took its time: busy, not the requester's fault
+            self._refuse_busy(received, f"worker {self.worker_id} is busy: the request's time ran out while it "
+                                        "waited; ask again")
             return
         started = time.perf_counter()
         level = _level_of(request)
@@ -408,10 +407,11 @@ class EngineWorker:
         request = job.request
         if request.explain:
             answer = self._explained(job, answer)
-        if now_ms() > job.deadline_ms:
+        late_ms = now_ms() - job.deadline_ms
+        if late_ms > 0:  # a stalled machine: say so (the requester listens a little past its deadline)
             self.counts["late"] += 1
-            log.info("dropped the answer to %r: ready %d ms after its deadline", request.id,
-                     now_ms() - job.deadline_ms)
+            self._refuse_busy(job.received, f"worker {self.worker_id} is busy: the answer was ready {late_ms} ms "
+                                            "after the request's deadline; ask again")
             return
         if job.received.response_topic is not None:
             self._respond(job.received, answer)
@@ -448,6 +448,12 @@ class EngineWorker:
         if received.response_topic is not None:
             self._respond(received, EngineError(id=request_id, error=message[:500], field=field, code=code,
                                                 retry_after_ms=retry_after_ms, worker=self.worker_id))
+
+    def _refuse_busy(self, received: Received, message: str) -> None:
+        """Refuse with code ``busy``: this worker could not answer in time because of its
+        load; ``retry_after_ms`` is about two jobs' time."""
+        self.counts["busy"] += 1
+        self._refuse(received, None, message, "busy", retry_after_ms=int(min(60.0, 2 * self._job_s) * 1000))
 
     def _refuse_shutdown(self, received: Received) -> None:
         self._refuse(received, None, f"worker {self.worker_id} is shutting down; ask again", "shutdown")
