@@ -24,6 +24,7 @@ BENCHMARKS = (
     ("bench.bench_engine", []),
     ("bench.bench_tree_reuse", []),
     ("bench.bench_lcb", []),
+    ("bench.bench_selfplay", []),
     ("bench.bench_bus", []),
     ("bench.bench_overload", []),
     ("bench.bench_rejections", []),

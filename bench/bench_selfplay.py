@@ -1,0 +1,113 @@
+"""Self-play games per core-hour: the float model against its int8 twin, at the
+self-play settings the training rounds use.
+
+    python -m bench.bench_selfplay [--games 100] [--model models/gobuddy-9x9.onnx]
+
+Two ``python -m training.selfplay`` processes, one per model, run side by side at the
+same niceness with ``make_model``'s self-play settings (PUCT, ``--visits`` 200 on a
+full search, 50 on a fast one, 35% full; resignation on), one worker each, the same
+seed (so the same openings). Each plays ``--games`` games into a scratch folder. The
+figure is each process's own CPU time (``os.wait4``), so two processes sharing the
+cores do not inflate it the way wall time would; a game's cost also depends on how
+long the game is, so the mean moves and full searches per game are printed beside it.
+Prints a markdown section: CPU seconds a game, games per core-hour and their ratio.
+
+Not measured here: the data's quality (that is the gating match's job; the twin's
+agreement with its source is ``training.quantize``'s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from training.make_model import Plan
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = ROOT / "models" / "gobuddy-9x9.onnx"
+
+
+def command(model: Path, out: Path, games: int, seed: int) -> list[str]:
+    """The self-play command of a training round (``training.improve``) for ``games`` games."""
+    plan = Plan()
+    return [sys.executable, "-m", "training.selfplay", "--model", str(model), "--size", "9", "--out", str(out),
+            "--visits", str(plan.selfplay_visits), "--fast-visits", str(plan.selfplay_fast_visits),
+            "--full-fraction", str(plan.selfplay_full_fraction), "--search", "puct", "--workers", "1",
+            "--seed", str(seed), "--games", str(games), "--per-shard", "25", "--no-progress"]
+
+
+def game_shape(folder: Path) -> tuple[int, float, float]:
+    """(games, mean moves a game, mean full searches a game) of the shards in ``folder``."""
+    moves, full = [], []
+    for shard in sorted(folder.glob("*.jsonl.gz")):
+        with gzip.open(shard, "rt") as lines:
+            for line in lines:
+                game = json.loads(line)
+                moves.append(len(game["moves"]))
+                full.append(sum(1 for v in game.get("visits") or [] if v))
+    count = len(moves)
+    return count, sum(moves) / max(count, 1), sum(full) / max(count, 1)
+
+
+def measure(models: dict[str, Path], games: int, seed: int) -> dict[str, dict[str, float]]:
+    """Run one self-play process per model at once; per model: CPU seconds, games, shape."""
+    with tempfile.TemporaryDirectory(prefix="bench-selfplay-") as scratch:
+        procs = {}
+        for name, model in models.items():
+            out = Path(scratch) / name.replace(" ", "-")
+            procs[name] = (subprocess.Popen(command(model, out, games, seed), cwd=ROOT,
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE), out)
+        results = {}
+        for name, (proc, out) in procs.items():
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            if proc.returncode != 0:
+                raise RuntimeError(f"self-play with {models[name]} failed ({proc.returncode}): "
+                                   f"{proc.stderr.read().decode()[-2000:] if proc.stderr else ''}")
+            played, moves, full = game_shape(out)
+            cpu = usage.ru_utime + usage.ru_stime
+            results[name] = {"cpu_s": cpu, "games": played, "moves": moves, "full": full}
+        return results
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=100, help="games per model (default 100)")
+    parser.add_argument("--model", type=Path, default=SHIPPED, help="the float model; its twin beside it")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    from training.quantize import twin_path
+
+    twin = twin_path(args.model)
+    print("## Self-play games per core-hour: float model and int8 twin (`bench.bench_selfplay`)\n")
+    if not twin.is_file():
+        print(f"No int8 twin of {args.model} (`python -m training.quantize --model {args.model}` makes it).")
+        return
+    results = measure({"float": args.model, "int8 twin": twin}, args.games, args.seed)
+    plan = Plan()
+    print(f"`training.selfplay` as a training round runs it (PUCT {plan.selfplay_visits}/{plan.selfplay_fast_visits} "
+          f"visits, {plan.selfplay_full_fraction:.0%} full, resignation on, one worker), {args.games} games per "
+          f"model, the two processes side by side, the same seed; {args.model.name} and its twin.\n")
+    print("| model | games | moves a game | full searches a game | CPU ms a move | CPU s a game | games per core-hour |")
+    print("|---|---|---|---|---|---|---|")
+    per_hour = {}
+    for name, r in results.items():
+        per_game = r["cpu_s"] / max(r["games"], 1)
+        per_hour[name] = 3600 / per_game
+        per_move = 1000 * r["cpu_s"] / max(r["games"] * r["moves"], 1)
+        print(f"| {name} | {r['games']:.0f} | {r['moves']:.1f} | {r['full']:.1f} | {per_move:.1f} | {per_game:.2f} | "
+              f"{per_hour[name]:,.0f} |")
+    per_move = {name: r["cpu_s"] / max(r["games"] * r["moves"], 1) for name, r in results.items()}
+    print(f"\nThe twin makes **{per_hour['int8 twin'] / per_hour['float']:.1f}x** the games per core-hour "
+          f"of the float model at the same search, {per_move['float'] / per_move['int8 twin']:.1f}x the moves "
+          "(CPU time of each process, start-up included; the games differ in length, the moves a game say how much).")
+
+
+if __name__ == "__main__":
+    main()
