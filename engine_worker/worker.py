@@ -312,7 +312,7 @@ class EngineWorker:
         remaining_ms = left_ms - max(self.config.deadline_margin_ms, self.config.deadline_margin_fraction * left_ms)
         if remaining_ms < MIN_SEARCH_MS:  # the work ahead of it took its time: busy, not the requester's fault
             self._refuse_busy(received, f"worker {self.worker_id} is busy: the request's time ran out while it "
-                                        "waited; ask again")
+                                        "waited; ask again", "deadline_ms")
             return
         started = time.perf_counter()
         level = _level_of(request)
@@ -411,7 +411,7 @@ class EngineWorker:
         if late_ms > 0:  # a stalled machine: say so (the requester listens a little past its deadline)
             self.counts["late"] += 1
             self._refuse_busy(job.received, f"worker {self.worker_id} is busy: the answer was ready {late_ms} ms "
-                                            "after the request's deadline; ask again")
+                                            "after the request's deadline; ask again", "deadline_ms")
             return
         if job.received.response_topic is not None:
             self._respond(job.received, answer)
@@ -449,11 +449,12 @@ class EngineWorker:
             self._respond(received, EngineError(id=request_id, error=message[:500], field=field, code=code,
                                                 retry_after_ms=retry_after_ms, worker=self.worker_id))
 
-    def _refuse_busy(self, received: Received, message: str) -> None:
+    def _refuse_busy(self, received: Received, message: str, field: str | None = None) -> None:
         """Refuse with code ``busy``: this worker could not answer in time because of its
-        load; ``retry_after_ms`` is about two jobs' time."""
+        load (``field`` ``deadline_ms`` when the request's own time ran out);
+        ``retry_after_ms`` is about two jobs' time."""
         self.counts["busy"] += 1
-        self._refuse(received, None, message, "busy", retry_after_ms=int(min(60.0, 2 * self._job_s) * 1000))
+        self._refuse(received, field, message, "busy", retry_after_ms=int(min(60.0, 2 * self._job_s) * 1000))
 
     def _refuse_shutdown(self, received: Received) -> None:
         self._refuse(received, None, f"worker {self.worker_id} is shutting down; ask again", "shutdown")

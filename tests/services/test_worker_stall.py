@@ -72,7 +72,7 @@ def test_an_answer_ready_after_the_deadline_is_a_busy_refusal(stalling, client) 
     with pytest.raises(EngineRequestFailed) as refused:
         board.request(make_request("stalled", [("B", "C3")], visits=100_000, max_time_ms=300, deadline_s=1.0))
     assert refused.value.busy and "after the request's deadline" in str(refused.value), str(refused.value)
-    assert refused.value.error.retry_after_ms is not None
+    assert refused.value.error.retry_after_ms is not None and refused.value.error.field == "deadline_ms"
     assert time.monotonic() - started < 1.0 + 0.5 + 0.2  # heard within the requester's grace
     assert worker.counts["late"] == late_before + 1
 
@@ -86,4 +86,5 @@ def test_a_request_whose_time_ran_out_in_the_queue_is_a_busy_refusal(stalling, c
     with pytest.raises(EngineRequestFailed) as refused:
         second.request(make_request("behind", [("B", "F6")], visits=100_000, max_time_ms=200, deadline_s=0.9))
     assert refused.value.busy and "ran out while it waited" in str(refused.value), str(refused.value)
+    assert refused.value.error.field == "deadline_ms"
     assert slow.result(timeout=5).id == "slow"
