@@ -48,7 +48,7 @@ import secrets
 import sys
 from pathlib import Path
 
-from gobuddy.bus.topics import ENGINE_GROUP, ROOT, WEB_BOARD_SLOTS, is_physical_board_id
+from gobuddy.bus.topics import ENGINE_GROUP, ROOT, is_physical_board_id, web_board_ids
 
 ITERATIONS = 10_000  # PBKDF2 rounds per password check; Mosquitto's own default is 101
 HEALTH = "health"
@@ -59,7 +59,7 @@ _OWN = (  # every bus account publishes its presence and its error reports under
     ("publishClientSend", f"{ROOT}/error/{{role}}/%u"),
 )
 _READ_ALL = (("subscribePattern", f"{ROOT}/#"), ("publishClientReceive", f"{ROOT}/#"))
-_WEB_BOARDS = tuple(f"web-{slot}" for slot in range(1, WEB_BOARD_SLOTS + 1))
+_WEB_BOARDS = web_board_ids()
 
 POLICY: dict[str, tuple[tuple[str, str], ...]] = {
     # A board writes only its own board topics (never its LEDs: the engine's), reads back

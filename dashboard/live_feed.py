@@ -254,8 +254,7 @@ class LiveFeed(LiveAnalysis):
                     self._slots[board_id] = (owner, now)
                     return board_id
             candidates = []
-            for slot in range(1, topics.WEB_BOARD_SLOTS + 1):
-                board_id = topics.web_board_id(slot)
+            for slot, board_id in enumerate(topics.web_board_ids(), start=1):
                 holder = self._slots.get(board_id)
                 if holder is None or now - holder[1] > 3600:
                     busy = (b := self.board(board_id)) is not None and b.status == "playing"
@@ -271,7 +270,7 @@ class LiveFeed(LiveAnalysis):
         session keeps its board): the session that held it loses it, and ``owner``
         gives up any other slot it held. A ``board_id`` that is not a web board is
         ignored."""
-        if board_id not in {topics.web_board_id(n) for n in range(1, topics.WEB_BOARD_SLOTS + 1)}:
+        if board_id not in topics.web_board_ids():
             return
         with self._lock:
             for held, (holder, _) in list(self._slots.items()):

@@ -143,6 +143,11 @@ def web_board_id(slot: int) -> str:
     return f"web-{slot}"
 
 
+def web_board_ids() -> tuple[str, ...]:
+    """Every web board id, slot order: ``web-1`` .. ``web-<WEB_BOARD_SLOTS>``."""
+    return tuple(web_board_id(slot) for slot in range(1, WEB_BOARD_SLOTS + 1))
+
+
 # ---- topics ----------------------------------------------------------------------------
 
 def _board_topic(family: str, what: str) -> Callable[[str], str]:

@@ -91,6 +91,8 @@ def test_filters() -> None:
     assert topics.error_filter() == "gobuddy/v1/error/+/+"
     assert topics.everything_filter() == "gobuddy/v1/#"
     assert topics.web_board_id(1) == "web-1"
+    assert topics.web_board_ids() == tuple(f"web-{n}" for n in range(1, topics.WEB_BOARD_SLOTS + 1))
+    assert all(topics.is_board_id(b) and not topics.is_physical_board_id(b) for b in topics.web_board_ids())
 
 
 @pytest.mark.parametrize("topic_filter,topic,expected", [
