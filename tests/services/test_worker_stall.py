@@ -67,7 +67,7 @@ def test_an_answer_ready_after_the_deadline_is_a_busy_refusal(stalling, client) 
     board = client("board-1")
     assert board.request(make_request("warm-up", [("B", "E5")], visits=4), timeout_s=10).id == "warm-up"
     late_before = worker.counts["late"]
-    evaluator.arm(1.2)  # the deadline is 1 s away: the answer is ready about 0.2 s after it
+    evaluator.arm(1.15)  # the deadline is 1 s away: ready 0.15 s after it, inside the requester's 0.5 s grace
     started = time.monotonic()
     with pytest.raises(EngineRequestFailed) as refused:
         board.request(make_request("stalled", [("B", "C3")], visits=100_000, max_time_ms=300, deadline_s=1.0))
@@ -80,11 +80,12 @@ def test_an_answer_ready_after_the_deadline_is_a_busy_refusal(stalling, client) 
 def test_a_request_whose_time_ran_out_in_the_queue_is_a_busy_refusal(stalling, client) -> None:
     _, evaluator = stalling
     first, second = client("board-1"), client("board-2")
-    evaluator.arm(1.5)
+    evaluator.arm(1.2)
     slow = first.request_async(make_request("slow", [("B", "D4")], visits=100_000, max_time_ms=200, deadline_s=4.0))
     time.sleep(0.2)  # the slow one is being searched (stalled) when the next arrives
+    # its time is gone at about 1.0 s, the stall ends at about 1.2 s, the requester listens until 1.5 s
     with pytest.raises(EngineRequestFailed) as refused:
-        second.request(make_request("behind", [("B", "F6")], visits=100_000, max_time_ms=200, deadline_s=0.9))
+        second.request(make_request("behind", [("B", "F6")], visits=100_000, max_time_ms=200, deadline_s=0.8))
     assert refused.value.busy and "ran out while it waited" in str(refused.value), str(refused.value)
     assert refused.value.error.field == "deadline_ms"
     assert slow.result(timeout=5).id == "slow"
