@@ -19,14 +19,13 @@ agreement with its source is ``training.quantize``'s).
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from training.game_shards import iter_samples
 from training.make_model import Plan
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,15 +43,10 @@ def command(model: Path, out: Path, games: int, seed: int) -> list[str]:
 
 def game_shape(folder: Path) -> tuple[int, float, float]:
     """(games, mean moves a game, mean full searches a game) of the shards in ``folder``."""
-    moves, full = [], []
-    for shard in sorted(folder.glob("*.jsonl.gz")):
-        with gzip.open(shard, "rt") as lines:
-            for line in lines:
-                game = json.loads(line)
-                moves.append(len(game["moves"]))
-                full.append(sum(1 for v in game.get("visits") or [] if v))
-    count = len(moves)
-    return count, sum(moves) / max(count, 1), sum(full) / max(count, 1)
+    games = list(iter_samples(folder))
+    count = max(len(games), 1)
+    return (len(games), sum(len(g.moves) for g in games) / count,
+            sum(sum(1 for v in g.visits or [] if v) for g in games) / count)
 
 
 def measure(models: dict[str, Path], games: int, seed: int) -> dict[str, dict[str, float]]:
@@ -96,14 +90,12 @@ def main(argv: list[str] | None = None) -> None:
           f"model, the two processes side by side, the same seed; {args.model.name} and its twin.\n")
     print("| model | games | moves a game | full searches a game | CPU ms a move | CPU s a game | games per core-hour |")
     print("|---|---|---|---|---|---|---|")
-    per_hour = {}
-    for name, r in results.items():
-        per_game = r["cpu_s"] / max(r["games"], 1)
-        per_hour[name] = 3600 / per_game
-        per_move = 1000 * r["cpu_s"] / max(r["games"] * r["moves"], 1)
-        print(f"| {name} | {r['games']:.0f} | {r['moves']:.1f} | {r['full']:.1f} | {per_move:.1f} | {per_game:.2f} | "
-              f"{per_hour[name]:,.0f} |")
+    per_game = {name: r["cpu_s"] / max(r["games"], 1) for name, r in results.items()}
     per_move = {name: r["cpu_s"] / max(r["games"] * r["moves"], 1) for name, r in results.items()}
+    per_hour = {name: 3600 / seconds for name, seconds in per_game.items()}
+    for name, r in results.items():
+        print(f"| {name} | {r['games']:.0f} | {r['moves']:.1f} | {r['full']:.1f} | {1000 * per_move[name]:.1f} | "
+              f"{per_game[name]:.2f} | {per_hour[name]:,.0f} |")
     print(f"\nThe twin makes **{per_hour['int8 twin'] / per_hour['float']:.1f}x** the games per core-hour "
           f"of the float model at the same search, {per_move['float'] / per_move['int8 twin']:.1f}x the moves "
           "(CPU time of each process, start-up included; the games differ in length, the moves a game say how much).")
