@@ -286,7 +286,7 @@ def play_area() -> None:
         caps = game.state().captures
         st.caption(f"Move {len(game.moves)} · captures: black {caps['B']}, white {caps['W']} · board {game.board_id}")
         if game.counting and count is not None:
-            count_panel(game, count, on_accept=lambda: accept_count(current(), game, count))
+            count_panel(game, count, on_accept=lambda: accept_count(current(), game, count), allowed=allowed)
         elif game.over:
             st.success(f"Game over: {game.result} ({game.reason})")
             if count is not None and count.dead:

@@ -5,7 +5,8 @@ as GTP ``final_score``; the engine's ownership, when it answered, is only a cros
 which groups are dead. The players see the dead stones crossed out and the territory
 shaded on the board, the groups counted dead listed with the reason, and groups the
 judge is unsure of flagged; they toggle any group dead or alive (a click on one of its
-stones, or its box in the list), and "Accept the count" ends the game with the area
+stones, or its box in the list; a box sets its group's state as it shows it, and only
+while the count is the one it was drawn for), and "Accept the count" ends the game with the area
 count of what they accepted (``PlayGame.end_by_score``), which goes into the
 ``game_ended`` event and so into the database and the SGF ``RE[]``.
 
@@ -37,7 +38,7 @@ class Count:
     moves: int
     status: FinalStatus
     dead: set[int] = field(default_factory=set)
-    version: int = 0  # changes with every toggle: the list's boxes are made afresh
+    version: int = 0  # changes with every change of ``dead``: the list's boxes are made afresh
 
     @classmethod
     def of(cls, game: PlayGame, engine_ownership: Sequence[float] | None = None) -> "Count":
@@ -52,6 +53,19 @@ class Count:
     def toggle(self, index: int) -> None:
         self.dead ^= {index}
         self.version += 1
+
+    def mark(self, index: int, dead: bool, drawn_at: int) -> bool:
+        """Count group ``index`` dead (or alive) as its box, drawn at version
+        ``drawn_at``, reports; True when that changed the count. A report from a box
+        drawn before the last change is stale and changes nothing (the player saw
+        another count), and so does one that agrees with the count: Streamlit can run a
+        box's callback with no click at all, with the value the box shows
+        (streamlit#10102, seen here when a slow run overlaps a click on the board), so
+        the box sets a state, it never flips one."""
+        if drawn_at != self.version or (index in self.dead) == dead:
+            return False
+        self.toggle(index)
+        return True
 
     def toggle_at(self, vertex: str) -> bool:
         """Toggle the group with a stone at ``vertex``; False when there is none."""
@@ -89,10 +103,11 @@ def describe(group: GroupStatus, size: int) -> str:
     return f"{'Black' if group.colour == BLACK else 'White'} {shown} ({len(vertices)} stone{'s' * (len(vertices) > 1)})"
 
 
-def count_panel(game: PlayGame, count: Count, on_accept: Callable[[], None]) -> None:
+def count_panel(game: PlayGame, count: Count, on_accept: Callable[[], None], allowed: Callable[[], bool]) -> None:
     """The list of groups with their dead/alive boxes and the result so far, and the
     button that accepts the count (``on_accept``). Boxes and button act in callbacks,
-    so that inside the Play page's fragment only the fragment redraws."""
+    so that inside the Play page's fragment only the fragment redraws; a box acts only
+    when ``allowed()`` (the player's role, read again) says so."""
     score = count.score(game)
     st.markdown(f"**Counting: {score.result}** (black {score.black}, white {score.white}, komi {game.komi:g}"
                 + (f", {score.neutral} neutral" if score.neutral else "") + ")")
@@ -111,9 +126,16 @@ def count_panel(game: PlayGame, count: Count, on_accept: Callable[[], None]) -> 
             label += " — unsure"
         elif group.verdict == SEKI:
             label += " — seki"
-        st.checkbox(label, value=i in count.dead, key=f"play_dead_{count.game_id}_{count.moves}_{count.version}_{i}",
-                    help=group.reason, on_change=count.toggle, args=(i,))
+        key = f"play_dead_{count.game_id}_{count.moves}_{count.version}_{i}"
+        st.checkbox(label, value=i in count.dead, key=key, help=group.reason, on_change=_box_changed,
+                    args=(count, i, key, count.version, allowed))
     st.button("Accept the count", type="primary", key="play_accept_count", on_click=on_accept)
+
+
+def _box_changed(count: Count, index: int, key: str, drawn_at: int, allowed: Callable[[], bool]) -> None:
+    """A group's box reported a value: ``Count.mark`` decides whether it counts."""
+    if allowed():
+        count.mark(index, bool(st.session_state.get(key)), drawn_at)
 
 
 def current_count(game: PlayGame) -> Count | None:

@@ -13,7 +13,7 @@ from dashboard.views.play_count import Count
 from dashboard.views.play_game import IllegalMove, PlayGame
 from gobuddy.bus.messages import BoardState, GameEvent
 from gobuddy.bus.validation import validate
-from gobuddy.go.coords import BLACK, WHITE, to_gtp
+from gobuddy.go.coords import BLACK, WHITE, from_gtp, to_gtp
 from gobuddy.go.handicap import HandicapError
 from gobuddy.go.position import Position
 from tests.ai.test_final_status import ROWS
@@ -132,6 +132,43 @@ def test_counting_proposes_the_judges_dead_stones_and_players_can_dispute():
     assert events[0].result == "B+38" and game.reason == "score" and not game.counting
     assert events[0].dead == tuple(count.dead_vertices()) and len(events[0].dead) == 11  # the count, on the wire
     validate("game_event", events[0].to_dict())
+
+
+# A group's box in the count's list reports a value; ``Count.mark`` applies it only when
+# the box was drawn for the count as it is now and the value changes it. Streamlit can run
+# a box's callback with no click, with the value the box shows (streamlit#10102): seen on
+# the Play page as three boxes firing at once right after a click on the board.
+# The game is ISSUE_GAME's: white's C9 group is counted dead (B+38), alive it is B+12.
+# (what happened before: a click on the board at a vertex, or a box's report
+#  (vertex, value, drawn at version); then the box's report; changed; the count)
+MARKS = [
+    ("a box unticked by the player: alive", [], ("C9", False, 0), True, "B+12"),
+    ("ticked again, from the box drawn after that", [("C9", False, 0)], ("C9", True, 1), True, "B+38"),
+    ("a box firing with the value it shows: nothing changes", [], ("C9", True, 0), False, "B+38"),
+    ("a stale box (drawn before a click on the board): ignored", ["D9"], ("C9", True, 0), False, "B+12"),
+    ("a stale box, even with the value that would undo the click", ["D9"], ("C9", False, 0), False, "B+12"),
+    ("the box drawn after the click: it counts", ["D9"], ("C9", True, 1), True, "B+38"),
+]
+
+
+@pytest.mark.parametrize("before, report, changed, result", [m[1:] for m in MARKS], ids=[m[0] for m in MARKS])
+def test_a_groups_box_sets_its_state_only_for_the_count_it_was_drawn_for(before, report, changed, result):
+    game = PlayGame.new("web-1", komi=ISSUE_GAME.komi)
+    for v in moves_to(ISSUE_GAME.board):
+        game.play(v)
+    count = Count.of(game)
+
+    def group_at(vertex: str) -> int:
+        return next(i for i, g in enumerate(count.status.groups) if from_gtp(vertex, 9) in g.stones)
+
+    for step in before:
+        if isinstance(step, str):
+            assert count.toggle_at(step)
+        else:
+            assert count.mark(group_at(step[0]), step[1], step[2])
+    vertex, dead, drawn_at = report
+    assert count.mark(group_at(vertex), dead, drawn_at) is changed
+    assert count.score(game).result == result
 
 
 def board_data(at) -> dict:
