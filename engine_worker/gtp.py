@@ -2,7 +2,8 @@
 
 Options (``--help`` says what each does) build a ``GtpConfig``; ``make_player`` turns it
 into the object that answers ``genmove``: the MCTS player of ``gobuddy.ai.player`` with
-the shipped model (or ``--model``) and its budget per move, a named level of
+the shipped models (one per board size: 9x9 and 13x13; or ``--model``, once per size) and
+its budget per move, a named level of
 ``gobuddy.ai.levels`` (``--level``), or with ``--random`` the random legal-move player of
 ``gobuddy.go.playout`` (for protocol and rules tests). Beside the standard commands it
 registers ``kgs-genmove_cleanup`` and ``lz-analyze`` (``engine_worker.gtp_manners``),
@@ -31,9 +32,11 @@ DEFAULT_PLAY_SECONDS = 0.9
 # the search's pipeline about 1,500 visits a second on the 2-core project machine, against
 # about 1,000 with one; bench/RESULTS.md). A GTP engine thinks while its opponent waits.
 DEFAULT_THREADS = min(2, os.cpu_count() or 1)
-# The model played without --model: the shipped model's int8 twin (training.quantize; the
-# same play at equal visits, about twice the visits in the same time: models/MODEL_CARD.md).
-SHIPPED_MODEL = Path(__file__).resolve().parent.parent / "models" / "gobuddy-9x9.int8.onnx"
+# The models played without --model: the shipped models' int8 twins (training.quantize;
+# the same play at equal visits, about twice the visits in the same time:
+# models/MODEL_CARD.md), one per board size: ``boardsize`` takes the sizes they play.
+SHIPPED_MODELS = tuple(Path(__file__).resolve().parent.parent / "models" / f"gobuddy-{n}x{n}.int8.onnx"
+                       for n in (9, 13))
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,7 @@ class GtpConfig:
     komi: float = 7.0
     superko: bool = True
     seed: int | None = None
-    model: str | None = None  # ONNX model: play with the MCTS search player
+    models: tuple[str, ...] = ()  # ONNX models, one per board size: the MCTS search player (none: random)
     visits: int | None = None  # search visits per move (None: see ``budget``)
     seconds: float | None = None  # search seconds per move (None: see ``budget``)
     threads: int = DEFAULT_THREADS  # onnxruntime intra-op threads
@@ -70,8 +73,9 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
     parser.add_argument("--simple-ko", action="store_true",
                         help="simple ko only instead of positional superko (as GNU Go plays)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the move choice")
-    parser.add_argument("--model", default=None,
-                        help="ONNX model the search plays with (default: the shipped model's int8 twin, models/gobuddy-9x9.int8.onnx)")
+    parser.add_argument("--model", action="append", default=None,
+                        help="ONNX model the search plays with; once per board size for several (default: the "
+                             "shipped models' int8 twins, models/gobuddy-9x9.int8.onnx and gobuddy-13x13.int8.onnx)")
     parser.add_argument("--random", action="store_true",
                         help="play uniformly random legal moves (never filling an own eye) instead of searching")
     parser.add_argument("--visits", type=int, default=None, help=f"search visits per move (with neither --visits nor --time: {DEFAULT_PLAY_VISITS} "
@@ -126,16 +130,25 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
         parser.error("--visits and --time need the search, not --random")
     if args.random and (args.temperature or args.temperature_moves is not None):
         parser.error("--temperature and --temperature-moves need the search, not --random")
-    model = None if args.random else (args.model or str(SHIPPED_MODEL))
+    models = () if args.random else tuple(args.model or (str(path) for path in SHIPPED_MODELS))
     if args.threads < 1:
         parser.error(f"--threads must be at least 1, got {args.threads}")
     if args.temperature < 0 or (args.temperature_moves is not None and args.temperature_moves < 0):
         parser.error("--temperature and --temperature-moves must not be negative")
     moves = args.temperature_moves if args.temperature_moves is not None else (30 if args.temperature else 0)
     return GtpConfig(boardsize=args.boardsize, komi=args.komi, superko=not args.simple_ko,
-                     seed=args.seed, model=model, visits=args.visits, seconds=args.seconds,
+                     seed=args.seed, models=models, visits=args.visits, seconds=args.seconds,
                      threads=args.threads, temperature=args.temperature, temperature_moves=moves, level=level,
                      choice=args.choice, early_stop=args.early_stop)
+
+
+def make_evaluator(config: GtpConfig):
+    """The models of ``config`` as one evaluator (``gobuddy.ai.sized_evaluator``); a
+    ``ValueError`` when two of them play the same size."""
+    from gobuddy.ai.onnx_evaluator import OnnxEvaluator
+    from gobuddy.ai.sized_evaluator import SizedEvaluator
+
+    return SizedEvaluator.of([OnnxEvaluator(path, intra_threads=config.threads) for path in config.models])
 
 
 def make_player(config: GtpConfig):
@@ -145,18 +158,14 @@ def make_player(config: GtpConfig):
 
         level = level_named(config.level)
         if not level.is_full:
-            from gobuddy.ai.onnx_evaluator import OnnxEvaluator
-
-            return LevelPlayer(OnnxEvaluator(config.model, intra_threads=config.threads), level, seed=config.seed,
-                               komi=config.komi)
-    if config.model is not None:
+            return LevelPlayer(make_evaluator(config), level, seed=config.seed, komi=config.komi)
+    if config.models:
         from gobuddy.ai.lcb import LcbConfig
         from gobuddy.ai.mcts import SearchConfig
-        from gobuddy.ai.onnx_evaluator import OnnxEvaluator
         from gobuddy.ai.player import PlayerConfig, SearchPlayer
 
         visits, seconds = config.budget()
-        return SearchPlayer(OnnxEvaluator(config.model, intra_threads=config.threads),
+        return SearchPlayer(make_evaluator(config),
                             PlayerConfig(visits=visits, seconds=seconds, temperature=config.temperature,
                                          temperature_moves=config.temperature_moves,
                                          lcb=LcbConfig() if config.choice == "lcb" else None,
@@ -176,7 +185,11 @@ def main(argv: list[str] | None = None) -> int:
     from gobuddy.go.game import Game, Ruleset
 
     game = Game(config.boardsize, Ruleset("chinese", config.komi, simple_ko=not config.superko))
-    player = make_player(config)
+    try:
+        player = make_player(config)
+    except ValueError as exc:  # e.g. two models of one size
+        print(f"python -m engine_worker.gtp: error: {exc}", file=sys.stderr)
+        return 2
     engine = GtpEngine(player, game, final_status=judge)
     if hasattr(player, "evaluator"):  # a model's player adds kgs-genmove_cleanup, lz-analyze
         register_player(engine, player)

@@ -112,11 +112,13 @@ def test_options_are_checked(options, message):
     assert out.returncode == 2 and message in out.stderr
 
 
-def test_without_options_it_plays_the_shipped_model_with_the_default_budget():
-    from engine_worker.gtp import SHIPPED_MODEL, parse_args
+def test_without_options_it_plays_the_shipped_models_with_the_default_budget():
+    from engine_worker.gtp import SHIPPED_MODELS, parse_args
 
     config = parse_args([])
-    assert config.model == str(SHIPPED_MODEL) and SHIPPED_MODEL.is_file()
+    assert config.models == tuple(str(path) for path in SHIPPED_MODELS) and all(p.is_file() for p in SHIPPED_MODELS)
+    assert [p.name for p in SHIPPED_MODELS] == ["gobuddy-9x9.int8.onnx", "gobuddy-13x13.int8.onnx"]
+    assert parse_args(["--model", "a.onnx", "--model", "b.onnx"]).models == ("a.onnx", "b.onnx")
     assert config.budget() == (4000, 0.9)  # visits or seconds, whichever comes first
     assert config.threads == min(2, os.cpu_count() or 1) and parse_args(["--threads", "1"]).threads == 1
 
@@ -136,4 +138,38 @@ def test_the_budget_per_move(options, budget):
 def test_without_options_the_random_player_is_not_chosen():
     from engine_worker.gtp import parse_args
 
-    assert parse_args(["--random"]).model is None
+    assert parse_args(["--random"]).models == ()
+
+
+# The default engine (no --model) plays the shipped model of each size it has.
+# (command, the answer's first word or a check)
+SIZES = [
+    ("boardsize 13", "="),  # the 13x13 model
+    ("genmove b", "13x13 vertex"),
+    ("boardsize 19", "? unacceptable size"),  # no model of that size
+    ("boardsize 9", "="),  # back to the 9x9 model
+    ("genmove b", "9x9 vertex"),
+]
+
+
+def test_the_default_engine_plays_each_size_it_has_a_model_of():
+    gtp = Gtp("--visits", "16", "--threads", "1", "--seed", "3")
+    try:
+        for command, expected in SIZES:
+            gtp.send(command)
+            first = gtp.line()
+            assert gtp.line() == "", command
+            if expected.endswith("vertex"):
+                size = int(expected.split("x")[0])
+                assert first.startswith("= ") and 0 <= from_gtp(first[2:], size) < size * size, (command, first)
+            else:
+                assert first == expected or first.startswith(expected + " "), (command, first)
+    finally:
+        gtp.close()
+
+
+def test_two_models_of_one_size_are_refused_by_name(tiny9):
+    _, path = tiny9
+    out = subprocess.run([sys.executable, "-m", "engine_worker.gtp", "--model", path, "--model", path], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "both play 9x9: give one model per board size" in out.stderr, out.stderr

@@ -88,7 +88,7 @@ def test_the_command_is_listed(rules_engine) -> None:
 def test_with_the_shipped_model_the_judged_reasons_join() -> None:
     from engine_worker.gtp import GtpConfig, make_player
 
-    player = make_player(GtpConfig(model=str(MODEL), visits=50, threads=1))
+    player = make_player(GtpConfig(models=(str(MODEL),), visits=50, threads=1))
     engine = GtpEngine(player, Game(9))
     register(engine, player, visits=60)
     for line in SETUP:
