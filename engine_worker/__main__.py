@@ -25,8 +25,9 @@ def main(argv: list[str] | None = None) -> int:
     stop = stop_on_signals()
     try:
         worker = EngineWorker(config)
-    except Exception as exc:  # ModelContractError, onnxruntime errors: say which file and why
-        logging.getLogger("engine_worker").error("cannot load the model %s: %s", config.model, exc)
+    except Exception as exc:  # ModelContractError, onnxruntime errors, two models of one size: say why
+        logging.getLogger("engine_worker").error("cannot load the models %s: %s",
+                                                 " ".join(map(str, config.models)), exc)
         return 1
     try:
         worker.run(stop)

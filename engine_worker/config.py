@@ -1,7 +1,8 @@
 """``WorkerConfig``: everything an engine worker needs, built from its command line.
 
     python -m engine_worker --broker-host 127.0.0.1 --broker-port 1883 --username engine-1 \\
-        --password-file var/broker/secrets/engine-1.password --model models/gobuddy-9x9.onnx \\
+        --password-file var/broker/secrets/engine-1.password \\
+        --model models/gobuddy-9x9.int8.onnx --model models/gobuddy-13x13.int8.onnx \\
         --visits 5000 --threads 1 --share-group engine
 
 ``parse_args`` turns arguments into a ``WorkerConfig`` (argparse errors exit with status
@@ -23,9 +24,9 @@ from gobuddy.bus.cli import add_broker_arguments, bus_config_from_args
 from gobuddy.bus.config import BusConfig
 from gobuddy.bus.topics import ENGINE_GROUP, TopicError, shared
 
-# The shipped model's int8 twin (training.quantize): the same play at equal visits, about
-# twice the visits in the same time on CPU (models/MODEL_CARD.md).
-DEFAULT_MODEL = Path("models/gobuddy-9x9.int8.onnx")
+# The shipped models' int8 twins (training.quantize), one per board size: the same play
+# at equal visits, about twice the visits in the same time on CPU (models/MODEL_CARD.md).
+DEFAULT_MODELS = (Path("models/gobuddy-9x9.int8.onnx"), Path("models/gobuddy-13x13.int8.onnx"))
 DEFAULT_VISIT_CAP = 5000
 
 
@@ -50,7 +51,7 @@ class WorkerConfig:
     """
 
     bus: BusConfig
-    model: Path = DEFAULT_MODEL
+    models: tuple[Path, ...] = DEFAULT_MODELS  # one ONNX model per board size
     visit_cap: int = DEFAULT_VISIT_CAP
     threads: int = 1
     share_group: str = ENGINE_GROUP
@@ -82,7 +83,9 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m engine_worker",
                                 description="Go Learning Buddy engine worker: answers engine requests over MQTT.")
     add_broker_arguments(p, default_username="engine-1")
-    p.add_argument("--model", type=Path, default=DEFAULT_MODEL, help=f"ONNX model (default {DEFAULT_MODEL})")
+    p.add_argument("--model", type=Path, action="append", default=None,
+                   help="ONNX model; once per board size for several (default: "
+                        f"{' and '.join(map(str, DEFAULT_MODELS))})")
     p.add_argument("--visits", type=int, default=DEFAULT_VISIT_CAP,
                    help="most visits one request gets; requests asking for more get this "
                         f"(default {DEFAULT_VISIT_CAP})")
@@ -107,13 +110,15 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[WorkerConfig, str]:
     error naming the argument that cannot work."""
     p = parser()
     args = p.parse_args(argv)
-    if not args.model.is_file():
-        hint = (" (the shipped model is missing from this checkout: restore models/ with git, "
-                "or run `make model`)") if args.model == DEFAULT_MODEL else ""
-        p.error(f"--model: {args.model} does not exist{hint}")
+    models = tuple(args.model or DEFAULT_MODELS)
+    for model in models:
+        if not model.is_file():
+            hint = (" (the shipped model is missing from this checkout: restore models/ with git, "
+                    "or run `make model`)") if model in DEFAULT_MODELS else ""
+            p.error(f"--model: {model} does not exist{hint}")
     try:
         bus = bus_config_from_args(args, role="engine", persistent_session=False)
-        config = WorkerConfig(bus=bus, model=args.model, visit_cap=args.visits, threads=args.threads,
+        config = WorkerConfig(bus=bus, models=models, visit_cap=args.visits, threads=args.threads,
                               share_group=args.share_group, batch_size=args.batch_size, cache_size=args.cache_size,
                               max_queue=args.max_queue,
                               max_queue_per_requester=args.max_queue_per_requester,

@@ -43,8 +43,8 @@ def build(wire: WirePosition, board_sizes: tuple[int, ...]) -> tuple[Position, H
     ``RequestError`` naming the request field at fault."""
     size = wire.size
     if size not in board_sizes:
-        supported = ", ".join(str(s) for s in board_sizes)
-        raise RequestError("position.size", f"the model plays {supported}x{supported} boards, not {size}x{size}")
+        supported = ", ".join(f"{s}x{s}" for s in board_sizes)
+        raise RequestError("position.size", f"the engine plays {supported} boards, not {size}x{size}")
     try:
         game = Game.from_position(size, Ruleset(wire.rules, wire.komi), wire.setup, wire.moves, wire.to_play)
     except GameError as exc:

@@ -108,6 +108,7 @@ class CountingEvaluator:
         self.has_score = inner.has_score
         self.has_ownership = inner.has_ownership
         self.board_sizes = tuple(inner.board_sizes)
+        self.name_for = getattr(inner, "name_for", lambda size: inner.name)
         self.count = 0
 
     def evaluate(self, queries: Sequence[Query]) -> list[Evaluation]:
@@ -119,15 +120,17 @@ class CountingEvaluator:
 class EngineWorker:
     """One worker process's engine, queue and bus client; see the module docstring.
 
-    ``evaluator`` defaults to the ONNX model of ``config.model`` (tests may pass another
-    ``Evaluator``)."""
+    ``evaluator`` defaults to the ONNX models of ``config.models``, one per board size
+    (tests may pass another ``Evaluator``)."""
 
     def __init__(self, config: WorkerConfig, evaluator: Any = None) -> None:
         self.config = config
         if evaluator is None:
             from gobuddy.ai.onnx_evaluator import OnnxEvaluator
+            from gobuddy.ai.sized_evaluator import SizedEvaluator
 
-            evaluator = OnnxEvaluator(config.model, intra_threads=config.threads)
+            evaluator = SizedEvaluator.of([OnnxEvaluator(path, intra_threads=config.threads)
+                                           for path in config.models])
         self.evaluator = CountingEvaluator(evaluator)
         self.cache = AnswerCache(config.cache_size)
         self.jobs = JobQueue(config.max_queue, config.max_queue_per_requester)
@@ -136,7 +139,7 @@ class EngineWorker:
         self._held_lock = threading.Lock()
         self.client: BusClient | None = None
         self._search: Search | None = None
-        self._search_rules: tuple[float, bool] | None = None
+        self._search_rules: tuple[float, bool, int] | None = None
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
         self.counts = {"answered": 0, "refused": 0, "busy": 0, "superseded": 0, "late": 0, "cached": 0,
@@ -154,7 +157,7 @@ class EngineWorker:
         def make_client() -> BusClient:
             client = BusClient(self.config.bus, logger=logging.getLogger(f"gobuddy.bus.{self.worker_id}"))
             client.subscribe(topics.engine_requests_filter(self.config.share_group), self._on_request)
-            client.set_status(host=socket.gethostname()[:255], model=str(self.config.model),
+            client.set_status(host=socket.gethostname()[:255], model=" ".join(map(str, self.config.models))[:255],
                               model_name=self.evaluator.name, queue_depth=0, evals_per_s=0.0)
             return client
 
@@ -165,7 +168,8 @@ class EngineWorker:
             thread = threading.Thread(target=target, name=f"engine-{name}", daemon=True)
             thread.start()
             self._threads.append(thread)
-        log.info("engine worker %s ready: model %s (%s), group %s, visit cap %d", self.worker_id, self.config.model,
+        log.info("engine worker %s ready: models %s (%s), group %s, visit cap %d", self.worker_id,
+                 " ".join(map(str, self.config.models)),
                  self.evaluator.name, self.config.share_group, self.config.visit_cap)
 
     def stop(self) -> None:
@@ -387,9 +391,9 @@ class EngineWorker:
                            judgement=judgement, final_status=dead)
 
     def _search_for(self, job: Job) -> Search:
-        """The search tree, kept between requests of the same komi and ko rule (a
-        continuing game reuses its subtree)."""
-        rules = (job.request.position.komi, job.prepared.position.superko)
+        """The search tree, kept between requests of the same komi, ko rule and board
+        size (a continuing game reuses its subtree)."""
+        rules = (job.request.position.komi, job.prepared.position.superko, job.prepared.position.size)
         if self._search is None or self._search_rules != rules:
             self._search = Search(self.evaluator, SearchConfig(komi=rules[0], batch_size=self.config.batch_size))
             self._search_rules = rules

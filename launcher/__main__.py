@@ -43,7 +43,7 @@ class LaunchConfig:
     dashboard_address: str = "127.0.0.1"
     workers: int = 2
     visits: int = 200
-    model: Path = REPO / "models" / "gobuddy-9x9.int8.onnx"
+    models: tuple[Path, ...] = tuple(REPO / "models" / f"gobuddy-{n}x{n}.int8.onnx" for n in (9, 13))  # one a size
     board_id: str = "board-sim"
     simulate_game: bool = True
     extra_env: dict[str, str] = field(default_factory=dict)
@@ -192,8 +192,9 @@ def _stop_on_sigterm(signum: int, frame: object) -> None:
 
 def run(config: LaunchConfig) -> None:
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
-    if not config.model.exists():
-        raise SystemExit(f"the model {config.model} is missing: it ships with the repository (git lfs is not used)")
+    for model in config.models:
+        if not model.exists():
+            raise SystemExit(f"the model {model} is missing: it ships with the repository (git lfs is not used)")
     for port, what in ((config.broker_port, "broker"), (config.dashboard_port, "dashboard")):
         if not port_free(port):
             raise SystemExit(f"port {port} for the {what} is taken: pass --{what}-port")
@@ -213,7 +214,8 @@ def run(config: LaunchConfig) -> None:
         wait_for_port(config.broker_port, 10, broker.process)
         for i in range(config.workers):
             launcher.start(f"engine-{i + 1}", [py, "-m", "engine_worker", *account(f"engine-{i + 1}"),
-                                               "--model", str(config.model), "--visits", str(config.visits),
+                                               *(a for m in config.models for a in ("--model", str(m))),
+                                               "--visits", str(config.visits),
                                                "--threads", "1", "--nice", "10"])
         launcher.start("recorder", [py, "-m", "dashboard.recorder", *account("recorder"), "--db", db_url])
         # every finished game reviewed (its positions analysed, each player's report stored)
@@ -253,12 +255,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dashboard-address", default="127.0.0.1", help="0.0.0.0 to serve the LAN")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--visits", type=int, default=200)
-    parser.add_argument("--model", type=Path, default=REPO / "models" / "gobuddy-9x9.int8.onnx")
+    parser.add_argument("--model", type=Path, action="append", default=None,
+                        help="the engine workers' ONNX model, once per board size (default: the shipped "
+                             "int8 twins, models/gobuddy-9x9.int8.onnx and gobuddy-13x13.int8.onnx)")
     parser.add_argument("--no-auto-play", action="store_true", help="simulated board waits instead of playing")
     args = parser.parse_args(argv)
     run(LaunchConfig(var=args.var.resolve(), broker_port=args.broker_port, dashboard_port=args.dashboard_port,
                      dashboard_address=args.dashboard_address, workers=args.workers, visits=args.visits,
-                     model=args.model.resolve(), simulate_game=not args.no_auto_play))
+                     models=tuple(m.resolve() for m in args.model or LaunchConfig.models),
+                     simulate_game=not args.no_auto_play))
 
 
 if __name__ == "__main__":

@@ -35,10 +35,12 @@ from dashboard.views.login import IDENTITY
 from dashboard.views.page_context import Services
 from gobuddy.ai.levels import level_names
 
-# The board sizes the engine plays: the shipped model's metadata (gobuddy.board_sizes of
-# models/gobuddy-9x9.onnx) says 9 only, and a worker refuses the others. The dashboard
-# does not load the model (the workers do, maybe on other machines); a test checks this
-# against the shipped model.
+# The board sizes the Play page offers: those of the 9x9 model's metadata
+# (gobuddy.board_sizes of models/gobuddy-9x9.onnx), 9 only. The workers also play 13x13
+# (the second shipped model), which the page does not offer yet: the opponent levels and
+# their ranks are calibrated on 9x9 only (models/LEVELS.md). The dashboard does not load
+# the models (the workers do, maybe on other machines); a test checks this against the
+# shipped 9x9 model.
 SIZES = (9,)
 NAME = "play_name"  # the name box
 LEVEL = "play_level"  # the opponent box (preselected for the name)

@@ -119,8 +119,10 @@ def snapshot(search: Search, top_k: int = DEFAULT_TOP_K, elapsed_ms: float = 0.0
     own = None
     if ownership and root.ownership is not None:
         own = tuple(round(float(v), 4) for v in np.clip(np.asarray(root.ownership) * sign, -1.0, 1.0))
+    name_for = getattr(search.evaluator, "name_for", None)  # one model per size (gobuddy.ai.sized_evaluator)
+    model = name_for(pos.size) if name_for is not None else search.evaluator.name
     return Analysis(size=pos.size, move_count=pos.move_count, position_hash=position_hash(pos), to_play=pos.to_play,
-                    root=summary, moves=tuple(moves), model=search.evaluator.name, elapsed_ms=elapsed_ms,
+                    root=summary, moves=tuple(moves), model=model, elapsed_ms=elapsed_ms,
                     ownership=own, is_during_search=is_during_search)
 
 

@@ -3,7 +3,8 @@ evaluator of its positions' size (the shipped 9x9 and 13x13 models are two files
 
 ``SizedEvaluator.of(evaluators)`` builds it (one evaluator comes back as it is); it
 accepts the union of their ``board_sizes`` and fills ``score_lead``/``ownership`` only
-where every one of them does. When every part is a ``StagedEvaluator`` it is one too
+where every one of them does; ``name_for(size)`` names the part of a size (analyses
+report it: ``gobuddy.ai.analysis``). When every part is a ``StagedEvaluator`` it is one too
 (``StagedSizedEvaluator``). A
 batch holds positions of one size, as ``OnnxEvaluator`` asks (a search's batches do);
 ``evaluate`` splits a mixed one by size and keeps the order.
@@ -47,6 +48,10 @@ class SizedEvaluator:
                 by_size[size] = part
         staged = all(hasattr(part, "infer") for part in evaluators)
         return StagedSizedEvaluator(by_size) if staged else cls(by_size)
+
+    def name_for(self, size: int) -> str:
+        """The name of the model that judges ``size`` (what an analysis reports)."""
+        return self.part(size).name
 
     def part(self, size: int) -> Any:
         """The evaluator of ``size``; ``ValueError`` naming the sizes there are."""

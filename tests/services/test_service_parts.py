@@ -30,11 +30,17 @@ def test_worker_command_line(tmp_path: Path) -> None:
     assert (config.bus.client_id, config.bus.role, config.bus.password, config.bus.port) == \
         ("engine-x-1", "engine", "s3cret", 1884)
     assert (config.visit_cap, config.threads, config.share_group, level, config.nice) == (300, 2, "fast", "INFO", 10)
-    assert not config.bus.persistent_session
+    assert not config.bus.persistent_session and config.models == (model,)
+    other = tmp_path / "m13.onnx"
+    other.write_bytes(b"")
+    two, _ = worker_args(["--model", str(model), "--model", str(other), "--password-file", str(secret),
+                          "--username", "engine-x-1"])
+    assert two.models == (model, other)
 
 
 @pytest.mark.parametrize("argv, words", [
     ([], "models/gobuddy-9x9.int8.onnx does not exist (the shipped model is missing"),
+    (["--model", "{model}", "--model", "missing.onnx"], "--model: missing.onnx does not exist"),
     (["--model", "{model}", "--share-group", "a/b"], "shared subscription group"),
     (["--model", "{model}", "--username", "bad id"], "'bad id' is not a client id"),
     (["--model", "{model}", "--password-file", "/nonexistent/engine-1.password"], "--password-file"),
