@@ -20,13 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from engine_worker.shipped import shipped_twins
 from gobuddy.bus.cli import add_broker_arguments, bus_config_from_args
 from gobuddy.bus.config import BusConfig
 from gobuddy.bus.topics import ENGINE_GROUP, TopicError, shared
 
-# The shipped models' int8 twins (training.quantize), one per board size: the same play
-# at equal visits, about twice the visits in the same time on CPU (models/MODEL_CARD.md).
-DEFAULT_MODELS = (Path("models/gobuddy-9x9.int8.onnx"), Path("models/gobuddy-13x13.int8.onnx"))
+# The shipped models' int8 twins, one per board size (``engine_worker.shipped``), as paths
+# relative to the checkout the worker runs in (as a container's working directory is).
+DEFAULT_MODELS = shipped_twins(Path("models"))
 DEFAULT_VISIT_CAP = 5000
 
 

@@ -18,7 +18,8 @@ import argparse
 import os
 import sys
 from dataclasses import dataclass
-from pathlib import Path
+
+from engine_worker.shipped import shipped_twins
 
 # The budget per move when neither --visits nor --time is given, whichever comes first.
 # The time decides on the 2-core project machines (the shipped 6x64 model searches about
@@ -32,11 +33,9 @@ DEFAULT_PLAY_SECONDS = 0.9
 # the search's pipeline about 1,500 visits a second on the 2-core project machine, against
 # about 1,000 with one; bench/RESULTS.md). A GTP engine thinks while its opponent waits.
 DEFAULT_THREADS = min(2, os.cpu_count() or 1)
-# The models played without --model: the shipped models' int8 twins (training.quantize;
-# the same play at equal visits, about twice the visits in the same time:
-# models/MODEL_CARD.md), one per board size: ``boardsize`` takes the sizes they play.
-SHIPPED_MODELS = tuple(Path(__file__).resolve().parent.parent / "models" / f"gobuddy-{n}x{n}.int8.onnx"
-                       for n in (9, 13))
+# The models played without --model: the shipped models' int8 twins, one per board size
+# (``engine_worker.shipped``): ``boardsize`` takes the sizes they play.
+SHIPPED_MODELS = shipped_twins()
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine_worker.shipped import shipped_twins
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -43,7 +45,7 @@ class LaunchConfig:
     dashboard_address: str = "127.0.0.1"
     workers: int = 2
     visits: int = 200
-    models: tuple[Path, ...] = tuple(REPO / "models" / f"gobuddy-{n}x{n}.int8.onnx" for n in (9, 13))  # one a size
+    models: tuple[Path, ...] = shipped_twins(REPO / "models")  # the engine workers': one per board size
     board_id: str = "board-sim"
     simulate_game: bool = True
     extra_env: dict[str, str] = field(default_factory=dict)

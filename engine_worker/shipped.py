@@ -1,0 +1,21 @@
+"""The models that ship in ``models/``: one per board size, played through their int8
+twins (``training.quantize``: the same play at equal visits, about twice the visits in
+the same time on CPU; models/MODEL_CARD.md). The engine worker, the GTP front end and
+``make run`` all default to these. Light on purpose: the GTP front end imports it at start.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SHIPPED_SIZES = (9, 13)  # the board sizes with a shipped model: models/gobuddy-NxN.onnx
+REPO_MODELS = Path(__file__).resolve().parent.parent / "models"
+
+
+def shipped_twins(models_dir: Path = REPO_MODELS) -> tuple[Path, ...]:
+    """The int8 twins of the shipped models in ``models_dir``, in ``SHIPPED_SIZES`` order
+    (not checked: that the files exist)."""
+    return tuple(models_dir / f"gobuddy-{n}x{n}.int8.onnx" for n in SHIPPED_SIZES)
+
+
+__all__ = ["REPO_MODELS", "SHIPPED_SIZES", "shipped_twins"]
