@@ -2,6 +2,7 @@
 
     nice python -m training.levels                  # play what is missing, write models/LEVELS.md
     python -m training.levels --report-only         # refit and rewrite from the games on disk
+    nice python -m training.levels --size 13        # the same on 13x13: models/LEVELS-13x13.md
 
 Every level of ``gobuddy.ai.levels`` plays through the real GTP front end
 (``python -m engine_worker.gtp --level NAME --threads 1``) in matches refereed by
@@ -147,8 +148,11 @@ def ladder(games: list[Game], samples: int, seed: int) -> tuple[Ladder, str]:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m training.levels", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", type=Path, default=REPO / "data" / "levels", help="games folder (default data/levels)")
-    p.add_argument("--report", type=Path, default=REPO / "models" / "LEVELS.md", help="the table written")
+    p.add_argument("--size", type=int, default=9,
+                   help="board size of the games (default 9; another size N gets its own games folder and "
+                        "report: data/levels-NxN/, models/LEVELS-NxN.md)")
+    p.add_argument("--out", type=Path, default=None, help="games folder (default data/levels)")
+    p.add_argument("--report", type=Path, default=None, help="the table written (default models/LEVELS.md)")
     p.add_argument("--games", type=int, default=20, help="games of an adjacent pair (default 20)")
     p.add_argument("--full-games", type=int, default=12, help="games of the pair with 'full' (default 12)")
     p.add_argument("--gnugo-games", type=int, default=10, help="games against a GNU Go level (default 10)")
@@ -160,14 +164,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--samples", type=int, default=300, help="bootstrap refits (default 300)")
     p.add_argument("--report-only", action="store_true", help="play nothing; refit and rewrite the report")
     p.add_argument("--no-progress", action="store_true")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    suffix = "" if args.size == 9 else f"-{args.size}x{args.size}"
+    args.out = args.out or REPO / "data" / f"levels{suffix}"
+    args.report = args.report or REPO / "models" / f"LEVELS{suffix}.md"
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     gnugo = tuple(int(x) for x in args.gnugo.split(",") if x.strip())
     plan = schedule(args.games, args.full_games, args.probe, gnugo, args.gnugo_games)
-    rules = GameRules(size=9, komi=7.0, move_timeout=args.move_timeout, score_timeout=args.move_timeout)
+    rules = GameRules(size=args.size, komi=7.0, move_timeout=args.move_timeout, score_timeout=args.move_timeout)
     if not args.report_only:
         try:
             play(plan, args.out, rules, args.parallel, args.seed, Toolbox(), progress=not args.no_progress)

@@ -122,7 +122,7 @@ def write_report(path: Path, ladder: Ladder, scores: dict[tuple[str, str], list[
     total = sum(len(s) for (a, b), s in scores.items() if a < b)
     lines = ["# Opponent levels: calibration", "",
              f"Written by `python -m training.levels` on {dt.date.today().isoformat()} from the games in "
-             f"`{Path(settings['out']).parent.name}/{Path(settings['out']).name}/` ({total} games; 9x9, komi 7, area scoring, colours alternating, 2 random "
+             f"`{Path(settings['out']).parent.name}/{Path(settings['out']).name}/` ({total} games; {settings.get('size', 9)}x{settings.get('size', 9)}, komi 7, area scoring, colours alternating, 2 random "
              "opening moves per pair of games). Elo: Bradley-Terry maximum likelihood over all decided "
              f"games, {anchor} = 0; 95% bootstrap interval ({settings['samples']} refits).", "",
              "| level | games | Elo (95% interval) | results (wins-losses[-jigo]) against | estimated rank (range) |",

@@ -138,3 +138,20 @@ def test_a_score_reads_as_the_elo_difference_that_expects_it(score, elo):
 def test_a_score_of_all_or_nothing_has_no_elo_difference(score):
     with pytest.raises(ValueError, match="strictly between 0 and 1"):
         elo_difference(score)
+
+
+# (options, board size of the games, games folder, report) of python -m training.levels
+SIZES = [
+    ([], 9, "data/levels", "models/LEVELS.md"),
+    (["--size", "13"], 13, "data/levels-13x13", "models/LEVELS-13x13.md"),  # 13x13 keeps the 9x9 calibration
+    (["--size", "13", "--out", "/tmp/x", "--report", "/tmp/x.md"], 13, "/tmp/x", "/tmp/x.md"),
+]
+
+
+@pytest.mark.parametrize("options, size, out, report", SIZES)
+def test_each_board_size_is_calibrated_into_its_own_folder_and_report(options, size, out, report):
+    from training.levels import REPO, parse_args
+
+    args = parse_args(options)
+    assert args.size == size
+    assert args.out == REPO / out and args.report == REPO / report  # an absolute path stays as it is
