@@ -1,13 +1,12 @@
 """One evaluator per board size behind one ``Evaluator``: each batch goes to the
 evaluator of its positions' size (the shipped 9x9 and 13x13 models are two files).
 
-``SizedEvaluator.of(evaluators)`` builds it (one evaluator comes back as it is); it
-accepts the union of their ``board_sizes`` and fills ``score_lead``/``ownership`` only
-where every one of them does; ``name_for(size)`` names the part of a size (analyses
-report it: ``gobuddy.ai.analysis``). When every part is a ``StagedEvaluator`` it is one too
-(``StagedSizedEvaluator``). A
-batch holds positions of one size, as ``OnnxEvaluator`` asks (a search's batches do);
-``evaluate`` splits a mixed one by size and keeps the order.
+``SizedEvaluator.of(evaluators)`` builds it (one evaluator comes back as it is). It
+accepts the union of their ``board_sizes``, says ``has_score``/``has_ownership`` only when
+every part does, and ``name_for(size)`` names the part of a size (analyses report it:
+``gobuddy.ai.analysis``). When every part is a ``StagedEvaluator`` it is one too
+(``StagedSizedEvaluator``). A batch holds positions of one size, as ``OnnxEvaluator``
+asks (a search's batches do); ``evaluate`` splits a mixed one by size and keeps the order.
 
 Not checked: that the parts were trained alike (their values are taken as they come).
 """
