@@ -23,6 +23,13 @@ Games are saved as they finish under ``--out`` (default ``data/levels/``, one fo
 per pairing, ``training.match``'s format): a rerun plays only what is missing.
 Progress: one bar over the matches, one per match.
 
+**The model is pinned.** A calibration takes hours and may span sessions in which the
+shipped model changes. When ``--out`` holds no game yet, the shipped int8 twin of the
+size is copied to ``--out/model.int8.onnx`` and every level plays that copy
+(``--model``), to the last game; the report names it by checksum and says whether the
+shipped model is still the same file. A folder with games and no pin (played before
+pinning) plays on with the shipped model, and the report says the model is not recorded.
+
 Then ``training.levels_fit`` fits a Bradley-Terry (Elo) ladder to every decided game,
 anchored at GNU Go level 10 = 0 Elo, with bootstrap 95% intervals, checks that the
 levels are strictly ordered (one virtual draw on each step between adjacent levels
@@ -34,19 +41,23 @@ beside it (``LEVELS.png``). Exit status 1 when the levels are not strictly order
 from __future__ import annotations
 
 import argparse
+import shlex
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from tqdm import tqdm
 
+from engine_worker.shipped import REPO_MODELS
 from gobuddy.ai.levels import LEVELS
 from training.engine_spec import EngineSpec, Toolbox, parse_engine
 from training.gtp_game import GameRules
+from training.make_model import file_digest
 from training.levels_fit import Game, Ladder, bootstrap, rank_of
 from training.match import MatchConfig, read_entries, run_match
 
-__all__ = ["Pairing", "collect_games", "level_engine", "main", "schedule"]
+__all__ = ["Pairing", "collect_games", "level_engine", "main", "pin_model", "pinned_model", "schedule"]
 
 REPO = Path(__file__).resolve().parent.parent
 ANCHOR = "gnugo-10"
@@ -73,9 +84,49 @@ def level_id(name: str) -> str:
     return "L-" + name.replace(" ", "-")
 
 
-def level_engine(name: str, toolbox: Toolbox = Toolbox()) -> EngineSpec:
-    """Our GTP front end at level ``name``, one onnxruntime thread."""
-    return parse_engine(f"ours:--level {name.replace(' ', '-')} --threads 1", toolbox, name=level_id(name))
+def level_engine(name: str, toolbox: Toolbox = Toolbox(), model: Path | None = None) -> EngineSpec:
+    """Our GTP front end at level ``name``, one onnxruntime thread; with ``model``, that
+    model file (else the shipped ones)."""
+    pinned = f" --model {shlex.quote(str(model.resolve()))}" if model is not None else ""
+    return parse_engine(f"ours:--level {name.replace(' ', '-')} --threads 1{pinned}", toolbox, name=level_id(name))
+
+
+PIN_NAME = "model.int8.onnx"
+
+
+def pinned_model(out: Path) -> Path | None:
+    """The model the calibration in ``out`` plays, when one is pinned there."""
+    path = out / PIN_NAME
+    return path if path.is_file() else None
+
+
+def pin_model(out: Path, shipped: Path) -> Path | None:
+    """Pin ``shipped`` for the calibration in ``out`` (see the module doc): the pin when
+    there is one or the folder holds no game yet (then ``shipped`` is copied), else None.
+    Raises ``FileNotFoundError`` naming ``shipped`` when it must be copied and is missing."""
+    pin = pinned_model(out)
+    if pin is not None:
+        return pin
+    if out.exists() and any(read_entries(folder) for folder in out.iterdir() if folder.is_dir()):
+        return None
+    if not shipped.is_file():
+        raise FileNotFoundError(f"the shipped model {shipped} is missing: nothing to pin for the calibration")
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(shipped, out / (PIN_NAME + ".part"))
+    (out / (PIN_NAME + ".part")).replace(out / PIN_NAME)
+    return out / PIN_NAME
+
+
+def model_line(pin: Path | None, shipped: Path) -> str:
+    """The report's sentence on the model the levels played."""
+    if pin is None:
+        return ("Model: not recorded (these games were played before the calibration pinned its model; "
+                "the levels played the models shipped on the days they were played).")
+    played, now = file_digest(pin), (file_digest(shipped) if shipped.is_file() else None)
+    same = ("the same file as the shipped model today" if played == now else
+            "**not** the shipped model today: the ranks below are those of the pinned model, rerun the "
+            "calibration into a new folder for the shipped one")
+    return f"Model: the levels played `{shipped.name}` as pinned in `{pin.parent.name}/{pin.name}` (SHA-256 {played[:12]}), {same}."
 
 
 def schedule(games: int = 20, full_games: int = 12, probe: int = 6, gnugo: tuple[int, ...] = (0, 5, 10),
@@ -94,15 +145,16 @@ def _shutout(entries: list[dict]) -> bool:
     return len(entries) > 0 and len(winners) == 1 and None not in winners
 
 
-def _engine(name: str, toolbox: Toolbox) -> EngineSpec:
+def _engine(name: str, toolbox: Toolbox, model: Path | None) -> EngineSpec:
     if name.startswith("gnugo-"):
         return parse_engine(f"gnugo:{name.split('-', 1)[1]}", toolbox)
-    return level_engine(name[2:].replace("-", " "), toolbox)
+    return level_engine(name[2:].replace("-", " "), toolbox, model)
 
 
 def play(plan: list[Pairing], out: Path, rules: GameRules, parallel: int, seed: int, toolbox: Toolbox,
-         progress: bool = True) -> None:
-    """Play what is missing of every pairing (resumable; see the module doc)."""
+         progress: bool = True, model: Path | None = None) -> None:
+    """Play what is missing of every pairing (resumable; see the module doc), the levels
+    with ``model`` (None: the shipped models)."""
     bar = tqdm(plan, unit="match", desc="calibration", disable=not progress)
     for pairing in bar:
         folder = out / pairing.folder
@@ -112,7 +164,7 @@ def play(plan: list[Pairing], out: Path, rules: GameRules, parallel: int, seed: 
                 break
             if len(read_entries(folder)) >= total:
                 continue
-            config = MatchConfig(_engine(pairing.a, toolbox), _engine(pairing.b, toolbox), folder, games=total,
+            config = MatchConfig(_engine(pairing.a, toolbox, model), _engine(pairing.b, toolbox, model), folder, games=total,
                                  rules=rules, parallel=parallel, seed=seed, progress=progress)
             run_match(config)
     bar.close()
@@ -176,9 +228,15 @@ def main(argv: list[str] | None = None) -> int:
     gnugo = tuple(int(x) for x in args.gnugo.split(",") if x.strip())
     plan = schedule(args.games, args.full_games, args.probe, gnugo, args.gnugo_games)
     rules = GameRules(size=args.size, komi=7.0, move_timeout=args.move_timeout, score_timeout=args.move_timeout)
+    shipped = REPO_MODELS / f"gobuddy-{args.size}x{args.size}.int8.onnx"
     if not args.report_only:
         try:
-            play(plan, args.out, rules, args.parallel, args.seed, Toolbox(), progress=not args.no_progress)
+            pin = pin_model(args.out, shipped)
+        except FileNotFoundError as exc:
+            print(exc, file=sys.stderr)
+            return 1
+        try:
+            play(plan, args.out, rules, args.parallel, args.seed, Toolbox(), progress=not args.no_progress, model=pin)
         except KeyboardInterrupt:
             print(f"\nstopped; finished games kept in {args.out}", file=sys.stderr)
             return 130
@@ -191,7 +249,8 @@ def main(argv: list[str] | None = None) -> int:
     fitted, anchor = ladder(games, args.samples, args.seed)
     ordered = all(fitted.elo[x] < fitted.elo[y] for x, y in zip(fitted.order, fitted.order[1:]))
     write_report(args.report, fitted, scores, [level.name for level in LEVELS], level_id, anchor, ANCHOR_GOR,
-                 rank_of, settings=vars(args) | {"gnugo": list(gnugo)}, ordered=ordered)
+                 rank_of, settings=vars(args) | {"gnugo": list(gnugo)}, ordered=ordered,
+                 model=model_line(pinned_model(args.out), shipped))
     print(args.report.read_text())
     if not ordered:
         print("the levels are NOT strictly ordered: retune gobuddy/ai/levels.py", file=sys.stderr)

@@ -52,6 +52,13 @@ SOURCES = """\
   the Elo interval alone; add the anchor's own uncertainty on top.
 """
 
+OTHER_SIZE = """\
+- **On {size}x{size}** every caveat above holds as it does on 9x9, with the same anchor
+  (GNU Go level 10 = 8 kyu, the 19x19 figure) and the same scale: nobody has
+  published a rank scale for even games on {size}x{size} either. A rank here is
+  comparable with a rank on the 9x9 report only as far as the anchor is.
+"""
+
 
 def record(scores: list[float]) -> str:
     """Wins-losses(-jigo) of a list of scores (1, 0.5, 0)."""
@@ -60,7 +67,7 @@ def record(scores: list[float]) -> str:
     return text + (f"-{d}" if d else "")
 
 
-def _plot(path: Path, ladder: Ladder, rows: list[tuple[str, str]]) -> bool:
+def _plot(path: Path, ladder: Ladder, rows: list[tuple[str, str]], size: int) -> bool:
     try:
         import matplotlib
 
@@ -77,7 +84,7 @@ def _plot(path: Path, ladder: Ladder, rows: list[tuple[str, str]]) -> bool:
     ax.set_yticks(range(len(rows)), [label for label, _ in rows])
     ax.axvline(0.0, color="tab:gray", lw=0.8, ls=":")
     ax.set_xlabel("Elo (GNU Go 3.8 level 10 = 0), 95% bootstrap interval")
-    ax.set_title("Opponent levels on 9x9 (python -m training.levels)")
+    ax.set_title(f"Opponent levels on {size}x{size} (python -m training.levels)")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -114,17 +121,21 @@ def _name_check(rows: list[tuple[str, str]], ladder: Ladder, anchor_gor: float,
 
 def write_report(path: Path, ladder: Ladder, scores: dict[tuple[str, str], list[float]], level_names: list[str],
                  level_id: Callable[[str], str], anchor: str, anchor_gor: float,
-                 rank_of: Callable[[float, float], str], settings: dict[str, Any], ordered: bool) -> None:
-    """Write the table (markdown) to ``path`` and the plot to ``path`` with ``.png``."""
+                 rank_of: Callable[[float, float], str], settings: dict[str, Any], ordered: bool,
+                 model: str = "") -> None:
+    """Write the table (markdown) to ``path`` and the plot to ``path`` with ``.png``;
+    ``model`` is the sentence naming the model the levels played (none: left out)."""
+    size = settings.get("size", 9)
     rows: list[tuple[str, str]] = [(name, level_id(name)) for name in level_names if level_id(name) in ladder.elo]
     engines = sorted((p for p in ladder.elo if p.startswith("gnugo-")), key=lambda p: int(p.split("-")[1]))
     rows += [(f"GNU Go 3.8 level {p.split('-')[1]}", p) for p in engines]
     total = sum(len(s) for (a, b), s in scores.items() if a < b)
     lines = ["# Opponent levels: calibration", "",
              f"Written by `python -m training.levels` on {dt.date.today().isoformat()} from the games in "
-             f"`{Path(settings['out']).parent.name}/{Path(settings['out']).name}/` ({total} games; {settings.get('size', 9)}x{settings.get('size', 9)}, komi 7, area scoring, colours alternating, 2 random "
+             f"`{Path(settings['out']).parent.name}/{Path(settings['out']).name}/` ({total} games; {size}x{size}, komi 7, area scoring, colours alternating, 2 random "
              "opening moves per pair of games). Elo: Bradley-Terry maximum likelihood over all decided "
              f"games, {anchor} = 0; 95% bootstrap interval ({settings['samples']} refits).", "",
+             *([model, ""] if model else []),
              "| level | games | Elo (95% interval) | results (wins-losses[-jigo]) against | estimated rank (range) |",
              "|---|---|---|---|---|"]
     for label, key in rows:
@@ -146,11 +157,11 @@ def write_report(path: Path, ladder: Ladder, scores: dict[tuple[str, str], list[
               "**Order:** " + ("the levels are strictly ordered by their Elo" if ordered else
                                "the levels are NOT strictly ordered: retune `gobuddy/ai/levels.py`")
               + (f"; {share:.0%} of the bootstrap refits keep that order." if share is not None else "."), ""]
-    if _plot(path.with_suffix(".png"), ladder, rows):
+    if _plot(path.with_suffix(".png"), ladder, rows, size):
         lines += [f"![the ladder]({path.with_suffix('.png').name})", ""]
     if anchor.startswith("gnugo"):
         lines += _name_check(rows, ladder, anchor_gor, rank_of)
-    lines += [SOURCES, "## How the levels play", "",
+    lines += [SOURCES if size == 9 else SOURCES + OTHER_SIZE.format(size=size), "## How the levels play", "",
               "See `gobuddy/ai/levels.py` and `gobuddy/ai/weak_move.py`. Policy levels sample the network's raw "
               "policy (one evaluation a move) among the `breadth` best sensible moves, weighted by "
               "`policy ** (1 / temperature)` times `local` for points within two lines of the last two moves, "
@@ -171,12 +182,13 @@ def write_report(path: Path, ladder: Ladder, scores: dict[tuple[str, str], list[
                          f"{'yes' if st.self_atari else 'no'} | - (policy) |")
         else:
             lines.append(f"| {level.name} | - | - | - | - | - | {level.visits or 'default (0.9 s)'} |")
+    option = "" if size == 9 else f" --size {size}"
     lines += ["",
-              "## Run", "", "```sh", "nice python -m training.levels            # resumable: plays only what is missing",
-              "python -m training.levels --report-only    # refit and rewrite this file", "```", "",
-              "The games of 2026-11-25/26 (2-core project machine, shared with other work, run niced) took about "
-              "55 minutes of wall time (43 for the first run, 10 more when the 2 kyu level joined; most of it "
-              "in GNU Go's moves and the full level's 0.9 s moves).", "",
+              "## Run", "", "```sh", f"nice python -m training.levels{option}            # resumable: plays only what is missing",
+              f"python -m training.levels{option} --report-only    # refit and rewrite this file", "```", "",
+              *(["The games of 2026-11-25/26 (2-core project machine, shared with other work, run niced) took about "
+                 "55 minutes of wall time (43 for the first run, 10 more when the 2 kyu level joined; most of it "
+                 "in GNU Go's moves and the full level's 0.9 s moves).", ""] if size == 9 else []),
               "Settings: " + ", ".join(f"{k}={v}" for k, v in sorted(settings.items())
                                        if k not in ("report", "out", "report_only", "no_progress")) + "."]
     path.write_text("\n".join(lines) + "\n")

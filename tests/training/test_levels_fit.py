@@ -155,3 +155,67 @@ def test_each_board_size_is_calibrated_into_its_own_folder_and_report(options, s
     args = parse_args(options)
     assert args.size == size
     assert args.out == REPO / out and args.report == REPO / report  # an absolute path stays as it is
+
+
+def _game_in(folder) -> None:
+    folder.mkdir(parents=True)
+    entry = {"black": "L-30-kyu", "white": "gnugo-0", "winner": "gnugo-0", "reason": "score"}
+    (folder / "games.jsonl").write_text(json.dumps(entry) + "\n")
+
+
+# (what the games folder holds before the run, whether a pin is there after it, bytes of the pin)
+PINS = [
+    ("nothing", True, b"shipped today"),                       # a new calibration pins today's model
+    ("a pin", True, b"shipped earlier"),                         # a resumed one keeps its pin
+    ("a pin and games", True, b"shipped earlier"),
+    ("games only", False, None),                                 # played before pinning: not recorded
+]
+
+
+@pytest.mark.parametrize("before, pinned, content", PINS)
+def test_a_calibration_pins_the_model_it_starts_with_to_its_last_game(tmp_path, before, pinned, content):
+    from training.levels import level_engine, model_line, pin_model
+
+    out, shipped = tmp_path / "levels", tmp_path / "gobuddy-13x13.int8.onnx"
+    shipped.write_bytes(b"shipped today")
+    if "pin" in before:
+        out.mkdir()
+        (out / "model.int8.onnx").write_bytes(b"shipped earlier")
+    if "games" in before:
+        _game_in(out / "L-30-kyu__gnugo-0")
+    pin = pin_model(out, shipped)
+    assert (pin is not None) == pinned
+    if pinned:
+        assert pin.read_bytes() == content
+        assert f"--model {pin.resolve()}" in " ".join(level_engine("5 kyu", model=pin).extra)
+        same = content == b"shipped today"
+        assert ("the same file as the shipped model today" in model_line(pin, shipped)) == same
+        assert ("**not** the shipped model today" in model_line(pin, shipped)) == (not same)
+    else:
+        assert "--model" not in level_engine("5 kyu", model=pin).extra
+        assert model_line(pin, shipped).startswith("Model: not recorded")
+    assert not list(out.glob("*.part"))
+
+
+def test_a_missing_shipped_model_is_named_when_there_is_nothing_to_pin(tmp_path):
+    from training.levels import pin_model
+
+    with pytest.raises(FileNotFoundError, match="gobuddy-13x13.int8.onnx is missing"):
+        pin_model(tmp_path / "levels", tmp_path / "gobuddy-13x13.int8.onnx")
+
+
+def test_the_report_names_its_board_size_and_model(tmp_path):
+    from training.levels import ladder as fit_ladder
+    from training.levels_report import write_report
+
+    games = [Game("L-30-kyu", "L-25-kyu", 0.0)] * 3 + [Game("L-30-kyu", "L-25-kyu", 1.0)]
+    fitted, anchor = fit_ladder(games, samples=20, seed=1)
+    report = tmp_path / "LEVELS-13x13.md"
+    write_report(report, fitted, {("L-30-kyu", "L-25-kyu"): [0, 0, 0, 1], ("L-25-kyu", "L-30-kyu"): [1, 1, 1, 0]},
+                 level_names(), level_id, anchor, 1300.0, rank_of,
+                 settings={"out": str(tmp_path / "levels-13x13"), "samples": 20, "size": 13}, ordered=True,
+                 model="Model: the levels played `gobuddy-13x13.int8.onnx`.")
+    text = report.read_text()
+    assert "4 games; 13x13, komi 7" in text and "Model: the levels played `gobuddy-13x13.int8.onnx`." in text
+    assert "**On 13x13**" in text and "python -m training.levels --size 13 --report-only" in text
+    assert "55 minutes" not in text  # the 9x9 run's timing is not claimed for 13x13
