@@ -15,7 +15,8 @@ whatever the number of games (``bench/bench_player_page.py``). Functions take an
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from typing import Mapping, Sequence
 
@@ -32,8 +33,9 @@ MISTAKE_CLASSES = ("blunder", "mistake", "inaccuracy")  # what "a mistake" means
 
 @dataclass(frozen=True)
 class PlayerGame:
-    """One game of a player, from the player's side, with its stored report (None
-    fields: not reviewed yet, or no move of that colour could be judged)."""
+    """One game of a player, from the player's side (``color`` B, W, or ``both`` when
+    the player held both), with its stored report (None fields: not reviewed yet, or
+    no move of that colour could be judged)."""
 
     id: str
     started_at: datetime
@@ -140,7 +142,9 @@ def review_counts(session: Session) -> dict[str, int]:
 
 # ---------------------------------------------------------------------- reading
 def player_games(session: Session, player_id: int) -> list[PlayerGame]:
-    """Every (undeleted) game of a player, oldest first, from the player's side."""
+    """Every (undeleted) game of a player, oldest first, once each, from the player's
+    side; a game the player held on both sides is one entry of colour ``both`` with no
+    outcome (``_one_per_game``)."""
     out: list[PlayerGame] = []
     for color, mine, theirs in (("B", Game.black_player_id, Game.white_player_id),
                                 ("W", Game.white_player_id, Game.black_player_id)):
@@ -159,7 +163,38 @@ def player_games(session: Session, player_id: int) -> list[PlayerGame]:
                                   result, ladder.outcome(result, color), mode, board, name, state, unit, judged,
                                   accuracy, mean_loss, top, dict(hist or {}), dict(kinds or {})))
     out.sort(key=lambda g: (g.started_at, g.id))
+    return _one_per_game(out)
+
+
+def _one_per_game(games: Sequence[PlayerGame]) -> list[PlayerGame]:
+    """The player's games, one entry each, in order. A game where the player held both
+    sides (a guest against a guest) becomes one entry of colour ``both`` with no outcome:
+    it has no winner for that player, so it is neither won nor lost; its review is both
+    sides' moves together (accuracy and mean loss weighted by the moves judged)."""
+    sides: dict[str, list[PlayerGame]] = defaultdict(list)
+    for g in games:
+        sides[g.id].append(g)
+    out = []
+    for g in games:
+        pair = sides.pop(g.id, None)
+        if pair is None:
+            continue
+        out.append(pair[0] if len(pair) == 1 else _both_sides(pair))
     return out
+
+
+def _both_sides(pair: Sequence[PlayerGame]) -> PlayerGame:
+    judged = [g for g in pair if g.moves_judged and g.accuracy is not None]
+    moves = sum(g.moves_judged or 0 for g in judged)
+
+    def weighted(value: str) -> float | None:
+        values = [(getattr(g, value), g.moves_judged) for g in judged if getattr(g, value) is not None]
+        return sum(v * n for v, n in values) / sum(n for _, n in values) if values else None
+
+    return replace(pair[0], color="both", outcome=None, moves_judged=moves or None, accuracy=weighted("accuracy"),
+                   mean_loss=weighted("mean_loss"), top_move_rate=weighted("top_move_rate"),
+                   histogram=dict(sum((Counter(g.histogram) for g in pair), Counter())),
+                   kinds=dict(sum((Counter(g.kinds) for g in pair), Counter())))
 
 
 def first_moves(session: Session, player_id: int) -> dict[str, int]:

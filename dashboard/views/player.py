@@ -10,7 +10,7 @@ their first moves; results by opponent level and colour; "your three most instru
 mistakes this week" (each opens Replay at that move); the latest 200 games (open in Replay); an
 SGF archive of all of them; and, for players, claiming games played as "guest".
 A game counts once however many sides the player held: one a guest played against a
-guest is listed once, colour "both", and is neither won nor lost (``one_per_game``).
+guest is listed once, colour "both", and is neither won nor lost (``store.reviews.player_games``).
 Charts of games close together in time span at least a day (``time_range``).
 
 Nothing here asks the engine or recomputes a review: everything comes from
@@ -22,7 +22,6 @@ engine over the bus when it is there, ``dashboard.review``).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import replace
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Any, Sequence
 
@@ -69,37 +68,6 @@ def open_replay(game_id: str, move: int | None = None) -> None:
         st.session_state["replay_loaded"] = game_id
         st.session_state["replay_move"] = max(0, move - 1)
     st.switch_page("views/replay.py", query_params={"game": game_id, **({"move": str(move)} if move else {})})
-
-
-def one_per_game(games: Sequence[PlayerGame]) -> list[PlayerGame]:
-    """The player's games, one entry each, in order. A game where the player held both
-    sides (a guest against a guest) becomes one entry of colour ``both`` with no outcome:
-    it has no winner for that player, so it is neither won nor lost; its review is both
-    sides' moves together (accuracy and mean loss weighted by the moves judged)."""
-    sides: dict[str, list[PlayerGame]] = defaultdict(list)
-    for g in games:
-        sides[g.id].append(g)
-    out = []
-    for g in games:
-        pair = sides.pop(g.id, None)
-        if pair is None:
-            continue
-        out.append(pair[0] if len(pair) == 1 else _both_sides(pair))
-    return out
-
-
-def _both_sides(pair: Sequence[PlayerGame]) -> PlayerGame:
-    judged = [g for g in pair if g.moves_judged and g.accuracy is not None]
-    moves = sum(g.moves_judged or 0 for g in judged)
-
-    def weighted(value: str) -> float | None:
-        values = [(getattr(g, value), g.moves_judged) for g in judged if getattr(g, value) is not None]
-        return sum(v * n for v, n in values) / sum(n for _, n in values) if values else None
-
-    return replace(pair[0], color="both", outcome=None, moves_judged=moves or None, accuracy=weighted("accuracy"),
-                   mean_loss=weighted("mean_loss"), top_move_rate=weighted("top_move_rate"),
-                   histogram=dict(sum((Counter(g.histogram) for g in pair), Counter())),
-                   kinds=dict(sum((Counter(g.kinds) for g in pair), Counter())))
 
 
 def plural(n: int, word: str) -> str:
@@ -192,7 +160,7 @@ def kinds_figure(groups: list[tuple[str, list[PlayerGame]]], kinds: list[tuple[s
 
 def results_rows(games: Sequence[PlayerGame]) -> list[dict[str, Any]]:
     """Wins-losses by opponent level (people: "people"), as black and as white; a game
-    without an outcome (unfinished, or held on both sides: ``one_per_game``) is not counted."""
+    without an outcome (unfinished, or held on both sides: ``store.reviews.player_games``) is not counted."""
     table: dict[str, dict[str, list[int]]] = defaultdict(lambda: {"B": [0, 0, 0], "W": [0, 0, 0]})
     for g in games:
         if g.outcome is None:
@@ -298,7 +266,7 @@ def render() -> None:
         st.info("No player yet. Players appear with the games they play.")
         return
     history: PlayerHistory = store.player_history(player.id)
-    games = one_per_game(history.games)
+    games = history.games
     reviewed = [g for g in games if g.moves_judged]
     losses = [g.mean_loss for g in reviewed if g.unit == "points" and g.mean_loss is not None]
     results = [(g.opponent_level, g.outcome) for g in games if g.opponent_level and g.outcome]

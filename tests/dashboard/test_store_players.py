@@ -165,6 +165,8 @@ def test_a_game_counts_once_per_player_whatever_sides_they_held(store):
     store.delete_game("g-gone")
     counts = {p.name: p.games for p in store.players()}
     assert counts == {"guest": 4, "Ben": 3}  # player | games
+    history = [(g.id, g.color) for g in store.player_history(store.player_named("guest").id).games]
+    assert history == [("g-0", "B"), ("g-1", "W"), ("g-2", "both"), ("g-3", "B")]  # one entry a game, in order
     assert store.player_named("guest").games == 4
 
 
