@@ -21,12 +21,12 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 from training.game_shards import iter_samples
 from training.make_model import Plan
+from training.selfplay import command as selfplay_command
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "models" / "gobuddy-9x9.onnx"
@@ -35,10 +35,8 @@ SHIPPED = ROOT / "models" / "gobuddy-9x9.onnx"
 def command(model: Path, out: Path, games: int, seed: int) -> list[str]:
     """The self-play command of a training round (``training.improve``) for ``games`` games."""
     plan = Plan()
-    return [sys.executable, "-m", "training.selfplay", "--model", str(model), "--size", "9", "--out", str(out),
-            "--visits", str(plan.selfplay_visits), "--fast-visits", str(plan.selfplay_fast_visits),
-            "--full-fraction", str(plan.selfplay_full_fraction), "--search", "puct", "--workers", "1",
-            "--seed", str(seed), "--games", str(games), "--per-shard", "25", "--no-progress"]
+    return selfplay_command(model, out, size=9, visits=plan.selfplay_visits, fast_visits=plan.selfplay_fast_visits,
+                            full_fraction=plan.selfplay_full_fraction, search="puct", workers=1, seed=seed, games=games)
 
 
 def game_shape(folder: Path) -> tuple[int, float, float]:

@@ -42,6 +42,7 @@ from pathlib import Path
 
 from training.game_shards import count_games
 from training.make_model import SHIPPED, Plan, ReachedUntil, StageLog, checkpoint_step, file_digest
+from training.selfplay import command as selfplay_command
 from training.quantize import make_twin, refresh_twin, twin_is_current, twin_path
 
 STAGES = ("base", "games", "positions", "init", "train", "export", "gating", "promote")
@@ -110,11 +111,10 @@ def generator_commands(plan: RoundPlan) -> list[list[str]]:
     cap = ["--max-moves", str(plan.max_moves)] if plan.max_moves else []
     commands = []
     if plan.selfplay_workers > 0:
-        commands.append([sys.executable, "-m", "training.selfplay", "--model", str(plan.player), "--size", str(plan.size),
-                         "--out", str(plan.data("selfplay")), "--visits", str(plan.visits),
-                         "--fast-visits", str(plan.fast_visits), "--full-fraction", str(plan.full_fraction),
-                         "--search", plan.selfplay_search, "--workers", str(plan.selfplay_workers),
-                         "--seed", str(plan.seed)] + common + cap)
+        commands.append(selfplay_command(plan.player, plan.data("selfplay"), size=plan.size, visits=plan.visits,
+                                         fast_visits=plan.fast_visits, full_fraction=plan.full_fraction,
+                                         search=plan.selfplay_search, workers=plan.selfplay_workers, seed=plan.seed,
+                                         games=1000000, progress=plan.progress, max_moves=plan.max_moves))
     if plan.engine_workers > 0:
         commands.append([sys.executable, "-m", "training.engine_games", "--out", str(plan.data("games")),
                          "--mix", plan.mix, "--workers", str(plan.engine_workers), "--size", str(plan.size),

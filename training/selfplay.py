@@ -63,7 +63,7 @@ from gobuddy.go.position import Position
 from gobuddy.go.scoring import area_score, ownership, tromp_taylor_margin
 from training.game_shards import GameSample, ShardAppender, count_games
 
-__all__ = ["GameSettings", "SelfPlayConfig", "choose_move", "generate", "play_game", "root_visits",
+__all__ = ["GameSettings", "SelfPlayConfig", "choose_move", "command", "generate", "play_game", "root_visits",
            "target_counts"]
 
 SEARCHES = ("puct", "gumbel")
@@ -360,6 +360,19 @@ def parse_args(argv: list[str] | None = None) -> SelfPlayConfig:
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
     return SelfPlayConfig(args.model, args.out, args.games, settings, args.workers, args.per_shard,
                           args.prefix, seed, not args.no_progress)
+
+
+def command(model: Path, out: Path, *, size: int, visits: int, fast_visits: int, full_fraction: float,
+            search: str, workers: int, seed: int, games: int, per_shard: int = 25, progress: bool = False,
+            max_moves: int | None = None) -> list[str]:
+    """The command line of this module with these settings: the one spelling of it that
+    the training rounds (``training.improve``) and the benchmark (``bench.bench_selfplay``)
+    run. Not checked here: the values (``parse_args`` checks them when it runs)."""
+    return ([sys.executable, "-m", "training.selfplay", "--model", str(model), "--size", str(size), "--out", str(out),
+             "--visits", str(visits), "--fast-visits", str(fast_visits), "--full-fraction", str(full_fraction),
+             "--search", search, "--workers", str(workers), "--seed", str(seed), "--games", str(games),
+             "--per-shard", str(per_shard)]
+            + ([] if progress else ["--no-progress"]) + (["--max-moves", str(max_moves)] if max_moves else []))
 
 
 def main(argv: list[str] | None = None) -> int:
