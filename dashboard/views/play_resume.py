@@ -21,9 +21,13 @@ process-wide map, game id -> session), and a session that lost it (the game came
 in another tab) sees ``holds`` false and lets it go instead of writing a second,
 conflicting record.
 
-Not kept across the reload: a hint shown, the teacher's open stop (the move stands),
-a request in flight (the page asks the engine again when it is its turn), the seed of
-the engine's draws (a new one). Not resumed: a game whose record is behind the bus
+The teacher's open stop comes back: when "Teach me" is on and the record ends with the
+learner's move with no teaching note on it (no decision taken), the move is judged
+again (``rejudge``) before the engine is asked to reply, so a mistake stops the game
+again with the same choice, and a good move lets the engine reply as before.
+Not kept across the reload: a hint shown, the "Teach me" switch if it was changed (it
+starts at the level's default), a request in flight (the page asks the engine again
+when it is its turn), the seed of the engine's draws (a new one). Not resumed: a game whose record is behind the bus
 (events not yet stored: ``behind``), nor one with moves missing; the page offers to
 abandon those (``abandoned``: a ``game_ended`` with result ``?`` after every event seen).
 The game keeps its board ``web-<n>``, handed over to the new session in the live feed's
@@ -46,7 +50,8 @@ from dashboard.views.login import IDENTITY
 from dashboard.views.page_context import Services, session_id
 from dashboard.views.play_new import LAST_NAME
 from dashboard.views.play_game import MAX_SEED, PlayGame
-from dashboard.views.play_teach import teaches_by_default
+from dashboard.views.play_engine import ask_async
+from dashboard.views.play_teach import judge_request, teaches_by_default, wants_judgement
 from gobuddy.ai.levels import FULL, level_names
 from gobuddy.bus.messages import GameEvent
 from gobuddy.go.game import Game, GameError, Ruleset
@@ -140,6 +145,18 @@ def resumed(store: Store, summary: GameSummary) -> PlayGame:
                     teach=teaches_by_default(level))
 
 
+def rejudge(store: Store, game: PlayGame) -> bool:
+    """Whether the teacher is to judge the last move of a game that came back: teaching
+    is on, the last move is the learner's, and the record does not say it was kept
+    after a stop (a stop was open, or the judgement on its way, at the reload; a note
+    that it was taken back is of an earlier move at that number)."""
+    if not wants_judgement(game):
+        return False
+    number, (_, vertex) = len(game.moves), game.moves[-1]
+    return not any((n.move_number, n.vertex, n.decision) == (number, vertex, "kept")
+                   for n in store.teaching_notes(game.game_id))
+
+
 # ---- this session's game ----------------------------------------------------------------------
 def take_up(game: PlayGame) -> None:
     """Make ``game`` this session's game (a new one, or one resumed after a reload)."""
@@ -186,6 +203,8 @@ def comes_back(services: Services, summary: GameSummary) -> bool:
             game = resumed(services.store, summary)
             services.feed.hand_over_web_slot(game.board_id, session_id())
             take_up(game)
+            if rejudge(services.store, game):
+                ask_async(services, game, "judge", request=judge_request(services, game))
             st.toast(f"Your game against {against} is back at move {summary.move_count}.")
             return True
     except (GameError, UnknownGame, SQLAlchemyError) as exc:
@@ -211,5 +230,5 @@ def holds(game_id: str) -> bool:
     return _holders().get(game_id, session_id()) == session_id()
 
 
-__all__ = ["GAME", "LOOKED", "OFFER", "abandoned", "behind", "hold", "holds", "human_side", "player_filter", "resume_unfinished", "resumed",
+__all__ = ["GAME", "LOOKED", "OFFER", "abandoned", "behind", "hold", "holds", "human_side", "player_filter", "rejudge", "resume_unfinished", "resumed",
            "session_game", "take_up", "unfinished_game"]

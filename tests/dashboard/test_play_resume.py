@@ -50,3 +50,29 @@ def test_the_game_is_rebuilt_from_its_record(games):
     assert game.moves == [("B", "E5"), ("W", "C3")] and game.to_play == "B" and game.engine_to_play
     assert game.seq == 2  # the next event is seq 3: after the stored ones
     assert game.play("D4")[0].seq == 3
+
+
+# the learner (black) against "gobuddy 30 kyu" ("Teach me" on by default there), or
+# against "gobuddy 5 kyu" (off); the moves recorded; the teacher's notes recorded
+# (move, colour, vertex, decision); whether the last move is judged again on the reload
+REJUDGED = [
+    ("30 kyu", "E5 C3 pass", [], True),                                      # a stop open, or its judgement on the way
+    ("30 kyu", "E5 C3 pass", [(3, "B", "pass", "kept")], False),             # kept: decided, the engine is to reply
+    ("30 kyu", "E5 C3 D4", [(3, "B", "pass", "taken_back")], True),          # the retry after a take-back
+    ("30 kyu", "E5 C3 pass", [(3, "B", "pass", "taken_back")], True),        # the same move again, not yet decided
+    ("30 kyu", "E5 C3", [], False),                                          # the last move is the engine's
+    ("5 kyu", "E5 C3 pass", [], False),                                      # no teacher at this level
+]
+
+
+@pytest.mark.parametrize("level, moves, notes, judged", REJUDGED)
+def test_a_move_the_teacher_had_not_settled_is_judged_again_after_the_reload(store, level, moves, notes, judged):
+    from dashboard.views.play_resume import rejudge
+
+    g = WireGame("g-teach", board_id="web-1", players=("pia", f"gobuddy {level}"), mode="vs_engine")
+    g.play(moves)
+    send(store, *g.events)
+    for number, color, vertex, decision in notes:
+        store.note_teaching("g-teach", number, color, vertex, decision, points_lost=12.0, better="D4", level=level)
+    game = resumed(store, unfinished_game(store, "pia"))
+    assert rejudge(store, game) is judged
