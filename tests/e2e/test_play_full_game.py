@@ -81,10 +81,19 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 
 # ---- driving the Play page --------------------------------------------------------------
 def new_game(stack: Stack, page: Any, name: str, komi: float, level: str = LEVEL) -> None:
-    """Open the Play page and start a game as black against ``level`` with ``komi``."""
+    """Open the Play page and start a game as black against ``level`` with ``komi``.
+
+    The stack is shared by this module's tests and auth is off, so the page resumes
+    whatever game an earlier test left unfinished (``play_resume``): such a game is
+    abandoned with "New game" first, and one test's failure does not fail the next."""
     page.goto(stack.server.url("play"))
     wait_for_app(page)
-    page.get_by_label("Your name").fill(name)
+    form, leftover = page.get_by_label("Your name"), page.get_by_role("button", name="New game")
+    form.or_(leftover).first.wait_for()
+    if not form.is_visible():
+        leftover.click()
+        form.wait_for()
+    form.fill(name)
     page.get_by_label("Komi").fill(f"{komi:g}")
     page.get_by_role("combobox", name="Opponent").click()
     page.get_by_role("option", name=level, exact=True).click()

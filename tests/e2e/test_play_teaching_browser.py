@@ -4,7 +4,8 @@ worker with the shipped model, so that the judgements are the engine's own): a
 newcomer (the weakest level: "Teach me" on) plays E5, a good move, and the engine
 replies without a stop; a pass, a big mistake, stops the game with its point loss and
 the better point marked on the board, and is taken back (the engine waits); a pass
-again, kept, lets the engine reply. Both decisions go over the bus as ``teaching``
+again stops the game again; the page is reloaded and the stop comes back (the move is
+judged again: ``play_resume.rejudge``); kept, it lets the engine reply. Both decisions go over the bus as ``teaching``
 events and the recorder keeps them as the game's notes; the SGF export writes the
 taken-back pass as a variation with its loss. Screenshot:
 ``artifacts/screenshots/play-teacher.png``."""
@@ -59,6 +60,18 @@ def teacher(page) -> Any:
     return page.locator(".st-key-play_teacher")
 
 
+def stored_pass(store: Store, game_id: str, timeout_s: float = 10.0) -> None:
+    """Wait until the record holds the pass of move 3 and the take-back before it (a
+    reload before the recorder caught up would offer to abandon the game instead)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        moves = [m.vertex for m in store.get_game(game_id).moves]
+        if len(moves) == 3 and moves[2] == "pass" and len(store.teaching_notes(game_id)) == 1:
+            return
+        assert time.monotonic() < deadline, f"the record of {game_id} holds {moves}, not the pass of move 3"
+        time.sleep(0.1)
+
+
 def notes_of(store: Store, game_id: str, count: int, timeout_s: float = 10.0) -> list:
     deadline = time.monotonic() + timeout_s
     while True:
@@ -104,9 +117,17 @@ def test_the_teacher_stops_a_big_mistake_lets_a_good_move_pass_and_records_both_
         page.locator(f'{BOARD}[data-move-count="2"]').wait_for(timeout=30_000)
         page.get_by_text("Your move").wait_for()
         assert teacher(page).count() == 0
-        # the same mistake, kept: the engine replies
+        # the same mistake again, and the page reloaded while the stop is open: the stop comes back
         page.get_by_role("button", name="Pass").click()
         teacher(page).wait_for(timeout=30_000)
+        game_id = store.list_games().games[0].id
+        stored_pass(store, game_id)
+        page.reload()
+        wait_for_app(page)
+        teacher(page).wait_for(timeout=30_000)
+        assert re.search(r"Teacher: pass loses about [\d.]+ points?\.", teacher(page).inner_text())
+        assert page.locator(f'{BOARD}[data-move-count="3"]').count() == 1  # the engine still waits
+        # kept: the engine replies
         page.get_by_role("button", name="Keep my move").click()
         page.locator(f'{BOARD}[data-move-count="4"]').wait_for(timeout=30_000)
         assert teacher(page).count() == 0
