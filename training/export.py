@@ -17,7 +17,7 @@ import onnx
 import torch
 
 from gobuddy.ai.contract import INPUT as INPUT_NAME, OWNERSHIP, POLICY, SCORE_LEAD, VALUE, metadata_for, stamp
-from training.network import GoNet
+from training.network import GoNet, NetConfig
 
 OUTPUT_NAMES = (POLICY, VALUE, SCORE_LEAD, OWNERSHIP)
 
@@ -42,6 +42,23 @@ def export_onnx(model: GoNet, path: str | Path, size: int, *, model_name: str, p
     onnx.checker.check_model(proto)
     onnx.save(proto, str(path))
     tmp.unlink()
+    return path
+
+
+def export_weights(weights: str | Path, path: str | Path, size: int) -> Path:
+    """Export the torch weights file ``weights`` (``save_weights``' format) as ONNX for
+    ``size`` x ``size`` boards, whatever size they were trained on (the network is fully
+    convolutional): a line on a new board size starts from them. Written to a temporary
+    file first; no parity check (there are no positions of that size yet: the candidate
+    trained from it is checked at its export)."""
+    weights, path = Path(weights), Path(path)
+    state = torch.load(weights, map_location="cpu", weights_only=False)
+    model = GoNet(NetConfig(**state["net"]))
+    model.load_state_dict(state["model"])
+    tmp = path.with_name(path.stem + ".export.onnx")
+    export_onnx(model, tmp, size, model_name=f"{weights.stem}-at-{size}x{size}",
+                provenance={"weights": str(weights), "note": f"no {size}x{size} training"})
+    tmp.replace(path)
     return path
 
 

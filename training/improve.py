@@ -190,22 +190,12 @@ def make_init(plan: RoundPlan) -> None:
 
 
 def make_base(plan: RoundPlan) -> None:
-    """``base.onnx``: ``base_weights`` exported at the round's size (no parity data of
-    that size exists yet; the export's own check runs at the candidate)."""
-    import torch
-
-    from training.export import export_onnx
-    from training.network import GoNet, NetConfig
+    """``base.onnx``: ``base_weights`` exported at the round's size (``training.export.export_weights``)."""
+    from training.export import export_weights
 
     assert plan.base_weights is not None
-    state = torch.load(plan.base_weights, map_location="cpu", weights_only=False)
-    model = GoNet(NetConfig(**state["net"]))
-    model.load_state_dict(state["model"])
     plan.run().mkdir(parents=True, exist_ok=True)
-    tmp = plan.run("base.export.onnx")
-    export_onnx(model, tmp, plan.size, model_name=f"{plan.base_weights.stem}-at-{plan.size}x{plan.size}",
-                provenance={"weights": str(plan.base_weights), "note": f"no {plan.size}x{plan.size} training"})
-    tmp.replace(plan.base)
+    export_weights(plan.base_weights, plan.base, plan.size)
 
 
 def train(plan: RoundPlan) -> None:

@@ -14,23 +14,41 @@ continues from ``last.pt``), so an interrupted run is simply started again:
 | ``positions`` | ``data/positions/engine/`` (``training.positions``) |
 | ``train`` | ``runs/make_model/supervised/last.pt`` (``training.train``) |
 | ``export`` | ``runs/make_model/supervised/model.onnx`` after the parity check (and its weights ``model.pt``), copied to ``models/candidate.onnx`` |
-| ``round-K-selfplay`` | ``data/selfplay/round-K/`` (``training.selfplay`` with the current best model) |
+| ``round-K-selfplay`` | ``data/selfplay/round-K/`` (``training.selfplay`` with the current best model; in a late round its int8 twin) |
 | ``round-K-engine-games`` | ``data/round-games/round-K/`` (``training.engine_games`` with the round's mix) |
 | ``round-K-positions`` | ``data/positions/round-K/`` and ``data/positions/round-K-engine/`` |
-| ``round-K-train`` | ``runs/make_model/round-K/last.pt``, from the previous stage's checkpoint, on the positions of the last ``window`` rounds (self-play and engine games; ``engine_shards_in_mix`` supervised shards too) |
+| ``round-K-train`` | ``runs/make_model/round-K/last.pt``: an early round from the previous round's checkpoint, on the positions of the last ``window`` rounds (self-play and engine games; ``engine_shards_in_mix`` supervised shards too); a late round from the best model's weights, on every late round's positions |
 | ``round-K-export`` | ``runs/make_model/round-K/model.onnx`` (and ``models/candidate.onnx``) |
 | ``round-K-gating`` | ``runs/make_model/gating/round-K/gating.json`` (``training.gating`` against the best so far) |
 | ``ship`` | ``models/gobuddy-9x9.onnx`` and its torch weights ``models/gobuddy-9x9.pt``: the best model (the last accepted round, else the supervised one); and its int8 twin ``models/gobuddy-9x9.int8.onnx`` (``training.quantize``) |
-| ``strength-gnugo``, ``strength-pachi``, ``strength-policy`` | ``runs/make_model/strength/SHA/*/summary.json``: our default search vs GNU Go, vs Pachi, and the raw policy (1 visit) vs GNU Go |
+| ``s13-start`` | ``runs/make_model/s13-start/model.onnx``: the shipped 9x9 weights exported at 13x13 (``training.export.export_weights``) |
+| ``s13-round-K-*`` | the 13x13 line's rounds, as the late rounds but at 13x13 (no engine games), each on every game of the line so far, gated at 13x13 against its best |
+| ``s13-ship`` | ``models/gobuddy-13x13.onnx``, its weights and its twin: the line's best |
+| ``strength-gnugo``, ``strength-pachi``, ``strength-policy``, ``strength-13x13-gnugo`` | ``runs/make_model/strength/SHA/*/summary.json``: our default search vs GNU Go, vs Pachi, and the raw policy (1 visit) vs GNU Go; the 13x13 model's search vs GNU Go at 13x13 |
 | ``card`` | ``models/MODEL_CARD.md`` (``training.model_card``), rewritten every run |
 
-The default plan is the recipe of the shipped line (models/MODEL_CARD.md, "Lineage"): a
-supervised start on about 1,600 engine games, mostly GNU Go levels 1-4 (sl1), then five
-rounds like r3-r5 of ``training.improve``, which counts minutes where this counts games
-(1,400 self-play games of 200/50 visits and 300 engine games a round, 3,000 steps at lr
-0.015 from the previous round's weights, a window of three rounds, gating at 55%). It
-takes about 10 hours on two cores (rounds of about 85 minutes, the supervised start and
-the strength matches); it has not been run end to end at these counts.
+The default plan is the recipe of the shipped lines (models/MODEL_CARD.md, "Lineage",
+"Rounds after r5" and "13x13"):
+
+- a supervised start on about 1,600 engine games, mostly GNU Go levels 1-4 (sl1);
+- five early rounds like r3-r5 of ``training.improve``, which counts minutes where this
+  counts games: 1,400 self-play games of 200/50 visits and 300 engine games a round,
+  3,000 steps at lr 0.015 from the previous round's weights, a window of three rounds,
+  gating at 55%;
+- one late round, r12's recipe: 10,000 games of the best model (r12 trained on about
+  9,400 r5 games of r6-r11 and 757 of its own) played by its int8 twin, and 800 engine
+  games; 3,000 steps at lr 0.003 from the best model's weights;
+- the 13x13 line, s13r1-s13r4's recipe: the shipped 9x9 weights exported at 13x13, then
+  four rounds of 700 twin self-play games at 13x13, 600 steps at lr 0.003 from the line's
+  best, each on every game of the line (s13r1 trained 1,000 steps at lr 0.01 on 297 games
+  and was rejected; the recipe keeps what worked).
+
+Where the lineage differs (r6-r11 varied the self-play search, s13r1-s13r4 counted
+minutes), the recipe takes the settings of the rounds that were promoted. On two cores
+the supervised start and early rounds take about 10 hours, the late round about 3 more
+(the twin's 3,200 games a core-hour, the engine games, training) and the 13x13 line about
+4 (750 games a core-hour); it has not been run end to end at these counts (``tests/training/test_make_model.py`` runs every stage at
+tiny counts).
 
 Wall time per stage accumulates in ``runs/make_model/stages.json``. ``--until STAGE``
 stops after that stage. ``--quick`` swaps in tiny counts (a few games, a 1x8 network,
@@ -58,6 +76,8 @@ from training.positions import build as build_positions
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = "gobuddy-9x9.onnx"
+SHIPPED_13 = "gobuddy-13x13.onnx"
+S13 = "s13-"  # the 13x13 line's prefix: its rounds, folders and stages
 
 
 @dataclass(frozen=True)
@@ -96,6 +116,18 @@ class Plan:
     round_batch_size: int = 256
     window: int = 3
     engine_shards_in_mix: int = 0
+    # Late rounds (r12's recipe, after r6-r11): many games of the best model, played by its
+    # int8 twin, and a gentle fine-tune from its weights on every game of the late rounds.
+    late_rounds: int = 1
+    late_selfplay_games: int = 10_000
+    late_engine_games: int = 800
+    late_lr: float = 0.003
+    # The 13x13 line (s13r1-s13r4): the shipped 9x9 weights exported at 13x13, then rounds
+    # of the twin's 13x13 self-play, each fine-tuned from the best on every game of the line.
+    s13_rounds: int = 4
+    s13_selfplay_games: int = 700
+    s13_steps: int = 600
+    s13_lr: float = 0.003
     gate_games: int = 40
     gate_visits: int = 200
     gate_threshold: float = 0.55
@@ -124,13 +156,53 @@ class Plan:
 
 def quick_plan(root: Path, workers: int = 2) -> Plan:
     """Tiny counts for tests: two GNU Go level 1 games, a 1x8 network, 1 round (of two
-    self-play and two GNU Go level 1 games)."""
+    self-play and two GNU Go level 1 games), 1 late round and 1 round of the 13x13 line
+    (two self-play games each)."""
     return Plan(root=root, workers=workers, engine_games=2, engine_mix="gnugo:1", engine_max_moves=60,
                 val_every=1000, blocks=1, channels=8, steps=3, batch_size=16, warmup=1, train_threads=1,
                 rounds=1, selfplay_games=2, selfplay_visits=4, selfplay_fast_visits=2, selfplay_max_moves=40,
                 round_engine_games=2, round_engine_mix="gnugo:1", round_steps=2, round_batch_size=16,
+                late_rounds=1, late_selfplay_games=2, late_engine_games=0, s13_rounds=1, s13_selfplay_games=2,
+                s13_steps=2,
                 engine_shards_in_mix=1, gate_games=2, gate_visits=2, strength_games=2, gnugo_level=1,
                 pachi_playouts=0, ours_args="--visits 4", match_max_moves=40)
+
+
+@dataclass(frozen=True)
+class RoundSpec:
+    """One round of a line: ``line`` "" (the 9x9 line, rounds ``round-K``) or ``"s13-"``
+    (13x13, ``s13-round-K``); its games, training, and the rounds of its line whose
+    positions it trains on (``window``, itself last)."""
+
+    line: str
+    k: int
+    size: int
+    selfplay_games: int
+    engine_games: int
+    steps: int
+    lr: float
+    window: tuple[int, ...]
+    supervised_shards: int  # the supervised engine games' last training shards in its mix
+    late: bool  # trains from the best model's weights (not the previous round's), self-play by its twin
+
+    @property
+    def name(self) -> str:
+        return f"{self.line}round-{self.k}"
+
+
+def round_specs(plan: Plan) -> list[RoundSpec]:
+    """Every round of ``plan``, in order: the 9x9 rounds (``rounds`` early ones, then
+    ``late_rounds``), then the 13x13 line's."""
+    specs = [RoundSpec("", k, plan.size, plan.selfplay_games, plan.round_engine_games, plan.round_steps,
+                       plan.round_lr, tuple(range(max(1, k - plan.window + 1), k + 1)), plan.engine_shards_in_mix,
+                       False) for k in range(1, plan.rounds + 1)]
+    first_late = plan.rounds + 1
+    specs += [RoundSpec("", k, plan.size, plan.late_selfplay_games, plan.late_engine_games, plan.round_steps,
+                        plan.late_lr, tuple(range(first_late, k + 1)), 0, True)
+              for k in range(first_late, first_late + plan.late_rounds)]
+    specs += [RoundSpec(S13, k, 13, plan.s13_selfplay_games, 0, plan.s13_steps, plan.s13_lr, tuple(range(1, k + 1)),
+                        0, True) for k in range(1, plan.s13_rounds + 1)]
+    return specs
 
 
 class ReachedUntil(Exception):
@@ -207,41 +279,42 @@ def run_engine_games(plan: Plan, out: Path, games: int, mix: str, seed: int) -> 
         raise RuntimeError(f"engine games failed (exit {code})")
 
 
-def link_mix(plan: Plan, k: int) -> Path:
-    """``data/positions/mix-K``: links to the shards of rounds K-window+1..K (self-play and
-    the round's engine games) and the last ``engine_shards_in_mix`` training shards of the
-    supervised engine games (validation: all of theirs)."""
-    mix = plan.path("data", "positions", f"mix-{k}")
+def link_mix(plan: Plan, spec: RoundSpec) -> Path:
+    """``data/positions/mix-NAME``: links to the shards of the rounds of ``spec.window``
+    (self-play and the rounds' engine games) and the last ``spec.supervised_shards``
+    training shards of the supervised engine games (validation: all of theirs, on the
+    9x9 line)."""
+    mix = plan.path("data", "positions", f"mix-{spec.name}")
     if mix.exists():
         shutil.rmtree(mix)
     mix.mkdir(parents=True)
-    sources = {"engine": plan.path("data", "positions", "engine")}
-    for r in range(max(1, k - plan.window + 1), k + 1):
-        sources[f"r{r}"] = plan.path("data", "positions", f"round-{r}")
-        sources[f"r{r}engine"] = plan.path("data", "positions", f"round-{r}-engine")
+    sources = {} if spec.line else {"engine": plan.path("data", "positions", "engine")}
+    for r in spec.window:
+        sources[f"{spec.line}r{r}"] = plan.path("data", "positions", f"{spec.line}round-{r}")
+        sources[f"{spec.line}r{r}engine"] = plan.path("data", "positions", f"{spec.line}round-{r}-engine")
     for tag, folder in sources.items():
         for split in ("train", "val"):
             shards = sorted(folder.glob(f"{split}-*.npz"))
             if tag == "engine" and split == "train":
-                shards = shards[-plan.engine_shards_in_mix:] if plan.engine_shards_in_mix > 0 else []
+                shards = shards[-spec.supervised_shards:] if spec.supervised_shards > 0 else []
             for shard in shards:
                 (mix / f"{split}-{tag}-{shard.name.split('-', 1)[1]}").symlink_to(shard.resolve())
     return mix
 
 
 def train_run(plan: Plan, data: Path, run: Path, steps: int, lr: float, warmup: int, init: Path | None,
-              batch_size: int) -> None:
+              batch_size: int, size: int | None = None) -> None:
     from gobuddy.ai.features import NUM_PLANES
     from training.train import TrainConfig, train
 
-    config = TrainConfig(data=data, run=run, size=plan.size, steps=steps, batch_size=batch_size, lr=lr,
+    config = TrainConfig(data=data, run=run, size=size or plan.size, steps=steps, batch_size=batch_size, lr=lr,
                          warmup=warmup, blocks=plan.blocks, channels=plan.channels,
                          validate_every=min(1000, steps), checkpoint_every=min(500, steps),
                          threads=plan.train_threads, seed=plan.seed, init=init)
     train(config, NUM_PLANES)
 
 
-def export_run(plan: Plan, run: Path, label: str, data: Path) -> None:
+def export_run(plan: Plan, run: Path, label: str, data: Path, size: int | None = None, line: str = "") -> None:
     """Export ``run/last.pt`` to ``run/model.onnx`` after the parity check on positions
     of ``data``, and copy it to ``models/candidate.onnx``."""
     import numpy as np
@@ -256,16 +329,20 @@ def export_run(plan: Plan, run: Path, label: str, data: Path) -> None:
     model = GoNet(NetConfig(**state["net"]))
     model.load_state_dict(state["model"])
     games = count_games(plan.path("data", "games"))
-    selfplay = sum(count_games(p) for p in plan.path("data", "selfplay").glob("round-*"))
-    round_games = sum(count_games(p) for p in plan.path("data", "round-games").glob("round-*"))
-    provenance = {"data": f"{games} engine games ({plan.engine_mix}), {selfplay} self-play games, "
-                          f"{round_games} engine games of the rounds ({plan.round_engine_mix})",
+    selfplay = sum(count_games(p) for p in plan.path("data", "selfplay").glob(f"{line}round-*"))
+    round_games = sum(count_games(p) for p in plan.path("data", "round-games").glob(f"{line}round-*"))
+    what = (f"{games} engine games ({plan.engine_mix}), {selfplay} self-play games, "
+            f"{round_games} engine games of the rounds ({plan.round_engine_mix})")
+    if line == S13:
+        what = f"{selfplay} 13x13 self-play games, from the shipped 9x9 weights ({what.split(', ')[0]} and the 9x9 rounds)"
+    provenance = {"data": what,
                   "stage": label, "steps": int(state["step"]),
                   "architecture": f"{plan.blocks} blocks x {plan.channels} channels",
                   "parameters": count_parameters(model), "komi": plan.komi,
                   "date": datetime.now(timezone.utc).date().isoformat(), "machine": machine()["cpu"]}
-    tmp = export_onnx(model, run / "export.onnx", plan.size, provenance=provenance, komi=plan.komi,
-                      model_name=f"gobuddy-{plan.size}x{plan.size}-b{plan.blocks}c{plan.channels}-{label}")
+    size = size or plan.size
+    tmp = export_onnx(model, run / "export.onnx", size, provenance=provenance, komi=plan.komi,
+                      model_name=f"gobuddy-{size}x{size}-b{plan.blocks}c{plan.channels}-{label}")
     shard = load_shard((sorted(data.glob("train-*.npz")) + sorted(data.glob("val-*.npz")))[0])
     worst = parity_check(model, tmp, shard["features"][:16].astype(np.float32))
     print(f"[make_model] parity: torch and onnxruntime agree within {worst:.1e}", flush=True)
@@ -280,77 +357,124 @@ def exported(run: Path) -> bool:
     return model.exists() and ckpt.exists() and model.stat().st_mtime >= ckpt.stat().st_mtime
 
 
-def best_model(plan: Plan, before_round: int) -> Path:
-    """The last round before ``before_round`` whose candidate passed gating, else the supervised model."""
+def line_start(plan: Plan, line: str) -> Path:
+    """The model a line starts from: the supervised one (9x9), or the shipped 9x9
+    weights exported at 13x13 (``s13-start``)."""
+    return plan.runs / ("s13-start" if line == S13 else "supervised") / "model.onnx"
+
+
+def best_model(plan: Plan, before_round: int, line: str = "") -> Path:
+    """The last round of ``line`` before ``before_round`` whose candidate passed gating,
+    else the line's start."""
     for k in range(before_round - 1, 0, -1):
-        verdict = plan.runs / "gating" / f"round-{k}" / "gating.json"
+        verdict = plan.runs / "gating" / f"{line}round-{k}" / "gating.json"
         if verdict.exists() and json.loads(verdict.read_text())["accepted"]:
-            return plan.runs / f"round-{k}" / "model.onnx"
-    return plan.runs / "supervised" / "model.onnx"
+            return plan.runs / f"{line}round-{k}" / "model.onnx"
+    return line_start(plan, line)
 
 
-def run_round(plan: Plan, log: StageLog, k: int) -> None:
+def selfplay_model(best: Path, twin: bool) -> Path:
+    """The model that plays a round's self-play: ``best``, or its int8 twin (made here
+    when missing; the float model plays when no twin agrees well enough with it)."""
+    if not twin:
+        return best
+    from training.quantize import QuantizeError, make_twin, twin_path
+
+    if twin_path(best).exists() and twin_is_current(best):
+        return twin_path(best)
+    try:
+        make_twin(best)
+    except QuantizeError as exc:
+        print(f"[make_model] self-play with the float model: {exc}", flush=True)
+        return best
+    return twin_path(best)
+
+
+def run_round(plan: Plan, log: StageLog, spec: RoundSpec) -> None:
     from training.gating import GateConfig, gate
     from training.gtp_game import GameRules
     from training.selfplay import GameSettings, SelfPlayConfig, false_resignations, generate
 
-    best = best_model(plan, k)
-    games = plan.path("data", "selfplay", f"round-{k}")
-    engine_games = plan.path("data", "round-games", f"round-{k}")
-    positions = plan.path("data", "positions", f"round-{k}")
-    engine_positions = plan.path("data", "positions", f"round-{k}-engine")
-    run = plan.runs / f"round-{k}"
-    previous = plan.runs / ("supervised" if k == 1 else f"round-{k - 1}") / "last.pt"
-    settings = GameSettings(size=plan.size, komi=plan.komi, visits=plan.selfplay_visits,
+    name, line, k = spec.name, spec.line, spec.k
+    best = best_model(plan, k, line)
+    games = plan.path("data", "selfplay", name)
+    engine_games = plan.path("data", "round-games", name)
+    positions = plan.path("data", "positions", name)
+    engine_positions = plan.path("data", "positions", f"{name}-engine")
+    run = plan.runs / name
+    if spec.late:  # from the best model's weights
+        init = best.with_suffix(".pt")
+    else:
+        init = plan.runs / ("supervised" if k == 1 else f"{line}round-{k - 1}") / "last.pt"
+    settings = GameSettings(size=spec.size, komi=plan.komi, visits=plan.selfplay_visits,
                             fast_visits=plan.selfplay_fast_visits, full_fraction=plan.selfplay_full_fraction,
                             max_moves=plan.selfplay_max_moves)
 
     def selfplay() -> None:
-        added = generate(SelfPlayConfig(best, games, plan.selfplay_games, settings, plan.workers,
-                                        seed=plan.seed * 1000 + k, progress=plan.progress))
+        player = selfplay_model(best, spec.late)
+        added = generate(SelfPlayConfig(player, games, spec.selfplay_games, settings, plan.workers,
+                                        seed=plan.seed * 1000 + (500_000 if line else 0) + k,
+                                        progress=plan.progress))
         wrong, noted = false_resignations(added)
-        print(f"[make_model] self-play with {best}: {len(added)} games; resignation would have been wrong "
+        print(f"[make_model] self-play with {player}: {len(added)} games; resignation would have been wrong "
               f"in {wrong} of {noted} games played out", flush=True)
 
-    log.run(f"round-{k}-selfplay", selfplay,
-            lambda: count_games(games, "selfplay") >= plan.selfplay_games)
-    log.run(f"round-{k}-engine-games",
-            lambda: run_engine_games(plan, engine_games, plan.round_engine_games, plan.round_engine_mix,
-                                     plan.seed * 1000 + 500 + k),
-            lambda: count_games(engine_games, "engine") >= plan.round_engine_games)
+    log.run(f"{name}-selfplay", selfplay, lambda: count_games(games, "selfplay") >= spec.selfplay_games)
+    if spec.engine_games > 0:
+        log.run(f"{name}-engine-games",
+                lambda: run_engine_games(plan, engine_games, spec.engine_games, plan.round_engine_mix,
+                                         plan.seed * 1000 + 500 + k),
+                lambda: count_games(engine_games, "engine") >= spec.engine_games)
 
     def round_positions() -> None:
         build_positions(games, positions, plan.val_every)
-        if plan.round_engine_games > 0:
+        if spec.engine_games > 0:
             build_positions(engine_games, engine_positions, plan.val_every)
 
-    log.run(f"round-{k}-positions", round_positions,
+    log.run(f"{name}-positions", round_positions,
             lambda: positions_built(games, positions) and (
-                plan.round_engine_games == 0 or positions_built(engine_games, engine_positions)))
-    log.run(f"round-{k}-train",
-            lambda: train_run(plan, link_mix(plan, k), run, plan.round_steps, plan.round_lr,
-                              min(100, plan.round_steps), previous, plan.round_batch_size),
-            lambda: checkpoint_step(run / "last.pt") >= plan.round_steps)
-    log.run(f"round-{k}-export", lambda: export_run(plan, run, f"r{k}", positions), lambda: exported(run))
-    rules = GameRules(size=plan.size, komi=plan.komi, max_moves=plan.match_max_moves)
-    gate_out = plan.runs / "gating" / f"round-{k}"
-    log.run(f"round-{k}-gating",
+                spec.engine_games == 0 or positions_built(engine_games, engine_positions)))
+    log.run(f"{name}-train",
+            lambda: train_run(plan, link_mix(plan, spec), run, spec.steps, spec.lr, min(100, spec.steps), init,
+                              plan.round_batch_size, spec.size),
+            lambda: checkpoint_step(run / "last.pt") >= spec.steps)
+    log.run(f"{name}-export", lambda: export_run(plan, run, f"{line}r{k}", positions, spec.size, line),
+            lambda: exported(run))
+    rules = GameRules(size=spec.size, komi=plan.komi, max_moves=plan.match_max_moves)
+    gate_out = plan.runs / "gating" / name
+    log.run(f"{name}-gating",
             lambda: print("[make_model] " + gate(GateConfig(
                 run / "model.onnx", best, gate_out, plan.gate_games, plan.gate_visits, plan.gate_threshold,
                 rules=rules, parallel=plan.workers, seed=plan.seed, progress=plan.progress)).line()),
             lambda: (gate_out / "gating.json").exists())
 
 
-def strength_matches(plan: Plan) -> dict[str, tuple[str, str, Path]]:
-    """Stage name -> (our engine text, opponent text, match folder) for the shipped model."""
+def start_13x13(plan: Plan) -> None:
+    """``s13-start``: the shipped 9x9 weights, copied as ``model.pt`` and exported at 13x13."""
+    from training.export import export_weights
+
+    start = plan.runs / "s13-start"
+    start.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(plan.path("models", SHIPPED).with_suffix(".pt"), start / "model.pt")
+    export_weights(start / "model.pt", start / "model.onnx", 13)
+
+
+def strength_matches(plan: Plan) -> dict[str, tuple[str, str, Path, int]]:
+    """Stage name -> (our engine text, opponent text, match folder, board size) for the
+    shipped models."""
     shipped = plan.path("models", SHIPPED)
     folder = plan.runs / "strength" / file_digest(shipped)[:12]
     ours = f"ours:--model {shipped.resolve()} {plan.ours_args}".strip()
-    matches = {"strength-gnugo": (ours, f"gnugo:{plan.gnugo_level}", folder / "vs-gnugo")}
+    matches = {"strength-gnugo": (ours, f"gnugo:{plan.gnugo_level}", folder / "vs-gnugo", plan.size)}
     if plan.pachi_playouts > 0:
-        matches["strength-pachi"] = (ours, f"pachi:{plan.pachi_playouts}", folder / "vs-pachi")
+        matches["strength-pachi"] = (ours, f"pachi:{plan.pachi_playouts}", folder / "vs-pachi", plan.size)
     matches["strength-policy"] = (f"ours:--model {shipped.resolve()} --visits 1", f"gnugo:{plan.gnugo_level}",
-                                  folder / "policy-vs-gnugo")
+                                  folder / "policy-vs-gnugo", plan.size)
+    if plan.s13_rounds > 0:
+        shipped_13 = plan.path("models", SHIPPED_13)
+        ours_13 = f"ours:--model {shipped_13.resolve()} {plan.ours_args}".strip()
+        out = plan.runs / "strength" / f"13x13-{file_digest(shipped_13)[:12]}" / "vs-gnugo"
+        matches["strength-13x13-gnugo"] = (ours_13, f"gnugo:{plan.gnugo_level}", out, 13)
     return matches
 
 
@@ -359,12 +483,12 @@ def match_done(out: Path, games: int) -> bool:
     return summary.exists() and json.loads(summary.read_text())["games"] >= games
 
 
-def run_strength(plan: Plan, ours_text: str, opponent: str, out: Path, name: str) -> None:
+def run_strength(plan: Plan, ours_text: str, opponent: str, out: Path, name: str, size: int) -> None:
     from training.engine_spec import parse_engine
     from training.gtp_game import GameRules
     from training.match import MatchConfig, run_match
 
-    rules = GameRules(size=plan.size, komi=plan.komi, max_moves=plan.match_max_moves)
+    rules = GameRules(size=size, komi=plan.komi, max_moves=plan.match_max_moves)
     config = MatchConfig(parse_engine(ours_text, name=name), parse_engine(opponent), out, plan.strength_games,
                          rules, parallel=1, seed=plan.seed, progress=plan.progress)
     run_match(config)
@@ -373,19 +497,21 @@ def run_strength(plan: Plan, ours_text: str, opponent: str, out: Path, name: str
 def write_card(plan: Plan) -> None:
     from training.model_card import collect, render
 
-    matches = strength_matches(plan)
     labels = {"strength-gnugo": f"search vs GNU Go level {plan.gnugo_level}",
               "strength-pachi": f"search vs Pachi {plan.pachi_playouts} playouts",
-              "strength-policy": f"raw policy (1 visit) vs GNU Go level {plan.gnugo_level}"}
+              "strength-policy": f"raw policy (1 visit) vs GNU Go level {plan.gnugo_level}",
+              "strength-13x13-gnugo": f"13x13: search vs GNU Go level {plan.gnugo_level}"}
     data = {"engine games": plan.path("data", "games")}
-    for k in range(1, plan.rounds + 1):
-        data[f"self-play round {k}"] = plan.path("data", "selfplay", f"round-{k}")
-        data[f"engine games round {k}"] = plan.path("data", "round-games", f"round-{k}")
+    specs = round_specs(plan)
+    for spec in specs:
+        label = f"round {spec.k}" if not spec.line else f"13x13 round {spec.k}"
+        data[f"self-play {label}"] = plan.path("data", "selfplay", spec.name)
+        data[f"engine games {label}"] = plan.path("data", "round-games", spec.name)
     checkpoints = {"supervised": plan.runs / "supervised" / "last.pt"}
-    checkpoints.update({f"round {k}": plan.runs / f"round-{k}" / "last.pt" for k in range(1, plan.rounds + 1)})
+    checkpoints.update({spec.name.replace("-", " "): plan.runs / spec.name / "last.pt" for spec in specs})
     facts = collect(plan.path("models", SHIPPED), data, checkpoints, plan.runs / "stages.json",
-                    {labels[name]: out / "summary.json" for name, (_, _, out) in matches.items()},
-                    {k: plan.runs / "gating" / f"round-{k}" / "gating.json" for k in range(1, plan.rounds + 1)})
+                    {labels[name]: m[2] / "summary.json" for name, m in strength_matches(plan).items()},
+                    {spec.name: plan.runs / "gating" / spec.name / "gating.json" for spec in specs})
     plan.path("models", "MODEL_CARD.md").write_text(render(facts))
 
 
@@ -400,11 +526,32 @@ def ship(best: Path, shipped: Path) -> None:
 def stage_names(plan: Plan) -> list[str]:
     """Every stage of ``plan``, in the order they run."""
     names = (["pachi"] if plan.needs_pachi else []) + ["engine-games", "positions", "train", "export"]
-    for k in range(1, plan.rounds + 1):
-        names += [f"round-{k}-{step}" for step in ("selfplay", "engine-games", "positions", "train", "export",
-                                                   "gating")]
-    pachi = ["strength-pachi"] if plan.pachi_playouts > 0 else []
-    return names + ["ship", "strength-gnugo"] + pachi + ["strength-policy", "card"]
+    specs = round_specs(plan)
+
+    def rounds_of(line: str) -> list[str]:
+        out = []
+        for spec in (s for s in specs if s.line == line):
+            steps = ["selfplay"] + (["engine-games"] if spec.engine_games > 0 else []) + [
+                "positions", "train", "export", "gating"]
+            out += [f"{spec.name}-{step}" for step in steps]
+        return out
+
+    names += rounds_of("") + ["ship"]
+    if plan.s13_rounds > 0:
+        names += ["s13-start"] + rounds_of(S13) + ["s13-ship"]
+    return names + list(strength_matches_names(plan)) + ["card"]
+
+
+def strength_matches_names(plan: Plan) -> list[str]:
+    """The strength stages of ``plan`` (``strength_matches`` without reading the models)."""
+    return (["strength-gnugo"] + (["strength-pachi"] if plan.pachi_playouts > 0 else []) + ["strength-policy"]
+            + (["strength-13x13-gnugo"] if plan.s13_rounds > 0 else []))
+
+
+def shipped_is(shipped: Path, best: Path) -> bool:
+    """Whether ``shipped`` is ``best`` with its weights and a current int8 twin."""
+    return (shipped.exists() and file_digest(shipped) == file_digest(best)
+            and shipped.with_suffix(".pt").exists() and twin_is_current(shipped))
 
 
 def make_model(plan: Plan) -> None:
@@ -426,15 +573,23 @@ def make_model(plan: Plan) -> None:
                                            None, plan.batch_size),
                 lambda: checkpoint_step(supervised / "last.pt") >= plan.steps)
         log.run("export", lambda: export_run(plan, supervised, "sl", engine_positions), lambda: exported(supervised))
-        for k in range(1, plan.rounds + 1):
-            run_round(plan, log, k)
-        best, shipped = best_model(plan, plan.rounds + 1), plan.path("models", SHIPPED)
-        log.run("ship", lambda: ship(best, shipped),
-                lambda: shipped.exists() and file_digest(shipped) == file_digest(best)
-                and shipped.with_suffix(".pt").exists() and twin_is_current(shipped))
-        for name, (ours, opponent, out) in strength_matches(plan).items():
+        specs = round_specs(plan)
+        nine = [spec for spec in specs if not spec.line]
+        for spec in nine:
+            run_round(plan, log, spec)
+        best, shipped = best_model(plan, len(nine) + 1), plan.path("models", SHIPPED)
+        log.run("ship", lambda: ship(best, shipped), lambda: shipped_is(shipped, best))
+        thirteen = [spec for spec in specs if spec.line == S13]
+        if thirteen:
+            start = line_start(plan, S13)
+            log.run("s13-start", lambda: start_13x13(plan), lambda: start.exists() and start.with_suffix(".pt").exists())
+            for spec in thirteen:
+                run_round(plan, log, spec)
+            best_13, shipped_13 = best_model(plan, len(thirteen) + 1, S13), plan.path("models", SHIPPED_13)
+            log.run("s13-ship", lambda: ship(best_13, shipped_13), lambda: shipped_is(shipped_13, best_13))
+        for name, (ours, opponent, out, size) in strength_matches(plan).items():
             label = "gobuddy-policy" if name == "strength-policy" else "gobuddy"
-            log.run(name, lambda o=ours, b=opponent, f=out, n=label: run_strength(plan, o, b, f, n),
+            log.run(name, lambda o=ours, b=opponent, f=out, n=label, z=size: run_strength(plan, o, b, f, n, z),
                     lambda f=out: match_done(f, plan.strength_games))
         log.run("card", lambda: write_card(plan), None)
     except ReachedUntil as reached:
@@ -448,7 +603,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="tiny counts, for tests")
     p.add_argument("--until", help="stop after this stage (e.g. export, round-1-gating)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="game processes (default: cores)")
-    p.add_argument("--rounds", type=int, help="self-play rounds")
+    p.add_argument("--rounds", type=int, help="self-play rounds of the 9x9 line before the late ones")
+    p.add_argument("--late-rounds", type=int, help="late rounds of the 9x9 line (r12's recipe)")
+    p.add_argument("--s13-rounds", type=int, help="rounds of the 13x13 line (0: no 13x13 model)")
     p.add_argument("--engine-games", type=int, help="engine games to generate")
     p.add_argument("--selfplay-games", type=int, help="self-play games per round")
     p.add_argument("--steps", type=int, help="supervised training steps")
@@ -457,7 +614,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     plan = quick_plan(args.root, args.workers) if args.quick else Plan(root=args.root, workers=args.workers)
     overrides = {"rounds": args.rounds, "engine_games": args.engine_games, "selfplay_games": args.selfplay_games,
-                 "steps": args.steps}
+                 "steps": args.steps, "late_rounds": args.late_rounds, "s13_rounds": args.s13_rounds}
     plan = replace(plan, seed=args.seed, until=args.until, progress=not args.no_progress,
                    **{k: v for k, v in overrides.items() if v is not None})
     if plan.until is not None and plan.until not in stage_names(plan):

@@ -14,7 +14,7 @@ from tests.training.conftest import needs_gnugo
 from training.game_shards import GameSample, write_shard
 from training.gating import GateConfig, decide, distinct_games, gate
 from training.gtp_game import GameRules
-from training.make_model import Plan, link_mix, main as make_model_main, quick_plan, stage_names
+from training.make_model import Plan, link_mix, main as make_model_main, quick_plan, round_specs, stage_names
 from training.match_report import summarize
 from training.network import GoNet, NetConfig
 from training.onnx_import import max_difference
@@ -113,7 +113,8 @@ def test_the_mix_of_a_round_holds_the_window_of_rounds_and_their_engine_games(tm
         (positions / folder).mkdir(parents=True)
         for name in ("train-00000.npz", "train-00001.npz", "val-00000.npz"):
             (positions / folder / name).write_bytes(b"")
-    mix = link_mix(Plan(root=tmp_path, window=3, engine_shards_in_mix=1), 4)
+    plan = Plan(root=tmp_path, rounds=4, window=3, engine_shards_in_mix=1)
+    mix = link_mix(plan, round_specs(plan)[3])
     names = sorted(p.name for p in mix.iterdir())
     expected = ["train-engine-00001.npz", "val-engine-00000.npz"]
     for r in (2, 3, 4):
@@ -121,6 +122,37 @@ def test_the_mix_of_a_round_holds_the_window_of_rounds_and_their_engine_games(tm
             expected += [f"train-{tag}-00000.npz", f"train-{tag}-00001.npz", f"val-{tag}-00000.npz"]
     assert names == sorted(expected)
     assert (mix / "train-r2engine-00001.npz").resolve() == positions / "round-2-engine" / "train-00001.npz"
+
+
+def test_the_13x13_line_trains_on_every_game_of_its_own_rounds_only(tmp_path):
+    positions = tmp_path / "data" / "positions"
+    for folder in ["engine", "round-1", "s13-round-1", "s13-round-2"]:
+        (positions / folder).mkdir(parents=True)
+        for name in ("train-00000.npz", "val-00000.npz"):
+            (positions / folder / name).write_bytes(b"")
+    plan = Plan(root=tmp_path, rounds=1, late_rounds=0, s13_rounds=2, engine_shards_in_mix=1)
+    spec = round_specs(plan)[-1]
+    assert (spec.name, spec.size, spec.window, spec.late) == ("s13-round-2", 13, (1, 2), True)
+    names = sorted(p.name for p in link_mix(plan, spec).iterdir())
+    assert names == ["train-s13-r1-00000.npz", "train-s13-r2-00000.npz", "val-s13-r1-00000.npz",
+                     "val-s13-r2-00000.npz"]  # no 9x9 games, no supervised shards
+
+
+# the rounds of the default plan: (name, board size, self-play games, engine games, steps, lr, window, late)
+ROUNDS = [
+    ("round-1", 9, 1_400, 300, 3_000, 0.015, (1,), False),
+    ("round-5", 9, 1_400, 300, 3_000, 0.015, (3, 4, 5), False),
+    ("round-6", 9, 10_000, 800, 3_000, 0.003, (6,), True),            # r12's recipe: from the best, its twin plays
+    ("s13-round-1", 13, 700, 0, 600, 0.003, (1,), True),              # from the shipped 9x9 weights at 13x13
+    ("s13-round-4", 13, 700, 0, 600, 0.003, (1, 2, 3, 4), True),
+]
+
+
+@pytest.mark.parametrize("name, size, games, engine, steps, lr, window, late", ROUNDS)
+def test_the_default_plan_has_the_rounds_of_both_shipped_lines(name, size, games, engine, steps, lr, window, late):
+    spec = next(s for s in round_specs(Plan()) if s.name == name)
+    assert (spec.size, spec.selfplay_games, spec.engine_games, spec.steps, spec.lr, spec.window, spec.late) == (
+        size, games, engine, steps, lr, window, late)
 
 
 def test_the_default_plan_is_the_shipped_lines_recipe():
@@ -132,6 +164,9 @@ def test_the_default_plan_is_the_shipped_lines_recipe():
     assert plan.round_engine_mix == "gnugo:8-10,pachi:2000-5000*2" and plan.needs_pachi
     assert stage_names(plan)[4:11] == ["export", "round-1-selfplay", "round-1-engine-games", "round-1-positions",
                                        "round-1-train", "round-1-export", "round-1-gating"]
+    names = stage_names(plan)
+    assert names.index("round-6-gating") < names.index("ship") < names.index("s13-start") < names.index(
+        "s13-round-4-gating") < names.index("s13-ship") < names.index("strength-13x13-gnugo") < names.index("card")
 
 
 def test_until_must_name_a_stage(capsys):
@@ -151,7 +186,11 @@ def test_quick_make_model_runs_every_stage_then_skips_them(tmp_path, capsys):
                  "data/selfplay/round-1/selfplay-000000.jsonl.gz", "data/round-games/round-1/engine-000000.jsonl.gz",
                  "data/positions/round-1-engine/built.json", "runs/make_model/round-1/model.onnx",
                  "runs/make_model/gating/round-1/gating.json", "models/candidate.onnx", "models/gobuddy-9x9.onnx",
-                 "runs/make_model/supervised/model.pt", "models/gobuddy-9x9.pt"]:
+                 "runs/make_model/supervised/model.pt", "models/gobuddy-9x9.pt",
+                 "data/selfplay/round-2/selfplay-000000.jsonl.gz", "runs/make_model/gating/round-2/gating.json",
+                 "runs/make_model/s13-start/model.onnx", "data/selfplay/s13-round-1/selfplay-000000.jsonl.gz",
+                 "runs/make_model/gating/s13-round-1/gating.json", "models/gobuddy-13x13.onnx",
+                 "models/gobuddy-13x13.pt"]:
         assert (root / path).exists(), path
     shipped_weights = torch.load(root / "models/gobuddy-9x9.pt", map_location="cpu", weights_only=False)
     net = GoNet(NetConfig(**shipped_weights["net"]))
@@ -162,9 +201,13 @@ def test_quick_make_model_runs_every_stage_then_skips_them(tmp_path, capsys):
     assert list(stages) == stage_names(quick_plan(root))
     card = (root / "models/MODEL_CARD.md").read_text()
     assert "| raw policy (1 visit) vs GNU Go level 1 | gnugo-1 |" in card
+    assert "| 13x13: search vs GNU Go level 1 | gnugo-1 |" in card and "| s13-round-1 |" in card
+    from gobuddy.ai.onnx_evaluator import OnnxEvaluator
+
+    assert OnnxEvaluator(root / "models/gobuddy-13x13.onnx").board_sizes == (13,)
     assert "| engine games: gnugo vs gnugo | 2 |" in card
     assert "| engine games round 1: gnugo vs gnugo | 2 |" in card
-    assert any(p.name.startswith("train-r1engine-") for p in (root / "data/positions/mix-1").iterdir())
+    assert any(p.name.startswith("train-r1engine-") for p in (root / "data/positions/mix-round-1").iterdir())
     capsys.readouterr()
 
     assert make_model_main(["--quick", "--root", str(root), "--no-progress"]) == 0
