@@ -26,6 +26,7 @@ from dashboard.access import AUTH_MODES
 from gobuddy.bus.cli import add_broker_arguments, bus_config_from_args
 from gobuddy.bus.config import BusConfig
 from gobuddy.bus.topics import TopicError
+from gobuddy.go.coords import MAX_SIZE, MIN_SIZE
 
 DEFAULT_DB_URL = "sqlite:///data/gobuddy.db"
 
@@ -43,7 +44,11 @@ class DashboardConfig:
     status_interval_s: how often the sidebar's status lines are drawn again.
     analysis_visits / analysis_timeout_s: the budget of the dashboard's own engine
     requests (live recommendations, replay analysis, hints); the Play page chooses the
-    visits of the engine's moves."""
+    visits of the engine's moves.
+    play_sizes: the board sizes the Play page offers, the first preselected (9x9 by
+    default: the opponent levels are calibrated there; the shipped workers also play
+    13x13). Not checked: that the engine workers play them (they refuse another size
+    with an error that names it, which the page shows)."""
 
     db_url: str = DEFAULT_DB_URL
     bus: BusConfig | None = None
@@ -52,6 +57,7 @@ class DashboardConfig:
     analysis_visits: int = 200
     analysis_timeout_s: float = 30.0
     auth: str = "auto"
+    play_sizes: tuple[int, ...] = (9,)
 
     def __post_init__(self) -> None:
         if not self.db_url or "://" not in self.db_url:
@@ -66,6 +72,10 @@ class DashboardConfig:
             raise ConfigError(f"--analysis-visits: {self.analysis_visits} is outside 1..100000")
         if not 1 <= self.analysis_timeout_s <= 600:
             raise ConfigError(f"--analysis-timeout: {self.analysis_timeout_s} s is outside 1..600")
+        if not self.play_sizes or len(set(self.play_sizes)) != len(self.play_sizes) or not all(
+                MIN_SIZE <= n <= MAX_SIZE for n in self.play_sizes):
+            raise ConfigError(f"--play-sizes: {','.join(map(str, self.play_sizes)) or 'nothing'} is not a list of "
+                              f"different board sizes from {MIN_SIZE} to {MAX_SIZE} (e.g. 9,13)")
         if self.auth not in AUTH_MODES:
             raise ConfigError(f"--auth: {self.auth!r} is not one of {', '.join(AUTH_MODES)}")
 
@@ -92,9 +102,20 @@ def parser() -> argparse.ArgumentParser:
                    help="visits of the dashboard's analysis requests (default 200)")
     p.add_argument("--analysis-timeout", type=float, default=30.0,
                    help="seconds to wait for one engine answer (default 30)")
+    p.add_argument("--play-sizes", type=_sizes, default=(9,),
+                   help="board sizes the Play page offers, comma-separated, the first preselected (default 9; "
+                        "the opponent levels are calibrated on 9x9 only; the shipped engine also plays 13)")
     p.add_argument("--auth", choices=AUTH_MODES, default="auto",
                    help="sign-in: on, off (loopback only) or auto = on unless serving on loopback (default auto)")
     return p
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    """``"9,13"`` -> ``(9, 13)``; the range is checked by ``DashboardConfig``."""
+    try:
+        return tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of board sizes (e.g. 9,13)") from None
 
 
 @lru_cache(maxsize=16)
@@ -117,7 +138,7 @@ def _parse(argv: tuple[str, ...]) -> DashboardConfig:
     return DashboardConfig(db_url=args.db, bus=bus, live_interval_s=args.live_interval,
                            status_interval_s=args.status_interval,
                            analysis_visits=args.analysis_visits, analysis_timeout_s=args.analysis_timeout,
-                           auth=args.auth)
+                           auth=args.auth, play_sizes=args.play_sizes)
 
 
 def from_args(argv: Sequence[str]) -> DashboardConfig:

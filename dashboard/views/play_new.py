@@ -7,7 +7,8 @@
 |          | (``Store.suggested_level``, the weakest for a newcomer), shown for the  |
 |          | name in the box; or any level of ``gobuddy.ai.levels``, weakest first,  |
 |          | their ranks as measured in ``models/LEVELS.md`` in the help             |
-| size     | the sizes the engine plays (``SIZES``)                                  |
+| size     | the dashboard's ``--play-sizes`` (``DashboardConfig.play_sizes``: 9x9  |
+|          | by default, where the levels are calibrated)                            |
 | colour   | black or white                                                        |
 | handicap | 0, or 2 to 9 fixed stones for black                                   |
 | komi     | left empty: the usual one for the handicap (``default_komi``: 7 without |
@@ -35,12 +36,11 @@ from dashboard.views.login import IDENTITY
 from dashboard.views.page_context import Services
 from gobuddy.ai.levels import level_names
 
-# The board sizes the Play page offers: those of the 9x9 model's metadata
-# (gobuddy.board_sizes of models/gobuddy-9x9.onnx), 9 only. The workers also play 13x13
-# (the second shipped model), which the page does not offer yet: the opponent levels and
-# their ranks are calibrated on 9x9 only (models/LEVELS.md). The dashboard does not load
-# the models (the workers do, maybe on other machines); a test checks this against the
-# shipped 9x9 model.
+# The board sizes whose shipped models and calibrated levels make the Play page's
+# default (DashboardConfig.play_sizes): 9x9. The workers also play 13x13 (the second
+# shipped model), which a dashboard offers with --play-sizes 9,13; the opponent levels
+# and their ranks are calibrated on 9x9 only (models/LEVELS.md). A test checks this
+# against the shipped 9x9 model's metadata.
 SIZES = (9,)
 NAME = "play_name"  # the name box
 LEVEL = "play_level"  # the opponent box (preselected for the name)
@@ -79,14 +79,20 @@ def rank_estimates() -> dict[str, str]:
     return {row["level"]: estimated_rank_cell(row) for row in level_rows(LEVELS_FILE) if row["level"] in names}
 
 
-def level_help() -> str:
+def level_help(sizes: tuple[int, ...] = SIZES) -> str:
+    """The opponent box's help: the levels' measured ranks, and for a size other than
+    9x9 on offer, that they were measured on 9x9 only."""
     estimates = rank_estimates()
+    ladder = "Your level follows your results: win and it steps up, lose and it steps down."
+    other = [f"{n}x{n}" for n in sizes if n != 9]
+    caveat = (f"\n\nOn {', '.join(other)} the levels play the same way, but their ranks there are not "
+              "measured yet." if other else "")
     if not estimates:
-        return "Weakest first. Your level follows your results: win and it steps up, lose and it steps down."
+        return "Weakest first. " + ladder + caveat
     return ("Weakest first; the names are targets. Measured on 9x9 against GNU Go (models/LEVELS.md), "
             "each level plays like about:\n\n" + "\n".join(f"- {n}: {estimates[n]}" for n in level_names()
                                                        if n in estimates)
-            + "\n\nYour level follows your results: win and it steps up, lose and it steps down.")
+            + caveat + "\n\n" + ladder)
 
 
 def new_game_settings(services: Services) -> dict[str, Any] | None:
@@ -99,9 +105,11 @@ def new_game_settings(services: Services) -> dict[str, Any] | None:
     with st.form("play_new"):
         c1, c2, c3 = st.columns(3)
         typed = c1.text_input("Your name", max_chars=64, key=NAME)
-        level = c2.selectbox("Opponent", [SUGGESTED, *level_names()], key=LEVEL, help=level_help(),
+        sizes = services.config.play_sizes
+        level = c2.selectbox("Opponent", [SUGGESTED, *level_names()], key=LEVEL, help=level_help(sizes),
                              format_func=lambda o: f"Your level ({shown}: {preview})" if o == SUGGESTED else o)
-        size = c3.selectbox("Board size", SIZES, key="play_size", help="The sizes the engine's model plays.")
+        size = c3.selectbox("Board size", sizes, key="play_size", format_func=lambda n: f"{n}x{n}",
+                            help="The sizes this dashboard offers (--play-sizes).")
         c4, c5, c6 = st.columns(3)
         colour = c4.radio("You play", ["Black", "White"], horizontal=True)
         # Empty by default, decided when the form is submitted: a widget in a form cannot

@@ -327,3 +327,31 @@ def test_a_move_is_refused_once_the_player_lost_the_role(open_app, app_store, ap
     no_exceptions(at)
     assert at.session_state["play_game"].moves == []  # not played, and the engine not asked
     assert "play_pending" not in at.session_state
+
+
+# 13x13, black's wall on column F and white's on G, nothing else: black holds columns A-F
+# (78 points), white G-N (91), komi 7.
+WALLS_13 = "\n".join(". . . . . X O . . . . . ." for _ in range(13))
+# (groups toggled dead by a click on one of their stones, the count's result)
+COUNTS_13 = [
+    ([], "W+20"),             # 91 - 78 + 7
+    (["F7"], "W+176"),        # black's wall dead: the whole board is white's, 169 + 7
+    (["F1", "F13"], "W+20"),  # a click on any stone of the wall toggles it, twice: alive again
+    (["G13"], "B+162"),       # white's wall dead: the whole board is black's, 169 - 7
+]
+DEAD_13 = {"W+176": {f"F{r}" for r in range(1, 14)}, "B+162": {f"G{r}" for r in range(1, 14)}}
+
+
+@pytest.mark.parametrize("toggled, result", COUNTS_13)
+def test_the_count_works_on_13x13(toggled, result):
+    game = PlayGame.new("web-1", size=13, komi=7.0)
+    for v in moves_to(WALLS_13):
+        game.play(v)
+    assert game.counting
+    count = Count.of(game)
+    assert count.dead_vertices() == [] and len(count.territory(game)) == 169
+    for vertex in toggled:
+        assert count.toggle_at(vertex)
+    assert count.score(game).result == result
+    dead = set(count.dead_vertices())
+    assert dead == DEAD_13.get(result, set())

@@ -62,7 +62,7 @@ def test_a_game_at_the_players_level_steps_their_ladder(open_app, app_store, app
     assert level.value == SUGGESTED  # preselected
     assert "30 kyu: 20 kyu (26 kyu to 18 kyu)" in level.proto.help  # the calibrated estimate
     assert at.text_input(key="play_name").value == "guest"
-    assert at.selectbox(key="play_size").options == ["9"]
+    assert at.selectbox(key="play_size").options == ["9x9"]
     at.text_input(key="play_name").input("Ana")
     sent = requests_sent(monkeypatch, at)
     at.button(key=START).click().run(timeout=60)

@@ -51,6 +51,9 @@ def test_summary_of_no_samples():
     (["--live-interval", "0.05"], {"live_interval_s": 0.05}),
     ([], {"status_interval_s": 2.0}),
     (["--status-interval", "60"], {"status_interval_s": 60.0}),
+    ([], {"play_sizes": (9,)}),  # the size the levels are calibrated on
+    (["--play-sizes", "9,13"], {"play_sizes": (9, 13)}),
+    (["--play-sizes", "13"], {"play_sizes": (13,)}),
 ])
 def test_arguments(argv, expected):
     config = from_args(argv)
@@ -65,6 +68,10 @@ def test_arguments(argv, expected):
     (["--status-interval", "0.1"], "--status-interval"),
     (["--password-file", "/nonexistent/dashboard.password"], "--password-file"),
     (["--username", "no spaces"], "client id"),
+    (["--play-sizes", "9,nine"], "--play-sizes"),
+    (["--play-sizes", "9,9"], "--play-sizes"),
+    (["--play-sizes", "1"], "--play-sizes"),
+    (["--play-sizes", ","], "--play-sizes"),
 ])
 def test_argument_errors_name_the_argument(argv, words):
     with pytest.raises(ConfigError, match=words):
