@@ -16,7 +16,8 @@ round per session, from the model in ``models/`` to a gated candidate that repla
 | ``promote`` | only if the candidate passed: ``models/gobuddy-9x9.onnx`` and ``.pt`` replaced by it, and its int8 twin ``.int8.onnx`` made (``training.quantize``) |
 
 Every stage is skipped when its output exists; games are counted on disk and the time
-already spent generating is kept in ``runs/improve/ROUND/stages.json``, so a run that was
+already spent generating is kept in ``runs/improve/ROUND/stages.json`` (every 30 s, so
+even a run killed without warning, at a session's end, keeps it), so a run that was
 stopped is simply started again. The strength matches of the model card are left to
 ``training.match`` (they take an hour or more; the end of the run prints them).
 
@@ -39,6 +40,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from training.game_shards import count_games
 from training.make_model import SHIPPED, Plan, ReachedUntil, StageLog, checkpoint_step, file_digest
@@ -122,17 +124,27 @@ def generator_commands(plan: RoundPlan) -> list[list[str]]:
     return commands
 
 
-def generate(plan: RoundPlan, seconds: float) -> None:
+CHECKPOINT_S = 30.0  # how often the games stage keeps the time it has spent (``StageLog.checkpoint``)
+
+
+def generate(plan: RoundPlan, seconds: float, tick: Callable[[], None] | None = None) -> None:
     """Run the generators side by side for ``seconds``, then stop them (SIGTERM: each
     writes its finished games first). A generator that dies is an error. The int8 twin
-    that is to play is made first when there is none of the base (``training.quantize``)."""
+    that is to play is made first when there is none of the base (``training.quantize``).
+    ``tick`` is called every ``CHECKPOINT_S`` (the stage log keeps the time spent, so a
+    killed run resumes with what is left; the games of a shard not yet written are
+    lost with it, at most ``--per-shard`` games a generator)."""
     if plan.selfplay_model == "int8" and not (twin_path(plan.base).exists() and twin_is_current(plan.base)):
         make_twin(plan.base)
     procs = [subprocess.Popen(cmd, cwd=Path(__file__).resolve().parent.parent) for cmd in generator_commands(plan)]
     deadline = time.monotonic() + seconds
+    next_tick = time.monotonic() + CHECKPOINT_S
     try:
         while time.monotonic() < deadline and all(p.poll() is None for p in procs):
             time.sleep(1.0)
+            if tick is not None and time.monotonic() >= next_tick:
+                tick()
+                next_tick = time.monotonic() + CHECKPOINT_S
     finally:
         for p in procs:
             if p.poll() is None:
@@ -267,7 +279,8 @@ def improve(plan: RoundPlan) -> bool:
     try:
         if plan.base_weights is not None:
             log.run("base", lambda: make_base(plan), lambda: plan.base.exists())
-        log.run("games", lambda: generate(plan, max(0.0, seconds - spent())), lambda: spent() >= seconds - 1)
+        log.run("games", lambda: generate(plan, max(0.0, seconds - spent()), log.checkpoint),
+                lambda: spent() >= seconds - 1)
         log.run("positions", lambda: build_positions(plan), lambda: (plan.data("positions", "mix")).exists())
         log.run("init", lambda: make_init(plan), lambda: plan.run("init.pt").exists())
         log.run("train", lambda: train(plan), lambda: checkpoint_step(plan.run("last.pt")) >= plan.steps)

@@ -210,13 +210,16 @@ class ReachedUntil(Exception):
 
 
 class StageLog:
-    """Runs stages, skips finished ones, and keeps their wall time in ``stages.json``."""
+    """Runs stages, skips finished ones, and keeps their wall time in ``stages.json``.
+    A long stage may call ``checkpoint()`` as it goes, so that the time it spent is
+    kept even when the process is killed (a session's end) before the stage returns."""
 
     def __init__(self, path: Path, until: str | None, prefix: str = "make_model") -> None:
         self.path = path
         self.until = until
         self.prefix = prefix
         self.stages: dict[str, dict] = json.loads(path.read_text()) if path.exists() else {}
+        self._running: tuple[str, float] | None = None  # the stage running and when its time was last kept
 
     def run(self, name: str, work: Callable[[], object], done: Callable[[], bool] | None) -> None:
         """Run ``work`` unless ``done()`` says its output exists (``done=None``: always run),
@@ -226,13 +229,12 @@ class StageLog:
             print(f"[{self.prefix}] {name}: already done", flush=True)
         else:
             print(f"[{self.prefix}] {name}: running", flush=True)
-            start = time.time()
+            self._running = (name, time.time())
             try:
                 work()
             finally:
-                entry["seconds"] = round(entry["seconds"] + time.time() - start, 1)
-                entry["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
-                self.save()
+                self.checkpoint()
+                self._running = None
             if done is not None and not done():
                 raise RuntimeError(f"stage {name} ended without making its output")
             print(f"[{self.prefix}] {name}: done ({entry['seconds']:.0f} s in all)", flush=True)
@@ -240,9 +242,24 @@ class StageLog:
         if name == self.until:
             raise ReachedUntil(name)
 
+    def checkpoint(self) -> None:
+        """Add the time the running stage spent since the last checkpoint to its entry
+        and save (nothing when no stage is running)."""
+        if self._running is None:
+            return
+        name, since = self._running
+        now = time.time()
+        entry = self.stages.setdefault(name, {"seconds": 0.0})
+        entry["seconds"] = round(entry["seconds"] + now - since, 1)
+        entry["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self._running = (name, now)
+        self.save()
+
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.path.write_text(json.dumps(self.stages, indent=1) + "\n")
+        tmp = self.path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(self.stages, indent=1) + "\n")
+        tmp.replace(self.path)
 
 
 def file_digest(path: Path) -> str:

@@ -221,3 +221,19 @@ def process_command_lines() -> list[str]:
             except OSError:
                 continue
     return lines
+
+
+def test_the_games_stage_keeps_its_time_while_it_runs(tmp_path, monkeypatch):
+    """``generate`` ticks every ``CHECKPOINT_S`` (improve passes ``StageLog.checkpoint``):
+    a round killed without warning resumes with the minutes it had left."""
+    import training.improve as improve_module
+
+    monkeypatch.setattr(improve_module, "CHECKPOINT_S", 0.2)
+    monkeypatch.setattr(improve_module, "generator_commands", lambda plan: [["sleep", "30"]])
+    ticks = []
+    improve_module.generate(RoundPlan("t", root=tmp_path, selfplay_model="float"), 3.2, lambda: ticks.append(1))
+    assert 2 <= len(ticks) <= 4  # due every 0.2 s, looked at every second
+    monkeypatch.setattr(improve_module, "CHECKPOINT_S", 60.0)
+    ticks.clear()
+    improve_module.generate(RoundPlan("t", root=tmp_path, selfplay_model="float"), 1.5, lambda: ticks.append(1))
+    assert ticks == []

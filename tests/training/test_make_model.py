@@ -214,3 +214,26 @@ def test_quick_make_model_runs_every_stage_then_skips_them(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.count("already done") == len(stage_names(quick_plan(root))) - 1  # all but the card
     assert json.loads((root / "runs/make_model/stages.json").read_text())["train"] == stages["train"]
+
+
+def test_a_stage_keeps_its_time_on_disk_as_it_goes(tmp_path):
+    """A stage that checkpoints leaves its time so far on disk (what a process killed at a
+    session's end keeps), and the time is counted once in all."""
+    import time
+
+    from training.make_model import StageLog
+
+    log, path = StageLog(tmp_path / "stages.json", None), tmp_path / "stages.json"
+    on_disk = []
+
+    def work() -> None:
+        time.sleep(0.3)
+        log.checkpoint()
+        on_disk.append(json.loads(path.read_text())["games"]["seconds"])
+        time.sleep(0.3)
+
+    log.run("games", work, None)
+    assert 0.3 <= on_disk[0] < 0.6
+    assert 0.6 <= json.loads(path.read_text())["games"]["seconds"] < 0.9  # not 0.9+: no second count
+    log.checkpoint()  # no stage running: nothing changes
+    assert json.loads(path.read_text())["games"]["seconds"] < 0.9
