@@ -186,9 +186,10 @@ def write_report(path: Path, ladder: Ladder, scores: dict[tuple[str, str], list[
     lines += ["",
               "## Run", "", "```sh", f"nice python -m training.levels{option}            # resumable: plays only what is missing",
               f"python -m training.levels{option} --report-only    # refit and rewrite this file", "```", "",
-              *(["The games of 2026-11-25/26 (2-core project machine, shared with other work, run niced) took about "
-                 "55 minutes of wall time (43 for the first run, 10 more when the 2 kyu level joined; most of it "
-                 "in GNU Go's moves and the full level's 0.9 s moves).", ""] if size == 9 else []),
+              *(["The games of 2026-11-26 (fourteenth session: r12's int8 twin, pinned; 2-core project machine "
+                 "shared with niced 13x13 self-play, run niced) took about 25 minutes of wall time, most of it in "
+                 "GNU Go's moves and the full level's 0.9 s moves. The calibration before it (2026-11-25/26, r5's "
+                 "float model, 434 games, `data/levels-r5-float/`) took about 55.", ""] if size == 9 else []),
               "Settings: " + ", ".join(f"{k}={v}" for k, v in sorted(settings.items())
                                        if k not in ("report", "out", "report_only", "no_progress")) + "."]
     path.write_text("\n".join(lines) + "\n")

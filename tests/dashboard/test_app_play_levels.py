@@ -46,7 +46,7 @@ def test_the_sizes_offered_are_the_shipped_models():
 
 def test_weak_levels_get_simple_hints():
     assert [n for n in level_names() if simple_hints(n)] == ["30 kyu", "25 kyu", "20 kyu", "15 kyu"]
-    assert rank_estimates()["30 kyu"] == "20 kyu (26 kyu to 18 kyu)"  # models/LEVELS.md's table
+    assert rank_estimates()["30 kyu"] == "24 kyu (28 kyu to 22 kyu)"  # models/LEVELS.md's table
     assert set(rank_estimates()) == set(level_names())
 
 
@@ -60,7 +60,7 @@ def test_a_game_at_the_players_level_steps_their_ladder(open_app, app_store, app
     level = at.selectbox(key="play_level")
     assert level.options == ["Your level (guest: 30 kyu)", *level_names()]  # a newcomer: the weakest
     assert level.value == SUGGESTED  # preselected
-    assert "30 kyu: 20 kyu (26 kyu to 18 kyu)" in level.proto.help  # the calibrated estimate
+    assert "30 kyu: 24 kyu (28 kyu to 22 kyu)" in level.proto.help  # the calibrated estimate
     assert at.text_input(key="play_name").value == "guest"
     assert at.selectbox(key="play_size").options == ["9x9"]
     at.text_input(key="play_name").input("Ana")
