@@ -90,7 +90,7 @@ def test_a_13x13_game_is_played_undone_resigned_and_stored_as_13x13(stack, page,
     assert (detail.game.size, [m.vertex for m in detail.moves]) == (13, played[:2])
     # resign: the game ends, stored as a 13x13 game
     page.get_by_role("button", name="Resign").click()
-    page.get_by_text("Game over: W+R (resign)").wait_for()
+    page.get_by_text("Game over: W+R (resignation)").wait_for()
     detail = stored_game(stack, name, lambda d: d.game.result is not None)
     assert detail.game.result == "W+R"
     page.goto(stack.server.url("games"))

@@ -126,7 +126,9 @@ def test_the_teacher_stops_a_big_mistake_lets_a_good_move_pass_and_records_both_
         wait_for_app(page)
         teacher(page).wait_for(timeout=30_000)
         assert re.search(r"Teacher: pass loses about [\d.]+ points?\.", teacher(page).inner_text())
-        assert page.locator(f'{BOARD}[data-move-count="3"]').count() == 1  # the engine still waits
+        page.locator(f'{BOARD}[data-move-count="3"]').wait_for(timeout=30_000)  # the board draws after the panel
+        time.sleep(1.0)  # the engine still waits: still three moves
+        assert page.locator(f'{BOARD}[data-move-count="3"]').count() == 1
         # kept: the engine replies
         page.get_by_role("button", name="Keep my move").click()
         page.locator(f'{BOARD}[data-move-count="4"]').wait_for(timeout=30_000)
