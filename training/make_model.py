@@ -142,7 +142,7 @@ class Plan:
     progress: bool = True
 
     def path(self, *parts: str) -> Path:
-        return self.root.joinpath(*parts)
+        return Path(self.root).joinpath(*parts)
 
     @property
     def runs(self) -> Path:
@@ -478,9 +478,10 @@ def start_13x13(plan: Plan) -> None:
 
 def strength_matches(plan: Plan) -> dict[str, tuple[str, str, Path, int]]:
     """Stage name -> (our engine text, opponent text, match folder, board size) for the
-    shipped models."""
+    shipped models (a match's folder is named by its model's checksum, ``not-shipped``
+    before the model is there: the stage names are known before any model is)."""
     shipped = plan.path("models", SHIPPED)
-    folder = plan.runs / "strength" / file_digest(shipped)[:12]
+    folder = plan.runs / "strength" / _short_digest(shipped)
     ours = f"ours:--model {shipped.resolve()} {plan.ours_args}".strip()
     matches = {"strength-gnugo": (ours, f"gnugo:{plan.gnugo_level}", folder / "vs-gnugo", plan.size)}
     if plan.pachi_playouts > 0:
@@ -490,9 +491,13 @@ def strength_matches(plan: Plan) -> dict[str, tuple[str, str, Path, int]]:
     if plan.s13_rounds > 0:
         shipped_13 = plan.path("models", SHIPPED_13)
         ours_13 = f"ours:--model {shipped_13.resolve()} {plan.ours_args}".strip()
-        out = plan.runs / "strength" / f"13x13-{file_digest(shipped_13)[:12]}" / "vs-gnugo"
+        out = plan.runs / "strength" / f"13x13-{_short_digest(shipped_13)}" / "vs-gnugo"
         matches["strength-13x13-gnugo"] = (ours_13, f"gnugo:{plan.gnugo_level}", out, 13)
     return matches
+
+
+def _short_digest(path: Path) -> str:
+    return file_digest(path)[:12] if path.exists() else "not-shipped"
 
 
 def match_done(out: Path, games: int) -> bool:
@@ -556,13 +561,7 @@ def stage_names(plan: Plan) -> list[str]:
     names += rounds_of("") + ["ship"]
     if plan.s13_rounds > 0:
         names += ["s13-start"] + rounds_of(S13) + ["s13-ship"]
-    return names + list(strength_matches_names(plan)) + ["card"]
-
-
-def strength_matches_names(plan: Plan) -> list[str]:
-    """The strength stages of ``plan`` (``strength_matches`` without reading the models)."""
-    return (["strength-gnugo"] + (["strength-pachi"] if plan.pachi_playouts > 0 else []) + ["strength-policy"]
-            + (["strength-13x13-gnugo"] if plan.s13_rounds > 0 else []))
+    return names + list(strength_matches(plan)) + ["card"]
 
 
 def shipped_is(shipped: Path, best: Path) -> bool:
