@@ -17,6 +17,11 @@ engine whose level is not known (its name names no level) or against a person do
 not move the ladder. A newcomer has no level; ``suggested_level`` offers the weakest
 until the first game.
 
+One ladder per board size: a 9x9 level says little about 13x13. The main ladder is
+9x9 (``MAIN_SIZE``, where the levels are calibrated), kept on the player; another size's
+level is the last step of the player's games of that size, and a first game of a size
+starts from the main level (``store.players.level_of``).
+
 How an engine player's level is known: its name carries it ("gobuddy 15 kyu",
 "gobuddy (15 kyu)" or just "15 kyu"; ``level_in_name``). The Play page and the
 boards name the engine player that way in ``game_started``.
@@ -28,6 +33,7 @@ import re
 from typing import Sequence
 
 OUTCOMES = ("win", "loss", "draw")
+MAIN_SIZE = 9  # the board size of ``players.level``: the levels are calibrated on 9x9
 
 
 def default_levels() -> list[str] | None:

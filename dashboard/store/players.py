@@ -271,16 +271,29 @@ def set_level(session: Session, player_id: int, level: str | None) -> None:
     _row(session, player_id).level = level
 
 
-def level_of(session: Session, name: str) -> str | None:
-    """The stored level of the player called ``name`` (None: unknown player or none yet)."""
+def level_of(session: Session, name: str, size: int = ladder.MAIN_SIZE) -> str | None:
+    """The level on the ladder of ``size`` of the player called ``name`` (None: unknown
+    player or no level yet): the stored level for 9x9 (``ladder.MAIN_SIZE``); for another
+    size the level after their last game of that size, or the 9x9 level before their
+    first one."""
     p = player_for(session, name, create=False)
-    return p.level if p else None
+    return _level_on(session, p, size) if p else None
+
+
+def _level_on(session: Session, person: Player, size: int) -> str | None:
+    if size == ladder.MAIN_SIZE:
+        return person.level
+    last = session.scalar(select(LevelChange.level_after).join(Game, Game.id == LevelChange.game_id)
+                          .where(LevelChange.player_id == person.id, Game.size == size)
+                          .order_by(LevelChange.changed_at.desc(), LevelChange.game_id.desc()).limit(1))
+    return last if last is not None else person.level
 
 
 def record_game_end(session: Session, game: Game, levels: Sequence[str] | None = None) -> LevelChange | None:
-    """After a game against an engine level ends: step the person's level
-    (``dashboard.ladder``) and record the step, once per (player, game). Nothing for a
-    game without a result, against no engine, or an engine whose level is unknown."""
+    """After a game against an engine level ends: step the person's level on the ladder
+    of the game's board size (``dashboard.ladder``; the stored level is 9x9's) and record
+    the step, once per (player, game). Nothing for a game without a result, against no
+    engine, or an engine whose level is unknown."""
     levels = ladder.default_levels() if levels is None else levels
     if not levels or game.result is None:
         return None
@@ -296,8 +309,10 @@ def record_game_end(session: Session, game: Game, levels: Sequence[str] | None =
             continue
         after = ladder.step(levels, played, result)
         change = LevelChange(player_id=person.id, game_id=game.id, opponent_level=played, outcome=result,
-                             level_before=person.level, level_after=after, changed_at=_now())
+                             level_before=_level_on(session, person, game.size), level_after=after,
+                             changed_at=_now())
         session.add(change)
-        person.level = after
+        if game.size == ladder.MAIN_SIZE:
+            person.level = after
         return change
     return None

@@ -135,14 +135,14 @@ class Store:
             p = players.player_for(s, name, kind, create=create)
             return players.get_player(s, p.id) if p else None
 
-    def suggested_level(self, name: str, levels: Sequence[str] | None = None) -> str | None:
-        """The opponent level to offer ``name`` before a game (the Play page): their
-        adaptive level, or the weakest for a newcomer (``ladder.suggested_level``);
-        ``levels`` default to ``gobuddy.ai.levels``'s names."""
+    def suggested_level(self, name: str, levels: Sequence[str] | None = None, size: int = 9) -> str | None:
+        """The opponent level to offer ``name`` before a game of ``size`` (the Play page):
+        their adaptive level on that size's ladder, or the weakest for a newcomer
+        (``ladder.suggested_level``); ``levels`` default to ``gobuddy.ai.levels``'s names."""
         from dashboard import ladder
 
         levels = ladder.default_levels() if levels is None else levels
-        return ladder.suggested_level(self.player_level(name), levels or [])
+        return ladder.suggested_level(self.player_level(name, size), levels or [])
 
     # ------------------------------------------------------------------ reviews
     def player_history(self, player_id: int, now: datetime | None = None) -> reviews.PlayerHistory:

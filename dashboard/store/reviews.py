@@ -225,12 +225,14 @@ def top_mistakes(session: Session, player_id: int, since: datetime, limit: int =
             for m, started, unit in rows]
 
 
-def level_changes(session: Session, player_id: int, limit: int = 100
+def level_changes(session: Session, player_id: int, limit: int = 100, size: int = ladder.MAIN_SIZE
                   ) -> list[tuple[datetime, str, str, str | None, str]]:
-    """The player's last ``limit`` ladder steps, oldest first."""
+    """The player's last ``limit`` steps on the ladder of ``size`` (9x9's by default:
+    each size has its own ladder, ``dashboard.ladder``), oldest first."""
     rows = session.execute(select(LevelChange.changed_at, LevelChange.game_id, LevelChange.outcome,
                                   LevelChange.level_before, LevelChange.level_after)
-                           .where(LevelChange.player_id == player_id)
+                           .join(Game, Game.id == LevelChange.game_id)
+                           .where(LevelChange.player_id == player_id, Game.size == size)
                            .order_by(LevelChange.changed_at.desc()).limit(limit)).all()
     return [tuple(r) for r in reversed(rows)]  # type: ignore[misc]
 

@@ -3,9 +3,10 @@
 | choice   | offered                                                               |
 |----------|-----------------------------------------------------------------------|
 | name     | the signed-in user's name, "guest" when nobody is signed in; editable   |
-| opponent | preselected: "your level", the name's place on the adaptive ladder      |
-|          | (``Store.suggested_level``, the weakest for a newcomer), shown for the  |
-|          | name in the box; or any level of ``gobuddy.ai.levels``, weakest first,  |
+| opponent | preselected: "your level", the name's place on the adaptive ladder of   |
+|          | the size chosen (``Store.suggested_level``, the weakest for a newcomer; |
+|          | one ladder per size), shown for the name in the box (per size when they |
+|          | differ); or any level of ``gobuddy.ai.levels``, weakest first,          |
 |          | their ranks as measured in ``models/LEVELS.md`` in the help             |
 | size     | the dashboard's ``--play-sizes`` (``DashboardConfig.play_sizes``: 9x9  |
 |          | by default, where the levels are calibrated)                            |
@@ -61,11 +62,11 @@ def default_komi(handicap: int) -> float:
     return HANDICAP_KOMI if handicap >= 2 else EVEN_KOMI
 
 
-def suggested_level(services: Services, name: str) -> str:
-    """The level to offer ``name``: their place on the adaptive ladder, the weakest for
-    a newcomer (or when the database cannot say)."""
+def suggested_level(services: Services, name: str, size: int = SIZES[0]) -> str:
+    """The level to offer ``name`` for a game of ``size``: their place on that size's
+    adaptive ladder, the weakest for a newcomer (or when the database cannot say)."""
     try:
-        level = services.store.suggested_level(name.strip() or "guest")
+        level = services.store.suggested_level(name.strip() or "guest", size=size)
     except SQLAlchemyError:
         level = None
     return level if level in level_names() else level_names()[0]
@@ -101,11 +102,13 @@ def new_game_settings(services: Services) -> dict[str, Any] | None:
     if NAME not in st.session_state:
         st.session_state[NAME] = st.session_state.get(LAST_NAME) or signed_in_name()
     shown = st.session_state[NAME].strip() or "guest"
-    preview = suggested_level(services, shown)
+    sizes = services.config.play_sizes
+    previews = {n: suggested_level(services, shown, n) for n in sizes}
+    preview = " · ".join(f"{level} on {n}x{n}" for n, level in previews.items()) if len(
+        set(previews.values())) > 1 else previews[sizes[0]]
     with st.form("play_new"):
         c1, c2, c3 = st.columns(3)
         typed = c1.text_input("Your name", max_chars=64, key=NAME)
-        sizes = services.config.play_sizes
         level = c2.selectbox("Opponent", [SUGGESTED, *level_names()], key=LEVEL, help=level_help(sizes),
                              format_func=lambda o: f"Your level ({shown}: {preview})" if o == SUGGESTED else o)
         size = c3.selectbox("Board size", sizes, key="play_size", format_func=lambda n: f"{n}x{n}",
@@ -121,8 +124,8 @@ def new_game_settings(services: Services) -> dict[str, Any] | None:
     if not started:
         return None
     name = (typed or "").strip() or "guest"
-    if level == SUGGESTED:  # the level on the ladder of the name the game is played under
-        level = suggested_level(services, name)
+    if level == SUGGESTED:  # the level on the ladder of the name the game is played under, at its size
+        level = suggested_level(services, name, size)
     komi = default_komi(handicap) if komi is None else float(komi)
     return dict(size=size, komi=komi, handicap=handicap, human=colour[0], level=level, player_name=name)
 

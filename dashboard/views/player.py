@@ -1,8 +1,9 @@
 """Player: one learner's history across all their games, read from stored reviews.
 
 Choose a player (``?player=<name>`` in the URL; the signed-in user's player by
-default). Shown: their current adaptive level (``dashboard.ladder``) and its last steps
-over time (plotted), an estimated
+default). Shown: their current adaptive level (``dashboard.ladder``; the 9x9 ladder,
+``ladder.MAIN_SIZE``: each board size has its own, and another size's steps are not
+plotted here yet) and its last steps over time (plotted), an estimated
 rank with its interval (``dashboard.rank_estimate``: from results against calibrated
 levels, or from move quality until those exist); accuracy and mean point loss per game
 over time; the classes and kinds of their mistakes, by month or by 10-game windows;

@@ -126,3 +126,27 @@ def test_the_signed_in_user_plays_by_name(open_app, app_store, app_broker):
     no_exceptions(at)
     game = at.session_state["play_game"]
     assert (game.player_name, game.level) == ("pia", "30 kyu")
+
+
+def test_with_two_sizes_your_level_is_the_ladder_of_the_size_chosen(open_app, app_store, app_broker):
+    from tests.dashboard.conftest import T0, WireGame, send
+
+    ana = app_store.player_named("Ana", create=True)
+    app_store.set_player_level(ana.id, "10 kyu")  # 9x9
+    g = WireGame("ana-13", players=("Ana", "gobuddy 15 kyu"), mode="vs_engine", size=13, t0=T0)
+    g.events[0]["players"]["W"]["kind"] = "engine"
+    send(app_store, *g.play("K10").events, g.end("W+R", "resign"))  # lost at 15 kyu on 13x13: 20 kyu there
+    assert app_store.player_level("Ana", 13) == "20 kyu" and app_store.player_level("Ana") == "10 kyu"
+    at = open_app("views/play.py", app_broker, "--play-sizes", "9,13")
+    no_exceptions(at)
+    assert at.selectbox(key="play_size").options == ["9x9", "13x13"]
+    assert "their ranks there are not measured yet" in at.selectbox(key="play_level").proto.help
+    at.text_input(key="play_name").input("Ana")  # in the form: taken when it is submitted
+    at.selectbox(key="play_size").set_value(13)
+    at.button(key=START).click().run(timeout=60)
+    no_exceptions(at)
+    game = at.session_state["play_game"]
+    assert (game.size, game.level) == (13, "20 kyu")  # the 13x13 ladder's level, not 9x9's 10 kyu
+    at.button(key="play_new_game").click().run(timeout=60)  # the form again, for Ana: both ladders shown
+    no_exceptions(at)
+    assert at.selectbox(key="play_level").options[0] == "Your level (Ana: 10 kyu on 9x9 · 20 kyu on 13x13)"

@@ -14,6 +14,7 @@ from alembic import command
 from dashboard.store import PlayerError, Store
 from dashboard.store.engine import make_engine
 from dashboard.store.migrate import alembic_config, current_revision, head_revision
+from dashboard.store.reviews import level_changes
 from gobuddy.go.sgf import read_sgf
 from tests.dashboard.conftest import T0, WireGame, send
 
@@ -127,11 +128,38 @@ def test_a_finished_game_waits_for_review_and_imports_are_linked(store):
     assert {p.name for p in store.players()} == {"Ana", "Ben", "Dora"}
 
 
-def _vs_engine(store: Store, game_id: str, person: str, engine: str, result: str, t: int) -> None:
-    g = WireGame(game_id, players=(person, engine), mode="vs_engine", t0=t)
+def _vs_engine(store: Store, game_id: str, person: str, engine: str, result: str, t: int, size: int = 9) -> None:
+    g = WireGame(game_id, players=(person, engine), mode="vs_engine", t0=t, size=size)
     g.events[0]["players"]["W"]["kind"] = "engine"
     g.play("E5")
     send(store, *g.events, g.end(result, "resign"))
+
+
+# One ladder per board size (the person plays black): (size, the engine's level, result,
+# then Ana's level on 9x9 and on 13x13)
+SIZED_STEPS = [
+    (9, "gobuddy 15 kyu", "B+R", "10 kyu", "10 kyu"),   # 13x13 not played yet: it starts from 9x9's
+    (13, "gobuddy 10 kyu", "W+R", "10 kyu", "15 kyu"),  # a 13x13 loss steps the 13x13 ladder only
+    (13, "gobuddy 15 kyu", "W+R", "10 kyu", "20 kyu"),
+    (9, "gobuddy 10 kyu", "B+R", "5 kyu", "20 kyu"),    # and a 9x9 win the 9x9 one only
+    (13, "gobuddy 20 kyu", "B+R", "5 kyu", "15 kyu"),
+]
+
+
+def test_each_board_size_has_its_own_ladder(store, monkeypatch):
+    monkeypatch.setattr("dashboard.ladder.default_levels", lambda: LEVELS)
+    for i, (size, engine, result, nine, thirteen) in enumerate(SIZED_STEPS):
+        _vs_engine(store, f"s-{i}", "Ana", engine, result, T0 + 60_000 * i, size=size)
+        assert (store.player_level("ana"), store.player_level("ana", 13)) == (nine, thirteen), (size, engine, result)
+    assert store.suggested_level("ana", LEVELS, size=13) == "15 kyu" and store.suggested_level("ana", LEVELS) == "5 kyu"
+    ana = store.player_named("Ana").id
+    changes = store.player_history(ana).level_changes  # the Player page's: 9x9's ladder
+    assert [(game, before, after) for _, game, _, before, after in changes] == [
+        ("s-0", None, "10 kyu"), ("s-3", "10 kyu", "5 kyu")]
+    with store.session() as session:  # 13x13's, each step from where the one before left it
+        steps = level_changes(session, ana, size=13)
+    assert [(game, before, after) for _, game, _, before, after in steps] == [
+        ("s-1", "10 kyu", "15 kyu"), ("s-2", "15 kyu", "20 kyu"), ("s-4", "20 kyu", "15 kyu")]
 
 
 def test_the_ladder_steps_at_the_end_of_each_game_against_a_level(store, monkeypatch):
