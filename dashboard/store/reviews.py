@@ -56,6 +56,7 @@ class PlayerGame:
     top_move_rate: float | None
     histogram: dict[str, int] = field(default_factory=dict)
     kinds: dict[str, int] = field(default_factory=dict)
+    size: int = 9  # the board size
 
 
 @dataclass(frozen=True)
@@ -153,15 +154,15 @@ def player_games(session: Session, player_id: int) -> list[PlayerGame]:
             select(Game.id, Game.started_at, Game.result, Game.mode, Game.board_id, Game.name, Game.review_state,
                    opponent.name, opponent.kind, opponent.level, GameReport.unit, GameReport.moves,
                    GameReport.accuracy, GameReport.mean_loss, GameReport.top_move_rate, GameReport.histogram,
-                   GameReport.kinds)
+                   GameReport.kinds, Game.size)
             .outerjoin(opponent, opponent.id == theirs)
             .outerjoin(GameReport, and_(GameReport.game_id == Game.id, GameReport.color == color))
             .where(mine == player_id, Game.deleted_at.is_(None)))
         for (gid, started, result, mode, board, name, state, opp, opp_kind, opp_level, unit, judged, accuracy,
-             mean_loss, top, hist, kinds) in rows:
+             mean_loss, top, hist, kinds, size) in rows:
             out.append(PlayerGame(gid, started, color, opp, opp_kind, opp_level if opp_kind == "engine" else None,
                                   result, ladder.outcome(result, color), mode, board, name, state, unit, judged,
-                                  accuracy, mean_loss, top, dict(hist or {}), dict(kinds or {})))
+                                  accuracy, mean_loss, top, dict(hist or {}), dict(kinds or {}), size))
     out.sort(key=lambda g: (g.started_at, g.id))
     return _one_per_game(out)
 

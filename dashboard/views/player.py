@@ -270,14 +270,17 @@ def render() -> None:
     games = history.games
     reviewed = [g for g in games if g.moves_judged]
     losses = [g.mean_loss for g in reviewed if g.unit == "points" and g.mean_loss is not None]
-    results = [(g.opponent_level, g.outcome) for g in games if g.opponent_level and g.outcome]
+    # results against the levels count where the levels are calibrated (9x9: models/LEVELS.md)
+    results = [(g.opponent_level, g.outcome) for g in games
+               if g.opponent_level and g.outcome and g.size == ladder.MAIN_SIZE]
     estimate = rank_estimate.estimate(losses, results)
     c = st.columns(4)
     c[0].metric("Games", len(games), help=f"{len(reviewed)} reviewed")
     c[1].metric("Accuracy (last 20)", f"{sum(g.accuracy for g in reviewed[-20:]) / len(reviewed[-20:]):.1f}"
                 if reviewed else "–")
     c[2].metric("Opponent level", player.level or "not yet",
-                help="The adaptive ladder: a win steps up, a loss steps down (dashboard/ladder.py).")
+                help="The adaptive ladder on 9x9 (each board size has its own): a win steps up, a loss steps "
+                     "down (dashboard/ladder.py).")
     c[3].metric("Estimated rank", estimate.rank if estimate else "–",
                 help=f"{estimate.low} to {estimate.high}: {estimate.basis}" if estimate else "Needs reviewed games.")
     if estimate:

@@ -153,6 +153,8 @@ def test_each_board_size_has_its_own_ladder(store, monkeypatch):
         assert (store.player_level("ana"), store.player_level("ana", 13)) == (nine, thirteen), (size, engine, result)
     assert store.suggested_level("ana", LEVELS, size=13) == "15 kyu" and store.suggested_level("ana", LEVELS) == "5 kyu"
     ana = store.player_named("Ana").id
+    assert [(g.id, g.size) for g in store.player_history(ana).games] == [  # the Player page leaves 13x13 results
+        ("s-0", 9), ("s-1", 13), ("s-2", 13), ("s-3", 9), ("s-4", 13)]  # out of the rank estimate (9x9's levels)
     changes = store.player_history(ana).level_changes  # the Player page's: 9x9's ladder
     assert [(game, before, after) for _, game, _, before, after in changes] == [
         ("s-0", None, "10 kyu"), ("s-3", "10 kyu", "5 kyu")]
