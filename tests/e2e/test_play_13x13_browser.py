@@ -10,20 +10,16 @@ no opponent level passes early enough for a short game to reach it.
 
 from __future__ import annotations
 
-import contextlib
 from typing import Iterator
 
 import pytest
 
-from dashboard.store import Store
 from gobuddy.go.sgf import parse_sgf
-from tests.e2e.conftest import Stack
-from tests.e2e.fixtures import dashboard_args
-from tests.e2e.harness import (ServiceProcess, StreamlitServer, broker_args, browser_missing, chromium,
-                               real_services_available, screenshot, wait_for_app, wait_idle, wait_online)
+from tests.e2e.conftest import Stack, real_engine_stack
+from tests.e2e.harness import browser_missing, real_services_available, screenshot, wait_for_app, wait_idle
 from tests.e2e.test_play_fragment_e2e import click
 from tests.e2e.test_play_full_game import board_at, last_move, stones, stored_game
-from tests.mqtt_broker import MosquittoBroker, find_mosquitto
+from tests.mqtt_broker import find_mosquitto
 
 LEVEL = "5 kyu"  # a 16-visit search: quick answers
 
@@ -37,24 +33,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         reason = "the real engine worker is needed: the 13x13 game is played by the shipped 13x13 model"
     if reason:
         pytest.skip(reason)
-    tmp = tmp_path_factory.mktemp("e2e-13x13")
-    url = f"sqlite:///{tmp / 'gobuddy.db'}"
-    store = Store.open(url)
-    with contextlib.ExitStack() as stack:
-        broker = stack.enter_context(MosquittoBroker(boards=("board-1",)))
-        services = [stack.enter_context(ServiceProcess(
-                        "engine_worker", [*broker_args(broker, "engine-e2e-1"), "--visits", "64",
-                                          "--status-interval", "1"], tmp / "engine_worker.log")),
-                    stack.enter_context(ServiceProcess(
-                        "dashboard.recorder", [*broker_args(broker, "recorder-e2e"), "--db", url],
-                        tmp / "recorder.log"))]
-        server = stack.enter_context(StreamlitServer(
-            dashboard_args(url, broker, "--analysis-visits", "16", "--play-sizes", "9,13"),
-            log_path=tmp / "streamlit.log"))
-        wait_online(broker.config("observer"), {"engine": 1, "recorder": 1}, services)
-        browser = stack.enter_context(chromium())
-        yield Stack(broker, store, server, browser, tmp)
-    store.close()
+    with real_engine_stack(tmp_path_factory.mktemp("e2e-13x13"), ["--visits", "64", "--status-interval", "1"],
+                           ["--analysis-visits", "16", "--play-sizes", "9,13"]) as stack:
+        yield stack
 
 
 def test_a_13x13_game_is_played_undone_resigned_and_stored_as_13x13(stack, page, tmp_path):

@@ -24,7 +24,6 @@ and the stored record, which goes on from there.
 
 from __future__ import annotations
 
-import contextlib
 import re
 import shutil
 import subprocess
@@ -34,15 +33,12 @@ from typing import Any, Iterator
 
 import pytest
 
-from dashboard.store import Store
 from gobuddy.go.coords import color_to_str, to_gtp
 from gobuddy.go.sgf import parse_sgf
-from tests.e2e.conftest import Stack
-from tests.e2e.fixtures import dashboard_args
-from tests.e2e.harness import (ServiceProcess, StreamlitServer, broker_args, browser_missing, chromium, screenshot,
-                               wait_for_app, wait_idle, wait_online)
+from tests.e2e.conftest import Stack, real_engine_stack
+from tests.e2e.harness import browser_missing, screenshot, wait_for_app, wait_idle
 from tests.e2e.test_play_fragment_e2e import BOARD, click
-from tests.mqtt_broker import MosquittoBroker, find_mosquitto
+from tests.mqtt_broker import find_mosquitto
 
 GNUGO = shutil.which("gnugo") or "/usr/games/gnugo"
 MODEL = Path(__file__).resolve().parent / "models" / "gobuddy-9x9-r5.onnx"  # the script's engine
@@ -56,27 +52,10 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     reason = browser_missing() or (None if find_mosquitto() else "mosquitto is not installed")
     if reason:
         pytest.skip(reason)
-    tmp = tmp_path_factory.mktemp("e2e-full-game")
-    url = f"sqlite:///{tmp / 'gobuddy.db'}"
-    store = Store.open(url)
-    with contextlib.ExitStack() as stack:
-        broker = stack.enter_context(MosquittoBroker(boards=("board-1",)))
-        services = [stack.enter_context(ServiceProcess(
-                        "engine_worker", [*broker_args(broker, "engine-e2e-1"), "--visits", "64",
-                                          "--status-interval", "1", "--model", str(MODEL)], tmp / "engine_worker.log")),
-                    stack.enter_context(ServiceProcess(
-                        "dashboard.recorder", [*broker_args(broker, "recorder-e2e"), "--db", url],
-                        tmp / "recorder.log"))]
-        server = stack.enter_context(StreamlitServer(dashboard_args(url, broker, "--analysis-visits", "32"),
-                                                     log_path=tmp / "streamlit.log"))
-        wait_online(broker.config("observer"), {"engine": 1, "recorder": 1}, services)
-        browser = stack.enter_context(chromium())
-        warm = browser.new_page()
-        warm.goto(server.url(""))
-        warm.wait_for_selector("h1", timeout=60_000)
-        warm.close()
-        yield Stack(broker, store, server, browser, tmp)
-    store.close()
+    with real_engine_stack(tmp_path_factory.mktemp("e2e-full-game"),
+                           ["--visits", "64", "--status-interval", "1", "--model", str(MODEL)],
+                           ["--analysis-visits", "32"]) as stack:
+        yield stack
 
 
 # ---- driving the Play page --------------------------------------------------------------
