@@ -84,6 +84,8 @@ class PlayerHistory:
     kinds: list[tuple[str, str, int]]  # (game id, kind, mistakes) for mistakes with a kind
     top_mistakes: list[Mistake]
     level_changes: list[tuple[datetime, str, str, str | None, str]]  # the last 100: (when, game, outcome, before, after)
+    other_ladders: dict[int, list[tuple[datetime, str, str, str | None, str]]] = field(default_factory=dict)
+    # the other board sizes' ladders with steps (size -> as ``level_changes``), smallest size first
 
 
 # ---------------------------------------------------------------------- writing
@@ -244,8 +246,12 @@ def player_history(session: Session, player_id: int, now: datetime, week: timede
     those of games started in the ``week`` before ``now``."""
     games = player_games(session, player_id)
     kinds = [(g.id, kind, n) for g in games for kind, n in g.kinds.items()]  # the reports' sums: no move scan
+    sizes = session.scalars(select(Game.size).join(LevelChange, LevelChange.game_id == Game.id)
+                            .where(LevelChange.player_id == player_id, Game.size != ladder.MAIN_SIZE)
+                            .distinct().order_by(Game.size)).all()
     return PlayerHistory(games, first_moves(session, player_id), kinds,
-                         top_mistakes(session, player_id, now - week), level_changes(session, player_id))
+                         top_mistakes(session, player_id, now - week), level_changes(session, player_id),
+                         {size: level_changes(session, player_id, size=size) for size in sizes})
 
 
 def class_counts(games: Sequence[PlayerGame]) -> dict[str, int]:

@@ -2,8 +2,8 @@
 
 Choose a player (``?player=<name>`` in the URL; the signed-in user's player by
 default). Shown: their current adaptive level (``dashboard.ladder``; the 9x9 ladder,
-``ladder.MAIN_SIZE``: each board size has its own, and another size's steps are not
-plotted here yet) and its last steps over time (plotted), an estimated
+``ladder.MAIN_SIZE``) and its last steps over time (plotted; another board size's
+ladder, when they played one, plotted below it), an estimated
 rank with its interval (``dashboard.rank_estimate``: from results against calibrated
 levels, or from move quality until those exist); accuracy and mean point loss per game
 over time; the classes and kinds of their mistakes, by month or by 10-game windows;
@@ -296,6 +296,10 @@ def render() -> None:
         st.plotly_chart(ladder_figure(history.level_changes, levels), key="player_ladder",
                         config={"displayModeBar": False})
         st.caption(ladder_caption(len(history.level_changes)))
+    for size, changes in history.other_ladders.items() if levels else ():
+        st.subheader(f"Opponent level over time on {size}x{size}")
+        st.plotly_chart(ladder_figure(changes, levels), key=f"player_ladder_{size}", config={"displayModeBar": False})
+        st.caption(ladder_caption(len(changes)))
     if reviewed:
         st.subheader("Accuracy and point loss per game")
         st.plotly_chart(quality_figure(games), key="player_quality", config={"displayModeBar": False})

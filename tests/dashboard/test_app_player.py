@@ -190,3 +190,18 @@ def test_the_charts_of_one_game_span_a_day_not_milliseconds():
     game = PlayerGame("g1", T, "B", "Ben", "human", None, "B+R", "win", "two_players", None, None, "done", "points",
                       30, 80.0, 0.7, 0.5)
     assert list(quality_figure([game]).layout.xaxis.range) == day
+
+
+def test_a_second_board_sizes_ladder_is_plotted_below_the_first(open_player, app_store: Store, monkeypatch):
+    from tests.dashboard.conftest import T0, WireGame, send
+
+    for i, (size, engine, result) in enumerate([(9, "gobuddy 15 kyu", "B+R"), (13, "gobuddy 15 kyu", "W+R"),
+                                                 (13, "gobuddy 20 kyu", "W+R")]):
+        g = WireGame(f"l-{i}", players=("Cato", engine), mode="vs_engine", size=size, t0=T0 + 60_000 * i)
+        g.events[0]["players"]["W"]["kind"] = "engine"
+        send(app_store, *g.play("E5").events, g.end(result, "resign"))
+    at = open_player({"player": "Cato"})
+    headers = [h.value for h in at.subheader]
+    assert headers.index("Opponent level over time") + 1 == headers.index("Opponent level over time on 13x13")
+    assert len(charts(at)) == 2  # the two ladders (no game is reviewed: no other chart)
+    assert at.metric[2].value == "10 kyu"  # the 9x9 ladder's level: the 13x13 losses did not move it

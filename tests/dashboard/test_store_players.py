@@ -14,7 +14,6 @@ from alembic import command
 from dashboard.store import PlayerError, Store
 from dashboard.store.engine import make_engine
 from dashboard.store.migrate import alembic_config, current_revision, head_revision
-from dashboard.store.reviews import level_changes
 from gobuddy.go.sgf import read_sgf
 from tests.dashboard.conftest import T0, WireGame, send
 
@@ -158,9 +157,9 @@ def test_each_board_size_has_its_own_ladder(store, monkeypatch):
     changes = store.player_history(ana).level_changes  # the Player page's: 9x9's ladder
     assert [(game, before, after) for _, game, _, before, after in changes] == [
         ("s-0", None, "10 kyu"), ("s-3", "10 kyu", "5 kyu")]
-    with store.session() as session:  # 13x13's, each step from where the one before left it
-        steps = level_changes(session, ana, size=13)
-    assert [(game, before, after) for _, game, _, before, after in steps] == [
+    other = store.player_history(ana).other_ladders  # 13x13's, each step from where the one before left it
+    assert list(other) == [13]
+    assert [(game, before, after) for _, game, _, before, after in other[13]] == [
         ("s-1", "10 kyu", "15 kyu"), ("s-2", "15 kyu", "20 kyu"), ("s-4", "20 kyu", "15 kyu")]
 
 
