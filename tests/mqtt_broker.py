@@ -386,3 +386,16 @@ class Inbox:
         time.sleep(seconds)
         with self._cond:
             return not [item for item in self._items if where is None or where(item)]
+
+
+def send_until_heard(client: Any, topic: str, message: Any, inbox: Inbox, timeout_s: float = 10.0) -> list[Any]:
+    """Publish ``message`` from ``client`` again every half second until ``inbox`` holds
+    something, and return what it holds: a subscriber that has just connected may still
+    have its SUBSCRIBE on the way (its SUBACK is not awaited), and on a busy machine the
+    broker can take another connection's PUBLISH first. Only for idempotent messages."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        client.publish(topic, message, wait=True)
+        if not inbox.stays_empty(0.5):
+            break
+    return inbox.wait_for(1)
