@@ -33,6 +33,13 @@ from typing import Sequence
 RECENT = 20
 MIN_GAMES = 5
 LEVELS_FILE = Path(__file__).resolve().parents[1] / "models" / "LEVELS.md"
+
+
+def levels_file(size: int) -> Path:
+    """The calibration report of the levels on ``size`` (``training.levels --size``):
+    ``models/LEVELS.md`` for 9x9, ``models/LEVELS-NxN.md`` for another size."""
+    return LEVELS_FILE if size == 9 else LEVELS_FILE.with_name(f"LEVELS-{size}x{size}.md")
+
 # mean point loss per move -> rank number (weakest last); the assumption above
 LOSS_TO_RANK = ((0.3, 4.0), (0.6, 0.0), (1.0, -5.0), (1.5, -10.0), (2.2, -15.0), (3.0, -20.0), (4.0, -25.0),
                 (5.5, -30.0))

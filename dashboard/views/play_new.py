@@ -32,7 +32,7 @@ from typing import Any
 import streamlit as st
 from sqlalchemy.exc import SQLAlchemyError
 
-from dashboard.rank_estimate import LEVELS_FILE, estimated_rank_cell, level_rows
+from dashboard.rank_estimate import estimated_rank_cell, level_rows, levels_file
 from dashboard.views.login import IDENTITY
 from dashboard.views.page_context import Services
 from gobuddy.ai.levels import level_names
@@ -73,27 +73,33 @@ def suggested_level(services: Services, name: str, size: int = SIZES[0]) -> str:
 
 
 @st.cache_data(show_spinner=False)
-def rank_estimates() -> dict[str, str]:
+def rank_estimates(size: int = 9) -> dict[str, str]:
     """Level name -> its estimated rank ("20 kyu (26 kyu to 18 kyu)") from the
-    calibration table of ``models/LEVELS.md``; empty when the file is not there."""
+    calibration table of the levels on ``size`` (``rank_estimate.levels_file``: 9x9's is
+    ``models/LEVELS.md``); empty when that report is not there."""
     names = set(level_names())
-    return {row["level"]: estimated_rank_cell(row) for row in level_rows(LEVELS_FILE) if row["level"] in names}
+    return {row["level"]: estimated_rank_cell(row) for row in level_rows(levels_file(size)) if row["level"] in names}
 
 
 def level_help(sizes: tuple[int, ...] = SIZES) -> str:
-    """The opponent box's help: the levels' measured ranks, and for a size other than
-    9x9 on offer, that they were measured on 9x9 only."""
-    estimates = rank_estimates()
+    """The opponent box's help: the levels' measured ranks on each size offered, and for
+    a size whose calibration is not there, that they are not measured on it."""
     ladder = "Your level follows your results: win and it steps up, lose and it steps down."
-    other = [f"{n}x{n}" for n in sizes if n != 9]
-    caveat = (f"\n\nOn {', '.join(other)} the levels play the same way, but their ranks there are not "
-              "measured yet." if other else "")
-    if not estimates:
-        return "Weakest first. " + ladder + caveat
-    return ("Weakest first; the names are targets. Measured on 9x9 against GNU Go (models/LEVELS.md), "
-            "each level plays like about:\n\n" + "\n".join(f"- {n}: {estimates[n]}" for n in level_names()
-                                                       if n in estimates)
-            + caveat + "\n\n" + ladder)
+    parts, unmeasured = [], []
+    for n in sizes:
+        estimates = rank_estimates(n)
+        if not estimates:
+            unmeasured.append(f"{n}x{n}")
+            continue
+        parts.append(f"Measured on {n}x{n} against GNU Go ({levels_file(n).parent.name}/{levels_file(n).name}), "
+                     "each level plays like about:\n\n"
+                     + "\n".join(f"- {name}: {estimates[name]}" for name in level_names() if name in estimates))
+    if unmeasured:
+        parts.append(f"On {', '.join(unmeasured)} the levels play the same way, but their ranks there are not "
+                     "measured yet.")
+    measured = len(sizes) > len(unmeasured)
+    return ("Weakest first; the names are targets. " if measured else "Weakest first. ") + "\n\n".join(
+        parts + [ladder])
 
 
 def new_game_settings(services: Services) -> dict[str, Any] | None:

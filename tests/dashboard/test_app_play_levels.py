@@ -150,3 +150,30 @@ def test_with_two_sizes_your_level_is_the_ladder_of_the_size_chosen(open_app, ap
     at.button(key="play_new_game").click().run(timeout=60)  # the form again, for Ana: both ladders shown
     no_exceptions(at)
     assert at.selectbox(key="play_level").options[0] == "Your level (Ana: 10 kyu on 9x9 · 20 kyu on 13x13)"
+
+
+# the sizes offered, whether a 13x13 report is there; what the level help says
+HELPS = [
+    ((9,), False, ["Measured on 9x9", "30 kyu: 24 kyu"], ["13x13"]),
+    ((9, 13), False, ["Measured on 9x9", "On 13x13 the levels play the same way, but their ranks there are not "
+                                         "measured yet."], ["Measured on 13x13"]),
+    ((9, 13), True, ["Measured on 9x9", "Measured on 13x13 against GNU Go (", "LEVELS-13x13.md)",
+                     "30 kyu: 31 kyu"], ["not measured"]),
+]
+
+
+@pytest.mark.parametrize("sizes, report, said, unsaid", HELPS)
+def test_the_level_help_gives_each_sizes_measured_ranks(tmp_path, monkeypatch, sizes, report, said, unsaid):
+    import dashboard.views.play_new as play_new
+    from dashboard.rank_estimate import LEVELS_FILE, levels_file
+
+    thirteen = tmp_path / "LEVELS-13x13.md"
+    if report:  # the 9x9 table with another rank for 30 kyu
+        thirteen.write_text(LEVELS_FILE.read_text().replace("| 24 kyu (28 kyu to 22 kyu) |", "| 31 kyu (33 kyu to 29 kyu) |"))
+    monkeypatch.setattr(play_new, "levels_file", lambda n: thirteen if n == 13 else levels_file(n))
+    play_new.rank_estimates.clear()
+    try:
+        text = play_new.level_help(sizes)
+    finally:
+        play_new.rank_estimates.clear()
+    assert all(s in text for s in said) and not any(u in text for u in unsaid), text
