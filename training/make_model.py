@@ -348,10 +348,11 @@ def export_run(plan: Plan, run: Path, label: str, data: Path, size: int | None =
     games = count_games(plan.path("data", "games"))
     selfplay = sum(count_games(p) for p in plan.path("data", "selfplay").glob(f"{line}round-*"))
     round_games = sum(count_games(p) for p in plan.path("data", "round-games").glob(f"{line}round-*"))
-    what = (f"{games} engine games ({plan.engine_mix}), {selfplay} self-play games, "
-            f"{round_games} engine games of the rounds ({plan.round_engine_mix})")
+    supervised = f"{games} engine games ({plan.engine_mix})"
+    what = (f"{supervised}, {selfplay} self-play games, {round_games} engine games of the rounds "
+            f"({plan.round_engine_mix})")
     if line == S13:
-        what = f"{selfplay} 13x13 self-play games, from the shipped 9x9 weights ({what.split(', ')[0]} and the 9x9 rounds)"
+        what = f"{selfplay} 13x13 self-play games, from the shipped 9x9 weights ({supervised} and the 9x9 rounds)"
     provenance = {"data": what,
                   "stage": label, "steps": int(state["step"]),
                   "architecture": f"{plan.blocks} blocks x {plan.channels} channels",
