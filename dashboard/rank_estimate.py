@@ -1,5 +1,7 @@
 """A player's estimated rank, with an interval: from results against calibrated engine
-levels when ``models/LEVELS.md`` gives them Elo ratings, else from move quality.
+levels when the size's calibration report (``models/LEVELS.md`` for 9x9,
+``models/LEVELS-13x13.md`` for 13x13: ``levels_file``) gives them Elo ratings, else from
+move quality. Each board size gets its own estimate from its own games (``estimates``).
 
 **From move quality** (the default until calibrated levels exist): the mean point loss
 per move over the player's last ``RECENT`` reviewed games, mapped to a rank by
@@ -11,7 +13,7 @@ and more; the thread "Strength as error distribution", lifein19x19.com, 2019, mo
 strength this way), while on 9x9 with our smaller network the figures are noisier. It
 is shown as an estimate and is replaced as soon as levels are calibrated.
 
-**From calibrated levels**: ``models/LEVELS.md`` (``python -m training.levels``) holds a
+**From calibrated levels**: ``models/LEVELS.md`` (``python -m training.levels [--size N]``) holds a
 markdown table with a ``level`` column, an Elo column and an "estimated rank" column.
 The player's rating is the maximum-likelihood Elo of their results against those
 levels (logistic, 400 points a factor of ten; draws count half), with a 95 % interval
@@ -28,7 +30,9 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Mapping, Sequence
+
+from dashboard.ladder import MAIN_SIZE
 
 RECENT = 20
 MIN_GAMES = 5
@@ -148,9 +152,10 @@ def read_levels(path: Path = LEVELS_FILE) -> dict[str, tuple[float, float | None
     return out
 
 
-def from_results(results: Sequence[tuple[str, str]], levels: dict[str, tuple[float, float | None]]
-                 ) -> RankEstimate | None:
-    """The estimate from (engine level, win|loss|draw) results and the levels' (Elo, rank)."""
+def from_results(results: Sequence[tuple[str, str]], levels: dict[str, tuple[float, float | None]],
+                 source: str = "models/LEVELS.md") -> RankEstimate | None:
+    """The estimate from (engine level, win|loss|draw) results and the levels' (Elo, rank),
+    read from ``source`` (named in the basis)."""
     games = [(levels[lv][0], {"win": 1.0, "loss": 0.0, "draw": 0.5}[o]) for lv, o in results if lv in levels]
     anchors = sorted((elo, rank) for elo, rank in levels.values() if rank is not None)  # Elo -> rank number
     if len(games) < MIN_GAMES or len(anchors) < 2:
@@ -181,11 +186,29 @@ def from_results(results: Sequence[tuple[str, str]], levels: dict[str, tuple[flo
 
     return RankEstimate(to_rank(best), to_rank(best - half), to_rank(best + half),
                         f"Elo {best:.0f} ± {half:.0f} from {len(games)} game(s) against the calibrated levels "
-                        "of models/LEVELS.md", len(games))
+                        f"of {source}", len(games))
 
 
-def estimate(losses: Sequence[float], results: Sequence[tuple[str, str]],
-             levels: dict[str, tuple[float, float | None]] | None = None) -> RankEstimate | None:
-    """From calibrated levels when they allow it, else from move quality."""
-    levels = read_levels() if levels is None else levels
-    return (from_results(results, levels) if levels else None) or from_move_quality(losses)
+def estimates(losses: Sequence[float], results: Mapping[int, Sequence[tuple[str, str]]],
+              levels_of: Callable[[int], dict[str, tuple[float, float | None]]] | None = None
+              ) -> list[tuple[int | None, RankEstimate]]:
+    """The estimates of a player who played on several board sizes: one a size from its
+    results (engine level, outcome) against that size's calibrated levels (``levels_of``,
+    default ``read_levels(levels_file(size))``), the main size (9x9) first, then by
+    size; when no size has
+    enough of them, the move-quality estimate alone (size ``None``); empty when neither.
+
+    The sizes are not pooled: each size's Elo scale is anchored at GNU Go level 10 on that
+    size, and only the reports' rank columns relate them."""
+    read = levels_of or (lambda size: read_levels(levels_file(size)))
+    found: list[tuple[int | None, RankEstimate]] = []
+    for size in sorted(results, key=lambda n: (n != MAIN_SIZE, n)):
+        path = levels_file(size)
+        est = from_results(results[size], read(size), f"{path.parent.name}/{path.name}")
+        if est is not None:
+            found.append((size, est))
+    if not found:
+        quality = from_move_quality(losses)
+        if quality is not None:
+            found.append((None, quality))
+    return found

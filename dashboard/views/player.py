@@ -4,8 +4,9 @@ Choose a player (``?player=<name>`` in the URL; the signed-in user's player by
 default). Shown: their current adaptive level (``dashboard.ladder``; the 9x9 ladder,
 ``ladder.MAIN_SIZE``) and its last steps over time (plotted; another board size's
 ladder, when they played one, plotted below it), an estimated
-rank with its interval (``dashboard.rank_estimate``: from results against calibrated
-levels, or from move quality until those exist); accuracy and mean point loss per game
+rank with its interval for each board size with enough games against its calibrated
+levels (``dashboard.rank_estimate``: each size from its own calibration report, 9x9
+first; from move quality until those exist); accuracy and mean point loss per game
 over time; the classes and kinds of their mistakes, by month or by 10-game windows;
 their first moves; results by opponent level and colour; "your three most instructive
 mistakes this week" (each opens Replay at that move); the latest 200 games (open in Replay); an
@@ -270,10 +271,12 @@ def render() -> None:
     games = history.games
     reviewed = [g for g in games if g.moves_judged]
     losses = [g.mean_loss for g in reviewed if g.unit == "points" and g.mean_loss is not None]
-    # results against the levels count where the levels are calibrated (9x9: models/LEVELS.md)
-    results = [(g.opponent_level, g.outcome) for g in games
-               if g.opponent_level and g.outcome and g.size == ladder.MAIN_SIZE]
-    estimate = rank_estimate.estimate(losses, results)
+    # results against the levels, by board size: each size's levels have their own calibration
+    results: dict[int, list[tuple[str, str]]] = defaultdict(list)
+    for g in games:
+        if g.opponent_level and g.outcome:
+            results[g.size].append((g.opponent_level, g.outcome))
+    estimates = rank_estimate.estimates(losses, results)
     c = st.columns(4)
     c[0].metric("Games", len(games), help=f"{len(reviewed)} reviewed")
     c[1].metric("Accuracy (last 20)", f"{sum(g.accuracy for g in reviewed[-20:]) / len(reviewed[-20:]):.1f}"
@@ -281,11 +284,15 @@ def render() -> None:
     c[2].metric("Opponent level", player.level or "not yet",
                 help="The adaptive ladder on 9x9 (each board size has its own): a win steps up, a loss steps "
                      "down (dashboard/ladder.py).")
-    c[3].metric("Estimated rank", estimate.rank if estimate else "–",
-                help=f"{estimate.low} to {estimate.high}: {estimate.basis}" if estimate else "Needs reviewed games.")
-    if estimate:
-        st.caption(f"Estimated rank {estimate.rank} (95% interval {estimate.low} to {estimate.high}): "
-                   f"{estimate.basis}.")
+    if estimates:
+        size, first = estimates[0]
+        c[3].metric("Estimated rank" if size is None else f"Estimated rank ({size}x{size})", first.rank,
+                    help=f"{first.low} to {first.high}: {first.basis}")
+        for size, est in estimates:
+            where = "" if size is None else f" on {size}x{size}"
+            st.caption(f"Estimated rank{where} {est.rank} (95% interval {est.low} to {est.high}): {est.basis}.")
+    else:
+        c[3].metric("Estimated rank", "–", help="Needs reviewed games, or games against the calibrated levels.")
     waiting = sum(1 for g in games if g.review_state in ("pending", "partial"))
     if waiting:
         review_waiting(store, waiting)

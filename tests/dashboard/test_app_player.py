@@ -205,3 +205,30 @@ def test_a_second_board_sizes_ladder_is_plotted_below_the_first(open_player, app
     assert headers.index("Opponent level over time") + 1 == headers.index("Opponent level over time on 13x13")
     assert len(charts(at)) == 2  # the two ladders (no game is reviewed: no other chart)
     assert at.metric[2].value == "10 kyu"  # the 9x9 ladder's level: the 13x13 losses did not move it
+
+
+def test_each_board_size_gets_its_rank_from_its_own_calibrated_levels(open_player, app_store: Store, monkeypatch,
+                                                                       tmp_path):
+    from dashboard import rank_estimate
+    from tests.dashboard.conftest import T0, WireGame, send
+
+    thirteen = tmp_path / "LEVELS-13x13.md"  # a stand-in 13x13 report, as training.levels_report writes it
+    thirteen.write_text(
+        "| level | games | Elo (95% interval) | results (wins-losses[-jigo]) against | estimated rank (range) |\n"
+        "|---|---|---|---|---|\n"
+        "| 20 kyu | 40 | -600 (-700 to -500) | 15k 8-12 | 18 kyu (20 kyu to 16 kyu) |\n"
+        "| 15 kyu | 40 | -300 (-350 to -250) | 10k 9-11 | 13 kyu (14 kyu to 12 kyu) |\n")
+    shipped = rank_estimate.levels_file
+    monkeypatch.setattr(rank_estimate, "levels_file", lambda n: thirteen if n == 13 else shipped(n))
+    played = [(9, "gobuddy 15 kyu", "B+R")] * 5 + [(13, "gobuddy 20 kyu", "B+R"), (13, "gobuddy 20 kyu", "W+R")] * 3
+    for i, (size, engine, result) in enumerate(played):
+        g = WireGame(f"s-{i}", players=("Dora", engine), mode="vs_engine", size=size, t0=T0 + 60_000 * i)
+        g.events[0]["players"]["W"]["kind"] = "engine"
+        send(app_store, *g.play("E5").events, g.end(result, "resign"))
+    at = open_player({"player": "Dora"})
+    assert at.metric[3].label == "Estimated rank (9x9)"  # the main size first
+    nine, other = [c.value for c in at.caption if c.value.startswith("Estimated rank")]
+    assert nine.startswith("Estimated rank on 9x9 ") and "from 5 game(s)" in nine and "models/LEVELS.md" in nine
+    # three wins and three losses against 20 kyu: its Elo, and the rank the 13x13 report gives it
+    assert other.startswith("Estimated rank on 13x13 18 kyu ") and "Elo -600" in other
+    assert "from 6 game(s)" in other and other.endswith("/LEVELS-13x13.md.")

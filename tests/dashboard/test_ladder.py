@@ -92,8 +92,27 @@ def test_results_against_calibrated_levels_give_the_estimate(tmp_path):
     assert levels == {"25 kyu": (-800.0, -25.0), "15 kyu": (-400.0, -15.0), "full": (700.0, 0.0),
                       "GNU Go 3.8 level 10": (0.0, -8.0)}
     results = [("15 kyu", "win")] * 5 + [("15 kyu", "loss")] * 5
-    est = rank_estimate.estimate([3.0] * 10, results, levels)
-    assert est.rank == "15 kyu" and "Elo -400" in est.basis
+    [(size, est)] = rank_estimate.estimates([3.0] * 10, {9: results}, lambda n: levels)
+    assert size == 9 and est.rank == "15 kyu" and "Elo -400" in est.basis
     assert rank_estimate.rank_value(est.low) < -15 < rank_estimate.rank_value(est.high)
-    assert rank_estimate.estimate([3.0] * 10, results[:3], levels).basis.startswith("mean point loss")
+    [(size, est)] = rank_estimate.estimates([3.0] * 10, {9: results[:3]}, lambda n: levels)
+    assert size is None and est.basis.startswith("mean point loss")
     assert rank_estimate.read_levels(tmp_path / "missing.md") == {}
+
+
+def test_each_size_is_estimated_from_its_own_levels_and_move_quality_only_without_them():
+    nine = {"15 kyu": (-400.0, -15.0), "5 kyu": (200.0, -5.0)}
+    thirteen = {"15 kyu": (-100.0, -12.0), "5 kyu": (300.0, -4.0)}
+    levels = {9: nine, 13: thirteen}.get
+    even = [("15 kyu", "win"), ("15 kyu", "loss")] * 3
+
+    def shown(results: dict) -> list[tuple]:
+        return [(size, est.rank) for size, est in rank_estimate.estimates([3.0] * 4, results, lambda n: levels(n, {}))]
+
+    # |  games by size                     | estimates (9x9 first, not pooled)     |
+    assert shown({13: even, 9: even}) == [(9, "15 kyu"), (13, "12 kyu")]
+    assert shown({13: even}) == [(13, "12 kyu")]
+    assert shown({9: even[:4], 13: even}) == [(13, "12 kyu")]  # 4 games on 9x9: too few
+    assert shown({9: even[:4]}) == [(None, "20 kyu")]  # neither: move quality (3 points a move)
+    assert shown({19: even}) == [(None, "20 kyu")]  # a size with no calibration
+    assert rank_estimate.estimates([], {9: even[:4]}, lambda n: nine) == []
