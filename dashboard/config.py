@@ -29,6 +29,11 @@ from gobuddy.bus.topics import TopicError
 from gobuddy.go.coords import MAX_SIZE, MIN_SIZE
 
 DEFAULT_DB_URL = "sqlite:///data/gobuddy.db"
+# The board sizes the Play page offers by default: those with a shipped model and
+# calibrated opponent levels (models/LEVELS.md is 9x9's). The workers also play 13x13,
+# which a dashboard offers with --play-sizes 9,13. A test checks these against the
+# shipped models' metadata.
+DEFAULT_PLAY_SIZES: tuple[int, ...] = (9,)
 
 
 class ConfigError(ValueError):
@@ -57,7 +62,7 @@ class DashboardConfig:
     analysis_visits: int = 200
     analysis_timeout_s: float = 30.0
     auth: str = "auto"
-    play_sizes: tuple[int, ...] = (9,)
+    play_sizes: tuple[int, ...] = DEFAULT_PLAY_SIZES
 
     def __post_init__(self) -> None:
         if not self.db_url or "://" not in self.db_url:
@@ -102,9 +107,10 @@ def parser() -> argparse.ArgumentParser:
                    help="visits of the dashboard's analysis requests (default 200)")
     p.add_argument("--analysis-timeout", type=float, default=30.0,
                    help="seconds to wait for one engine answer (default 30)")
-    p.add_argument("--play-sizes", type=_sizes, default=(9,),
-                   help="board sizes the Play page offers, comma-separated, the first preselected (default 9; "
-                        "the opponent levels are calibrated on 9x9 only; the shipped engine also plays 13)")
+    p.add_argument("--play-sizes", type=_sizes, default=DEFAULT_PLAY_SIZES,
+                   help="board sizes the Play page offers, comma-separated, the first preselected (default "
+                        f"{','.join(map(str, DEFAULT_PLAY_SIZES))}; the opponent levels are calibrated on 9x9 only; "
+                        "the shipped engine also plays 13)")
     p.add_argument("--auth", choices=AUTH_MODES, default="auto",
                    help="sign-in: on, off (loopback only) or auto = on unless serving on loopback (default auto)")
     return p

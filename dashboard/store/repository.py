@@ -18,6 +18,7 @@ from typing import Callable, Concatenate, Iterator, ParamSpec, Sequence, TypeVar
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
+from dashboard import ladder
 from dashboard.store import analyses, games, players, reviews, sgf_io, teaching_notes
 from dashboard.store.engine import make_engine, make_sessions, start_transaction
 from dashboard.store.migrate import upgrade_to_head
@@ -135,12 +136,11 @@ class Store:
             p = players.player_for(s, name, kind, create=create)
             return players.get_player(s, p.id) if p else None
 
-    def suggested_level(self, name: str, levels: Sequence[str] | None = None, size: int = 9) -> str | None:
+    def suggested_level(self, name: str, levels: Sequence[str] | None = None,
+                        size: int = ladder.MAIN_SIZE) -> str | None:
         """The opponent level to offer ``name`` before a game of ``size`` (the Play page):
         their adaptive level on that size's ladder, or the weakest for a newcomer
         (``ladder.suggested_level``); ``levels`` default to ``gobuddy.ai.levels``'s names."""
-        from dashboard import ladder
-
         levels = ladder.default_levels() if levels is None else levels
         return ladder.suggested_level(self.player_level(name, size), levels or [])
 

@@ -32,17 +32,12 @@ from typing import Any
 import streamlit as st
 from sqlalchemy.exc import SQLAlchemyError
 
+from dashboard.ladder import MAIN_SIZE
 from dashboard.rank_estimate import estimated_rank_cell, level_rows, levels_file
 from dashboard.views.login import IDENTITY
 from dashboard.views.page_context import Services
 from gobuddy.ai.levels import level_names
 
-# The board sizes whose shipped models and calibrated levels make the Play page's
-# default (DashboardConfig.play_sizes): 9x9. The workers also play 13x13 (the second
-# shipped model), which a dashboard offers with --play-sizes 9,13; the opponent levels
-# and their ranks are calibrated on 9x9 only (models/LEVELS.md). A test checks this
-# against the shipped 9x9 model's metadata.
-SIZES = (9,)
 NAME = "play_name"  # the name box
 LEVEL = "play_level"  # the opponent box (preselected for the name)
 LAST_NAME = "play_last_name"  # the name of the last game: the box's value next time
@@ -62,7 +57,7 @@ def default_komi(handicap: int) -> float:
     return HANDICAP_KOMI if handicap >= 2 else EVEN_KOMI
 
 
-def suggested_level(services: Services, name: str, size: int = SIZES[0]) -> str:
+def suggested_level(services: Services, name: str, size: int) -> str:
     """The level to offer ``name`` for a game of ``size``: their place on that size's
     adaptive ladder, the weakest for a newcomer (or when the database cannot say)."""
     try:
@@ -73,7 +68,7 @@ def suggested_level(services: Services, name: str, size: int = SIZES[0]) -> str:
 
 
 @st.cache_data(show_spinner=False)
-def rank_estimates(size: int = 9) -> dict[str, str]:
+def rank_estimates(size: int = MAIN_SIZE) -> dict[str, str]:
     """Level name -> its estimated rank ("20 kyu (26 kyu to 18 kyu)") from the
     calibration table of the levels on ``size`` (``rank_estimate.levels_file``: 9x9's is
     ``models/LEVELS.md``); empty when that report is not there."""
@@ -81,7 +76,7 @@ def rank_estimates(size: int = 9) -> dict[str, str]:
     return {row["level"]: estimated_rank_cell(row) for row in level_rows(levels_file(size)) if row["level"] in names}
 
 
-def level_help(sizes: tuple[int, ...] = SIZES) -> str:
+def level_help(sizes: tuple[int, ...]) -> str:
     """The opponent box's help: the levels' measured ranks on each size offered, and for
     a size whose calibration is not there, that they are not measured on it."""
     ladder = "Your level follows your results: win and it steps up, lose and it steps down."
@@ -136,5 +131,5 @@ def new_game_settings(services: Services) -> dict[str, Any] | None:
     return dict(size=size, komi=komi, handicap=handicap, human=colour[0], level=level, player_name=name)
 
 
-__all__ = ["KOMI", "LAST_NAME", "LEVEL", "default_komi", "SIZES", "SUGGESTED", "new_game_settings", "rank_estimates", "signed_in_name",
+__all__ = ["KOMI", "LAST_NAME", "LEVEL", "default_komi", "SUGGESTED", "new_game_settings", "rank_estimates", "signed_in_name",
            "suggested_level"]

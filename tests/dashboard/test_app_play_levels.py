@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from dashboard.views.play_hint import line_after, simple_hints
-from dashboard.views.play_new import SIZES, SUGGESTED, rank_estimates
+from dashboard.config import DEFAULT_PLAY_SIZES
+from dashboard.views.play_new import SUGGESTED, rank_estimates
 from dashboard.views.reasons import reasons_markdown
 from gobuddy.ai.levels import level_names
 from gobuddy.explain import explain_hint
@@ -20,7 +21,7 @@ from tests.dashboard.test_app_play import play_board, wait_until
 from tests.e2e.fixtures import (_migrated_sqlite, app_broker, app_db_url, app_store, no_exceptions,  # noqa: F401
                                 open_app, services, stand_in_recorder, stand_in_worker)
 
-MODEL = Path(__file__).resolve().parents[2] / "models" / "gobuddy-9x9.onnx"
+MODELS = Path(__file__).resolve().parents[2] / "models"
 START = "FormSubmitter:play_new-Start the game"
 
 
@@ -37,11 +38,14 @@ def requests_sent(monkeypatch: pytest.MonkeyPatch, at) -> list:
     return sent
 
 
-def test_the_sizes_offered_are_the_shipped_models():
+def test_the_sizes_offered_by_default_are_those_of_shipped_models_with_calibrated_levels():
     onnxruntime = pytest.importorskip("onnxruntime")
-    meta = onnxruntime.InferenceSession(str(MODEL), providers=["CPUExecutionProvider"]).get_modelmeta()
-    sizes = tuple(int(s) for s in meta.custom_metadata_map["gobuddy.board_sizes"].split(","))
-    assert SIZES == sizes == (9,)
+    for n in DEFAULT_PLAY_SIZES:
+        model = MODELS / f"gobuddy-{n}x{n}.onnx"
+        meta = onnxruntime.InferenceSession(str(model), providers=["CPUExecutionProvider"]).get_modelmeta()
+        assert str(n) in meta.custom_metadata_map["gobuddy.board_sizes"].split(","), model
+        assert rank_estimates(n), f"no calibration report of the levels on {n}x{n}"
+    assert DEFAULT_PLAY_SIZES[0] == 9
 
 
 def test_weak_levels_get_simple_hints():
