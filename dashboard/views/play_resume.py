@@ -25,8 +25,9 @@ The teacher's open stop comes back: when "Teach me" is on and the record ends wi
 learner's move with no teaching note on it (no decision taken), the move is judged
 again (``rejudge``) before the engine is asked to reply, so a mistake stops the game
 again with the same choice, and a good move lets the engine reply as before.
-Not kept across the reload: a hint shown, the "Teach me" switch if it was changed (it
-starts at the level's default), a request in flight (the page asks the engine again
+The "Teach me" switch comes back as it was: when it was changed from the level's
+default, the page's URL keeps it (``play_teach.switch_in_url``).
+Not kept across the reload: a hint shown (the learner asks again), a request in flight (the page asks the engine again
 when it is its turn), the seed of the engine's draws (a new one). Not resumed: a game whose record is behind the bus
 (events not yet stored: ``behind``), nor one with moves missing; the page offers to
 abandon those (``abandoned``: a ``game_ended`` with result ``?`` after every event seen).
@@ -51,7 +52,7 @@ from dashboard.views.page_context import Services, session_id
 from dashboard.views.play_new import LAST_NAME
 from dashboard.views.play_game import MAX_SEED, PlayGame
 from dashboard.views.play_engine import ask_async
-from dashboard.views.play_teach import judge_request, teaches_by_default, wants_judgement
+from dashboard.views.play_teach import judge_request, switch_in_url, teaches_by_default, wants_judgement
 from gobuddy.ai.levels import FULL, level_names
 from gobuddy.bus.messages import GameEvent
 from gobuddy.go.game import Game, GameError, Ruleset
@@ -142,7 +143,7 @@ def resumed(store: Store, summary: GameSummary) -> PlayGame:
     level = level_in_name(engine, level_names()) or FULL
     return PlayGame(g.board_id or "web-1", g.id, game, side, level, random.SystemRandom().randint(0, MAX_SEED),
                     (g.black if side == "B" else g.white) or "guest", seq=stored_through(store.sessions, g.id),
-                    teach=teaches_by_default(level))
+                    teach=teaches_by_default(level) if (kept := switch_in_url(g.id)) is None else kept)
 
 
 def rejudge(store: Store, game: PlayGame) -> bool:

@@ -39,6 +39,9 @@ from gobuddy.explain import Reason
 from gobuddy.go.coords import color_from_str, from_gtp
 
 VERDICT = "play_verdict"
+# The switch changed from its default, in the page's URL ("<game id>:on" or ":off"): a
+# reload starts a new session, and the URL is what the browser keeps.
+TEACH_PARAM = "teach"
 # Whether "Teach me" starts on for a game at a level: at the levels that get simple
 # hints, below "10 kyu" (``views/play_hint``).
 teaches_by_default = simple_hints
@@ -177,10 +180,26 @@ def verdict_panel(verdict: Verdict, on_decide: Callable[[str], None]) -> None:
 
 
 def teach_switch(game: PlayGame) -> None:
-    """The "Teach me" switch of the game (its key is the game's: a new game starts at its default)."""
+    """The "Teach me" switch of the game (its key is the game's: a new game starts at its
+    default). A switch changed from its default is kept in the URL (``TEACH_PARAM``), so
+    that the game comes back after a reload with it (``switch_in_url``)."""
     game.teach = st.toggle("Teach me", value=game.teach, key=f"play_teach_{game.game_id}",
                            help="After each of your moves the engine judges it at your level; a mistake stops "
                                 "the game: take it back and try again, or keep it.")
+    if game.teach != teaches_by_default(game.level):
+        kept = f"{game.game_id}:{'on' if game.teach else 'off'}"
+        if st.query_params.get(TEACH_PARAM) != kept:
+            st.query_params[TEACH_PARAM] = kept
+    elif TEACH_PARAM in st.query_params:
+        del st.query_params[TEACH_PARAM]
+
+
+def switch_in_url(game_id: str) -> bool | None:
+    """The "Teach me" switch that the page's URL keeps for ``game_id`` (``teach_switch``
+    puts it there when it differs from the default); None when the URL says nothing of
+    that game (another game's, or a value that is not ``on``/``off``)."""
+    found, _, state = st.query_params.get(TEACH_PARAM, "").rpartition(":")
+    return {"on": True, "off": False}.get(state) if found == game_id else None
 
 
 def _reasons(reasons: Sequence[Reason], key: str, title: str) -> None:
@@ -188,4 +207,4 @@ def _reasons(reasons: Sequence[Reason], key: str, title: str) -> None:
 
 
 __all__ = ["VERDICT", "Verdict", "board_marks", "decide", "judge_request", "open_verdict",
-           "take_judgement", "teach_switch", "teaches_by_default", "verdict_panel", "wants_judgement"]
+           "switch_in_url", "take_judgement", "teach_switch", "teaches_by_default", "verdict_panel", "wants_judgement"]

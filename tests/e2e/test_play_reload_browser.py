@@ -1,5 +1,6 @@
 """The Play page in a real browser (Debian's Chromium, the real stack of ``conftest``):
-reloading the page mid-game brings the game back where it was, and play goes on."""
+reloading the page mid-game brings the game back where it was, with the "Teach me"
+switch as the learner left it, and play goes on."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ def test_a_reload_keeps_the_game(stack, page):
     page.locator(f'{BOARD}[data-move-count="2"]').wait_for(timeout=30_000)
     page.get_by_text("Your move").wait_for()
     assert wait_until(lambda: [g.move_count for g in stack.store.list_games(GameFilter(text="Rosa")).games] == [2])
+    switch = page.get_by_role("switch", name="Teach me")
+    assert switch.is_checked()  # a newcomer's level: on by default
+    switch.click(force=True)  # Streamlit's toggle hides its input under the drawn switch
+    page.wait_for_function("() => new URLSearchParams(location.search).get('teach')?.endsWith(':off')")
 
     page.reload()
     wait_for_app(page)
@@ -23,5 +28,6 @@ def test_a_reload_keeps_the_game(stack, page):
     assert board.locator('circle.stone.black[data-vertex="E5"]').count() == 1
     assert page.get_by_role("button", name="Start the game").count() == 0, "not the new-game form"
     page.get_by_text("Your move").wait_for()
+    assert not page.get_by_role("switch", name="Teach me").is_checked(), "the switch came back as it was left"
     click(page, "D4")
     page.locator(f'{BOARD}[data-move-count="4"]').wait_for(timeout=30_000)
