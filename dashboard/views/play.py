@@ -60,7 +60,7 @@ from dashboard.views.play_count import COUNT, Count, count_panel, current_count,
 from dashboard.views.play_engine import PENDING, ask_async, wait_for_engine
 from dashboard.views.play_flow import UNPUBLISHED, human_move, publish, send, settle, start_count
 from dashboard.views.play_game import PlayGame
-from dashboard.views.play_hint import hint_panel, simple_hints
+from dashboard.views.play_hint import hint_panel, remember_hint, simple_hints
 from dashboard.views.play_new import new_game_settings
 from dashboard.views.play_resume import GAME, OFFER, abandoned, resume_unfinished, session_game, take_up
 from dashboard.views.play_teach import (VERDICT, board_marks, decide, open_verdict, teach_switch, teaches_by_default,
@@ -143,6 +143,7 @@ def on_hint() -> None:
     if game is not None and allowed() and game.human_to_play:
         services = current()
         ask_async(services, game, "hint", services.config.analysis_visits)
+        remember_hint(game)
 
 
 def on_abandon(summary: GameSummary) -> None:

@@ -11,6 +11,9 @@ the analysis after the first choice (its second move is the engine's expected
 answer), so a quiet move is still told in words (sente or gote, the engine's answer)
 without a second request to the engine.
 
+A hint shown comes back after a reload: the URL keeps that it was asked for
+(``remember_hint``), and the game that comes back asks again (``hint_in_url``).
+
 Not done here: asking for the hint (``views/play``, ``views/play_engine``: the
 ordinary search with the dashboard's analysis budget, whatever the level).
 """
@@ -28,6 +31,9 @@ from gobuddy.ai.levels import level_names
 from gobuddy.explain import Reason
 
 SIMPLE_HINTS_BELOW = "10 kyu"
+# A hint asked for, in the page's URL ("<game id>:<moves played>"): a reload starts a new
+# session, and the game that comes back asks for it again while it still fits.
+HINT_PARAM = "hint"
 
 
 def simple_hints(level: str) -> bool:
@@ -53,6 +59,17 @@ def hint_reasons(game: PlayGame, answer: Mapping[str, Any]) -> list[Reason]:
     return explained(game.position, answer, line_after(answer))
 
 
+def remember_hint(game: PlayGame) -> None:
+    """Note in the page's URL that a hint was asked for in ``game``'s position now."""
+    st.query_params[HINT_PARAM] = f"{game.game_id}:{len(game.moves)}"
+
+
+def hint_in_url(game: PlayGame) -> bool:
+    """Whether the page's URL says a hint was asked for in ``game``'s position now (the
+    same game, no move played since)."""
+    return st.query_params.get(HINT_PARAM) == f"{game.game_id}:{len(game.moves)}"
+
+
 def hint_panel(moves: int, answer: Mapping[str, Any], reasons: Sequence[Reason], *, simple: bool) -> None:
     """The hint after ``moves`` moves: one move (``simple``) or the top five, and the
     reasons for the first choice."""
@@ -68,4 +85,5 @@ def hint_panel(moves: int, answer: Mapping[str, Any], reasons: Sequence[Reason],
     show_reasons(reasons, key=f"play_hint_{moves}", title=f"Why {best}")
 
 
-__all__ = ["SIMPLE_HINTS_BELOW", "hint_panel", "hint_reasons", "line_after", "simple_hints"]
+__all__ = ["HINT_PARAM", "SIMPLE_HINTS_BELOW", "hint_in_url", "hint_panel", "hint_reasons", "line_after",
+           "remember_hint", "simple_hints"]

@@ -26,10 +26,11 @@ learner's move with no teaching note on it (no decision taken), the move is judg
 again (``rejudge``) before the engine is asked to reply, so a mistake stops the game
 again with the same choice, and a good move lets the engine reply as before.
 The "Teach me" switch comes back as it was: when it was changed from the level's
-default, the page's URL keeps it (``play_teach.switch_in_url``).
-Not kept across the reload: a hint shown (the learner asks again), a request in flight (the page asks the engine again
-when it is its turn), the seed of the engine's draws (a new one). Not resumed: a game whose record is behind the bus
-(events not yet stored: ``behind``), nor one with moves missing; the page offers to
+default, the page's URL keeps it (``play_teach.switch_in_url``). A hint shown in the
+position where the game stands is asked for again (the URL says so:
+``play_hint.hint_in_url``). Not kept across the reload: a request in flight (the page
+asks the engine again when it is its turn), the seed of the engine's draws (a new one).
+Not resumed: a game whose record is behind the bus (events not yet stored: ``behind``), nor one with moves missing; the page offers to
 abandon those (``abandoned``: a ``game_ended`` with result ``?`` after every event seen).
 The game keeps its board ``web-<n>``, handed over to the new session in the live feed's
 slot map (``LiveFeed.hand_over_web_slot``), so no other session is given it meanwhile.
@@ -52,6 +53,7 @@ from dashboard.views.page_context import Services, session_id
 from dashboard.views.play_new import LAST_NAME
 from dashboard.views.play_game import MAX_SEED, PlayGame
 from dashboard.views.play_engine import ask_async
+from dashboard.views.play_hint import hint_in_url
 from dashboard.views.play_teach import judge_request, switch_in_url, teaches_by_default, wants_judgement
 from gobuddy.ai.levels import FULL, level_names
 from gobuddy.bus.messages import GameEvent
@@ -206,6 +208,8 @@ def comes_back(services: Services, summary: GameSummary) -> bool:
             take_up(game)
             if rejudge(services.store, game):
                 ask_async(services, game, "judge", request=judge_request(services, game))
+            elif game.human_to_play and hint_in_url(game):  # the hint shown before the reload
+                ask_async(services, game, "hint", services.config.analysis_visits)
             st.toast(f"Your game against {against} is back at move {summary.move_count}.")
             return True
     except (GameError, UnknownGame, SQLAlchemyError) as exc:

@@ -1,6 +1,6 @@
 """The Play page in a real browser (Debian's Chromium, the real stack of ``conftest``):
 reloading the page mid-game brings the game back where it was, with the "Teach me"
-switch as the learner left it, and play goes on."""
+switch as the learner left it and the hint shown, and play goes on."""
 
 from __future__ import annotations
 
@@ -29,5 +29,12 @@ def test_a_reload_keeps_the_game(stack, page):
     assert page.get_by_role("button", name="Start the game").count() == 0, "not the new-game form"
     page.get_by_text("Your move").wait_for()
     assert not page.get_by_role("switch", name="Teach me").is_checked(), "the switch came back as it was left"
+    # a hint shown comes back too (asked for again: the engine's search, not a copy)
+    page.get_by_role("button", name="Hint").click()
+    page.get_by_text("Hint: play ").wait_for(timeout=30_000)
+    page.reload()
+    wait_for_app(page)
+    page.get_by_text("Hint: play ").wait_for(timeout=30_000)
+    page.locator(f'{BOARD}[data-move-count="2"] g.rec').first.wait_for(timeout=30_000)
     click(page, "D4")
     page.locator(f'{BOARD}[data-move-count="4"]').wait_for(timeout=30_000)
