@@ -19,6 +19,7 @@ seconds (a fragment).
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from pathlib import PurePath
 from typing import Any, Sequence
 
 import streamlit as st
@@ -54,18 +55,36 @@ def _since(ts_ms: int) -> str:
 
 
 def presence_rows(items: list[Presence]) -> list[dict[str, Any]]:
-    rows = []
-    for p in items:
-        row: dict[str, Any] = {"role": p.role, "client": p.client_id, "state": p.state, "reason": p.reason,
-                               "since": _since(p.since_ms or p.received_ms)}
-        details = p.details
-        if p.role == "engine":
-            row.update({"queue": details.get("queue_depth"), "evals/s": details.get("evals_per_s"),
-                        "busy replies": details.get("busy"), "model": details.get("model")})
-        if p.role == "board":  # the engine's last word to it, and moves not yet in the database
-            row.update({"engine": details.get("engine"), "unstored": details.get("unstored_events")})
-        rows.append(row)
-    return rows
+    """One row a client: role, client, state (and why), since when, and what its role
+    tells of itself in words (``presence_details``): the same columns for every role."""
+    return [{"role": p.role, "client": p.client_id, "state": p.state, "reason": p.reason,
+             "since": _since(p.since_ms or p.received_ms), "details": presence_details(p.role, p.details)}
+            for p in items]
+
+
+def presence_details(role: str, details: dict[str, Any]) -> str:
+    """An engine worker's queue, speed, busy replies and model files (their names: where
+    they lie on its machine is not the reader's concern), or a board's engine link and
+    events not yet stored, in words; what a status does not say is left out."""
+    parts: list[str] = []
+    if role == "engine":
+        for key, words in (("queue_depth", "queued"), ("evals_per_s", "evaluations/s"), ("busy", "busy replies")):
+            if details.get(key) is not None:
+                parts.append(f"{_count(details[key])} {words}")
+        models = str(details.get("model") or "").split()
+        if models:
+            parts.append("models " + ", ".join(PurePath(m).name for m in models))
+    elif role == "board":
+        if details.get("engine") is not None:
+            parts.append(f"engine {details['engine']}")
+        if details.get("unstored_events") is not None:
+            parts.append(f"{_count(details['unstored_events'])} events not stored yet")
+    return " · ".join(parts)
+
+
+def _count(value: Any) -> str:
+    """A number with thousands separators; anything else as it is."""
+    return f"{value:,}" if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
 
 
 def board_rows(items: list[Presence]) -> list[BoardSensing]:
@@ -241,7 +260,8 @@ def render_status(feed: LiveFeed, store: Store, broker: str) -> None:
     render_players(everyone)
     st.subheader("Presence")
     if everyone:
-        st.dataframe(presence_rows(everyone), hide_index=True, width="stretch")
+        st.dataframe(presence_rows(everyone), hide_index=True, width="stretch",
+                     column_config={"details": st.column_config.TextColumn(width="large")})
     else:
         st.caption("Nobody has announced itself on the bus yet.")
     st.subheader("Recent latencies")

@@ -115,7 +115,8 @@ def test_who_is_online_and_how_fast(open_app, app_broker, stand_in_worker):
         presence = table(at, "role")
         assert set(presence["role"]) >= {"board", "engine", "dashboard"}
         engine = presence[presence["role"] == "engine"].iloc[0]
-        assert engine["state"] == "online" and engine["queue"] == 0
+        assert engine["state"] == "online" and engine["details"].startswith("0 queued · ")
+        assert "models gobuddy-9x9" in engine["details"] and "models/" not in engine["details"]  # names, not paths
         latencies = table(at, "what")
         events = latencies[latencies["what"] == "game_event → dashboard"].iloc[0]
         assert events["samples"] >= 3

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
+import pytest
+
 from dashboard.live_feed import LiveFeed
 from dashboard.views.system import presence_rows
 from gobuddy.bus import topics
@@ -34,7 +36,22 @@ def test_since_is_when_the_state_began() -> None:
     feed._on_status(status("online", T + 5_000, queue=3))  # a refresh: still online since the first
     feed._on_status(status("online", T + 10_000, queue=1))
     (row,) = presence_rows(feed.presence("engine"))
-    assert (row["state"], row["since"], row["queue"]) == ("online", shown(T), 1)
+    assert (row["state"], row["since"], row["details"]) == ("online", shown(T), "1 queued")
     feed._on_status(status("offline", T - 3_600_000))  # a will, dated at its connect
     (row,) = presence_rows(feed.presence("engine"))
     assert (row["state"], row["since"]) == ("offline", shown(T + 20_000))
+
+
+@pytest.mark.parametrize("role, details, words", [
+    ("engine", {"queue_depth": 2, "evals_per_s": 1850.5, "busy": 0,
+                "model": "/srv/gobuddy/models/gobuddy-9x9.int8.onnx models/gobuddy-13x13.int8.onnx"},
+     "2 queued · 1,850.5 evaluations/s · 0 busy replies · models gobuddy-9x9.int8.onnx, gobuddy-13x13.int8.onnx"),
+    ("engine", {"queue_depth": 0}, "0 queued"),  # a status that says less: only what it says
+    ("engine", {}, ""),
+    ("board", {"engine": "ok", "unstored_events": 1200}, "engine ok · 1,200 events not stored yet"),
+    ("recorder", {"queue_depth": 5}, ""),  # another role's details are not an engine's
+])
+def test_a_clients_details_are_told_in_words(role, details, words):
+    from dashboard.views.system import presence_details
+
+    assert presence_details(role, details) == words
