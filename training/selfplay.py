@@ -4,7 +4,11 @@
         --games 500 --visits 200 --workers 2
 
 Both sides are one ``gobuddy.ai.mcts.Search`` over one ``OnnxEvaluator`` (one
-onnxruntime thread per worker process), the tree reused from move to move. Per move:
+onnxruntime thread per worker process), the tree reused from move to move. With
+``--engine native`` (the default) the PUCT search runs compiled
+(``gobuddy.ai.native_search``: the same trees, draws and games as ``Search``, without
+its Python work); ``--engine python`` runs ``Search`` itself. The Gumbel root search
+always runs in Python. Per move:
 
 - Playout cap randomisation (KataGo), on when ``--fast-visits`` > 0: a move is a
   *full* search (``--visits``, Dirichlet noise at the root) with probability
@@ -58,15 +62,17 @@ from tqdm import tqdm
 from gobuddy.ai.features import History, board_array, push_history
 from gobuddy.ai.gumbel import GumbelConfig, GumbelResult, gumbel_search
 from gobuddy.ai.mcts import Search, SearchConfig
+from gobuddy.ai.native_search import NativeSearch
 from gobuddy.go.coords import BLACK, WHITE, color_to_str, to_gtp
 from gobuddy.go.position import Position
 from gobuddy.go.scoring import area_score, ownership, tromp_taylor_margin
 from training.game_shards import GameSample, ShardAppender, count_games
 
-__all__ = ["GameSettings", "SelfPlayConfig", "choose_move", "command", "generate", "play_game", "root_visits",
+__all__ = ["ENGINES", "GameSettings", "SelfPlayConfig", "choose_move", "command", "generate", "play_game", "root_visits",
            "target_counts"]
 
 SEARCHES = ("puct", "gumbel")
+ENGINES = ("native", "python")  # how the PUCT search runs: compiled (NativeSearch) or Search
 TARGET_TOTAL = 1000  # a Gumbel policy target is stored as integer thousandths
 
 
@@ -89,6 +95,7 @@ class GameSettings:
     root_search: str = "puct"
     gumbel_k: int = 16
     gumbel_fast_k: int = 8
+    engine: str = "native"
 
     @property
     def move_cap(self) -> int:
@@ -108,6 +115,10 @@ class GameSettings:
             raise ValueError(f"root_search must be one of {', '.join(SEARCHES)}, got {self.root_search!r}")
         if self.gumbel_k < 1 or self.gumbel_fast_k < 1:
             raise ValueError(f"gumbel_k and gumbel_fast_k must be >= 1, got {self.gumbel_k}, {self.gumbel_fast_k}")
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+        if self.engine == "native" and self.root_search == "puct" and self.search.pipeline:
+            raise ValueError("the native search does not pipeline: use --engine python with --pipeline")
 
 
 def root_visits(search: Search) -> dict[str, int]:
@@ -152,8 +163,9 @@ def play_game(evaluator: Any, settings: GameSettings, seed: int) -> GameSample:
     may_resign = settings.resign_threshold is not None and rng.random() >= settings.no_resign_fraction
     base = replace(settings.search, komi=settings.komi, noise=True, max_moves=settings.move_cap,
                    seed=rng.getrandbits(32))
-    search = Search(evaluator, base)
     gumbel = settings.root_search == "gumbel"
+    native = settings.engine == "native" and not gumbel
+    search = NativeSearch(evaluator, base, settings.size) if native else Search(evaluator, base)
     gumbel_rng = np.random.default_rng([base.seed, 23]) if gumbel else None
     pos = Position(settings.size, superko=True)
     history: History = ()
@@ -337,6 +349,8 @@ def parse_args(argv: list[str] | None = None) -> SelfPlayConfig:
                    help="root search: puct (visit-count targets) or gumbel (Gumbel AlphaZero; default puct)")
     p.add_argument("--gumbel-k", type=int, default=16, help="Gumbel candidates of a full search (default 16)")
     p.add_argument("--gumbel-fast-k", type=int, default=8, help="Gumbel candidates of a fast search (default 8)")
+    p.add_argument("--engine", choices=ENGINES, default=GameSettings.engine,
+                   help="the PUCT search compiled (native, the default: the same games, faster) or in Python")
     p.add_argument("--workers", type=int, default=1, help="processes, one onnxruntime thread each")
     p.add_argument("--per-shard", type=int, default=50)
     p.add_argument("--prefix", default="selfplay")
@@ -348,7 +362,7 @@ def parse_args(argv: list[str] | None = None) -> SelfPlayConfig:
         full_fraction=args.full_fraction, temperature=args.temperature, temperature_moves=args.temperature_moves,
         resign_threshold=None if args.never_resign else args.resign_threshold, resign_after=args.resign_after,
         no_resign_fraction=args.no_resign_fraction, max_moves=args.max_moves, root_search=args.search,
-        gumbel_k=args.gumbel_k, gumbel_fast_k=args.gumbel_fast_k,
+        gumbel_k=args.gumbel_k, gumbel_fast_k=args.gumbel_fast_k, engine=args.engine,
         search=SearchConfig(c_puct=args.c_puct, dirichlet_alpha=args.dirichlet_alpha,
                             batch_size=args.batch_size, pipeline=args.pipeline))
     try:
@@ -364,14 +378,14 @@ def parse_args(argv: list[str] | None = None) -> SelfPlayConfig:
 
 def command(model: Path, out: Path, *, size: int, visits: int, fast_visits: int, full_fraction: float,
             search: str, workers: int, seed: int, games: int, per_shard: int = 25, progress: bool = False,
-            max_moves: int | None = None) -> list[str]:
+            max_moves: int | None = None, engine: str = GameSettings.engine) -> list[str]:
     """The command line of this module with these settings: the one spelling of it that
     the training rounds (``training.improve``) and the benchmark (``bench.bench_selfplay``)
     run. Not checked here: the values (``parse_args`` checks them when it runs)."""
     return ([sys.executable, "-m", "training.selfplay", "--model", str(model), "--size", str(size), "--out", str(out),
              "--visits", str(visits), "--fast-visits", str(fast_visits), "--full-fraction", str(full_fraction),
              "--search", search, "--workers", str(workers), "--seed", str(seed), "--games", str(games),
-             "--per-shard", str(per_shard)]
+             "--per-shard", str(per_shard), "--engine", engine]
             + ([] if progress else ["--no-progress"]) + (["--max-moves", str(max_moves)] if max_moves else []))
 
 

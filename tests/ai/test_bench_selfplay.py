@@ -16,11 +16,18 @@ def test_the_command_is_a_training_rounds_self_play() -> None:
     settings = dict(zip(argv[3::2], argv[4::2]))  # after python -m training.selfplay
     assert settings["--visits"] == str(plan.selfplay_visits) and settings["--fast-visits"] == str(plan.selfplay_fast_visits)
     assert settings["--full-fraction"] == str(plan.selfplay_full_fraction) and settings["--games"] == "5"
-    assert settings["--search"] == "puct" and settings["--workers"] == "1"
+    assert settings["--search"] == "puct" and settings["--workers"] == "1" and settings["--engine"] == "native"
+    python = command(SHIPPED, Path("/tmp/x"), 5, 3, "python")
+    assert python[python.index("--engine") + 1] == "python"
 
 
-def test_both_models_play_their_games_and_are_timed() -> None:
-    results = measure({"float": SHIPPED, "int8 twin": twin_path(SHIPPED)}, games=1, seed=5)
+def test_every_arm_plays_its_games_and_is_timed() -> None:
+    arms = {"float, Python": (SHIPPED, "python"), "twin, compiled": (twin_path(SHIPPED), "native"),
+            "twin, Python": (twin_path(SHIPPED), "python")}
+    results = measure(arms, games=1, seed=5)
+    assert list(results) == list(arms)
+    # the same model, seed and settings: the two searches play the same game
+    assert results["twin, compiled"]["moves"] == results["twin, Python"]["moves"]
     for name, r in results.items():
         assert r["games"] == 1, name
         assert r["moves"] >= 10 and 0 < r["full"] <= r["moves"], (name, r)

@@ -75,8 +75,8 @@ def test_choose_move(board, white_passed, komi, favourite, expected):
 
 def test_a_side_that_is_lost_resigns_unless_resignation_is_disabled():
     settings = GameSettings(size=5, komi=0.5, visits=4, resign_threshold=-0.9, resign_after=2,
-                            no_resign_fraction=0.0, temperature_moves=0, max_moves=20)
-    lost = Favourite(black_value=-1.0)  # every evaluation says black loses
+                            no_resign_fraction=0.0, temperature_moves=0, max_moves=20, engine="python")
+    lost = Favourite(black_value=-1.0)  # every evaluation says black loses (a Python evaluator: Search)
     game = play_game(lost, settings, seed=3)
     # Resignation counts from move 7 (a quarter of 25 points played): black's moves 9 and 11.
     assert (game.result, game.reason, game.winner, len(game.moves)) == ("W+R", "resign", "W", 10)
