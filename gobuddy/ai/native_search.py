@@ -166,6 +166,8 @@ class NativeSearch:
         self._root: NativeRoot | None = None
         self._planes = np.zeros((config.batch_size, NUM_PLANES, size, size), dtype=np.float32)
         self._legal = np.zeros((config.batch_size, self.n + 1), dtype=np.int8)
+        self._planes_ptr = _ptr(self._planes, ctypes.c_float)  # the buffers live as long as the search
+        self._legal_ptr = _ptr(self._legal, ctypes.c_int8)
 
     def __del__(self) -> None:
         e, self._e = getattr(self, "_e", None), None
@@ -253,11 +255,11 @@ class NativeSearch:
         return stats
 
     def _batch(self, budget: int, stats: SearchStats) -> None:
-        k = self._check(self._lib.gs_collect(self._e, budget, _ptr(self._planes, ctypes.c_float)))
+        k = self._check(self._lib.gs_collect(self._e, budget, self._planes_ptr))
         stats.batches += 1
         if k == 0:
             return
-        self._lib.gs_batch_legal(self._e, _ptr(self._legal, ctypes.c_int8))
+        self._lib.gs_batch_legal(self._e, self._legal_ptr)
         out = self.evaluator.run_planes(self._planes[:k])
         policy = np.ascontiguousarray(masked_softmax(out[contract.POLICY], self._legal[:k].view(np.bool_)))
         values = np.ascontiguousarray(out[contract.VALUE][:, 0], dtype=np.float32)
