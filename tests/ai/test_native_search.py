@@ -105,13 +105,16 @@ def test_the_trees_are_those_of_the_python_search_move_by_move(twin):
         pos.play(move)
 
 
-@pytest.mark.parametrize("size, seed", [(9, 0), (9, 1), (7, 2)])
-def test_selfplay_plays_the_same_games_natively(size, seed, twin, tiny):
+@pytest.mark.parametrize("size, seed, cap", [(9, 0, None), (9, 1, None), (7, 2, None), (9, 3, 30)])
+def test_selfplay_plays_the_same_games_natively(size, seed, cap, twin, tiny):
     evaluator = twin if size == 9 else tiny[size]
-    settings = GameSettings(size=size, komi=7.0, visits=48, fast_visits=12, full_fraction=0.35)
+    settings = GameSettings(size=size, komi=7.0, visits=48, fast_visits=12, full_fraction=0.35, max_moves=cap,
+                            no_resign_fraction=1.0 if cap else 0.2)
     python = play_game(evaluator, replace(settings, engine="python"), seed)
     native = play_game(evaluator, replace(settings, engine="native"), seed)
     assert native == python and len(native.moves) > 10
+    if cap:  # the searches near the cap score their leaves there, as terminal
+        assert (native.reason, len(native.moves)) == ("move_cap", cap)
 
 
 def test_the_library_is_named_by_its_source_and_built_once(tmp_path, monkeypatch):
