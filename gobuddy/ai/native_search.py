@@ -4,7 +4,7 @@
 Self-play spends about 40% of a move in Python (the rules, the tree, the input planes)
 beside the network. The C file does that work and leaves the network to onnxruntime:
 per batch, one call collects the leaves and writes their planes, onnxruntime runs the
-model, numpy takes the masked softmax (the same call the Python evaluator makes), and
+model, numpy takes the masked softmax (the Python evaluator's float operations), and
 one call expands the leaves and backs them up. The arithmetic is ``mcts``'s and
 ``search_node``'s operation for operation (float64, the same order, numpy's pairwise
 sums), and the random draws (the root's Dirichlet noise, the move drawn at a
@@ -40,7 +40,6 @@ from typing import Any
 import numpy as np
 
 from gobuddy.ai import contract
-from gobuddy.ai.evaluator import masked_softmax
 from gobuddy.ai.features import NUM_PLANES, History
 from gobuddy.ai.mcts import SearchConfig, SearchStats
 from gobuddy.go.position import Position
@@ -92,23 +91,24 @@ def build(build_dir: Path = BUILD_DIR) -> Path:
 def load(build_dir: Path = BUILD_DIR) -> ctypes.CDLL:
     """The built library with its functions' signatures (built first when needed)."""
     lib = ctypes.CDLL(str(build(build_dir)))
-    p, i, d, f = ctypes.c_void_p, ctypes.c_int, ctypes.c_double, ctypes.c_float
+    # buffers go in as addresses (``ndarray.ctypes.data``): cheaper per call than typed pointers
+    p, i, d = ctypes.c_void_p, ctypes.c_int, ctypes.c_double
     signatures: dict[str, tuple[Any, list[Any]]] = {
         "gs_new": (p, [i, d, i, d, d, i, d]),
         "gs_free": (None, [p]),
         "gs_reset": (i, [p]),
         "gs_play": (i, [p, i]),
-        "gs_collect": (i, [p, i, ctypes.POINTER(f)]),
-        "gs_batch_legal": (None, [p, ctypes.POINTER(ctypes.c_int8)]),
-        "gs_finish": (i, [p, ctypes.POINTER(d), ctypes.POINTER(f), ctypes.POINTER(f)]),
+        "gs_collect": (i, [p, i, p]),
+        "gs_batch_legal": (None, [p, p]),
+        "gs_finish": (i, [p, p, p, p]),
         "gs_root_visits": (ctypes.c_long, [p]),
         "gs_root_value_sum": (d, [p]),
         "gs_root_net_value": (d, [p]),
         "gs_root_children": (i, [p]),
-        "gs_root_stats": (None, [p, ctypes.POINTER(ctypes.c_int32)] + [ctypes.POINTER(d)] * 5),
-        "gs_set_root_prior": (None, [p, ctypes.POINTER(d)]),
-        "gs_root_planes": (None, [p, ctypes.POINTER(f), ctypes.POINTER(ctypes.c_int8)]),
-        "gs_game_state": (i, [p, ctypes.POINTER(ctypes.c_int8)]),
+        "gs_root_stats": (None, [p] * 7),
+        "gs_set_root_prior": (None, [p, p]),
+        "gs_root_planes": (None, [p, p, p]),
+        "gs_game_state": (i, [p, p]),
         "gs_game_ko": (i, [p]),
     }
     for name, (restype, argtypes) in signatures.items():
@@ -117,8 +117,16 @@ def load(build_dir: Path = BUILD_DIR) -> ctypes.CDLL:
     return lib
 
 
-def _ptr(array: np.ndarray, ctype: Any) -> Any:
-    return array.ctypes.data_as(ctypes.POINTER(ctype))
+def _softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """``evaluator.masked_softmax`` in fewer numpy calls, the same values bit for bit
+    (the same float64 operations in the same order); rows need not be checked here (the
+    engine's legal moves always include pass)."""
+    x = logits.astype(np.float64)
+    x[~legal] = -np.inf
+    x -= x.max(axis=-1, keepdims=True)
+    np.exp(x, out=x)
+    x /= x.sum(axis=-1, keepdims=True)
+    return x
 
 
 @dataclass(frozen=True)
@@ -166,8 +174,8 @@ class NativeSearch:
         self._root: NativeRoot | None = None
         self._planes = np.zeros((config.batch_size, NUM_PLANES, size, size), dtype=np.float32)
         self._legal = np.zeros((config.batch_size, self.n + 1), dtype=np.int8)
-        self._planes_ptr = _ptr(self._planes, ctypes.c_float)  # the buffers live as long as the search
-        self._legal_ptr = _ptr(self._legal, ctypes.c_int8)
+        self._planes_ptr = self._planes.ctypes.data  # the buffers live as long as the search
+        self._legal_ptr = self._legal.ctypes.data
 
     def __del__(self) -> None:
         e, self._e = getattr(self, "_e", None), None
@@ -192,7 +200,7 @@ class NativeSearch:
         else:
             raise ValueError("NativeSearch follows a game from the empty board one move at a time")
         stones = np.zeros(self.n, dtype=np.int8)
-        to_play = self._lib.gs_game_state(self._e, _ptr(stones, ctypes.c_int8))
+        to_play = self._lib.gs_game_state(self._e, stones.ctypes.data)
         if stones.tolist() != position.board or to_play != position.to_play:
             raise ValueError(f"the native game and the position given differ at move {position.move_count}")
         self._position = position.copy()
@@ -216,8 +224,7 @@ class NativeSearch:
             moves = np.zeros(m, dtype=np.int32)
             stats = [np.zeros(m) for _ in range(5)]
             if m:
-                self._lib.gs_root_stats(self._e, _ptr(moves, ctypes.c_int32),
-                                        *(_ptr(a, ctypes.c_double) for a in stats))
+                self._lib.gs_root_stats(self._e, moves.ctypes.data, *(a.ctypes.data for a in stats))
             visits = int(self._lib.gs_root_visits(self._e))
             q = (self._lib.gs_root_value_sum(self._e) / visits) if visits else self._lib.gs_root_net_value(self._e)
             self._root = NativeRoot(self._position, moves.astype(np.int64), *stats, visits=visits, q=float(q))
@@ -229,7 +236,7 @@ class NativeSearch:
         raw = self.root.prior_raw
         noise = self._rng.dirichlet([cfg.dirichlet_alpha] * len(raw))
         prior = np.ascontiguousarray((1 - cfg.noise_fraction) * raw + cfg.noise_fraction * noise)
-        self._lib.gs_set_root_prior(self._e, _ptr(prior, ctypes.c_double))
+        self._lib.gs_set_root_prior(self._e, prior.ctypes.data)
         self._root = None
 
     # ------------------------------------------------------------------ searching
@@ -261,12 +268,12 @@ class NativeSearch:
             return
         self._lib.gs_batch_legal(self._e, self._legal_ptr)
         out = self.evaluator.run_planes(self._planes[:k])
-        policy = np.ascontiguousarray(masked_softmax(out[contract.POLICY], self._legal[:k].view(np.bool_)))
-        values = np.ascontiguousarray(out[contract.VALUE][:, 0], dtype=np.float32)
-        scores = (np.ascontiguousarray(out[contract.SCORE_LEAD][:, 0], dtype=np.float32)
-                  if contract.SCORE_LEAD in out else None)
-        self._check(self._lib.gs_finish(self._e, _ptr(policy, ctypes.c_double), _ptr(values, ctypes.c_float),
-                                        _ptr(scores, ctypes.c_float) if scores is not None else None))
+        policy = _softmax(out[contract.POLICY], self._legal[:k].view(np.bool_))
+        values = np.ascontiguousarray(out[contract.VALUE], dtype=np.float32)  # [k, 1]: k floats
+        scores = out.get(contract.SCORE_LEAD)
+        scores = np.ascontiguousarray(scores, dtype=np.float32) if scores is not None else None
+        self._check(self._lib.gs_finish(self._e, policy.ctypes.data, values.ctypes.data,
+                                        scores.ctypes.data if scores is not None else None))
         stats.evaluations += k
 
     # ------------------------------------------------------------------ reading results
@@ -298,7 +305,7 @@ class NativeSearch:
         """The input planes and legal mask of the game position (for tests)."""
         planes = np.zeros((NUM_PLANES, self.size, self.size), dtype=np.float32)
         legal = np.zeros(self.n + 1, dtype=np.int8)
-        self._lib.gs_root_planes(self._e, _ptr(planes, ctypes.c_float), _ptr(legal, ctypes.c_int8))
+        self._lib.gs_root_planes(self._e, planes.ctypes.data, legal.ctypes.data)
         return planes, legal.view(np.bool_)
 
     def game_ko(self) -> int | None:

@@ -166,3 +166,13 @@ def test_what_the_native_search_refuses(twin):
 def test_selfplay_settings_that_the_native_engine_cannot_play_are_refused(change, error):
     with pytest.raises(ValueError, match=error):
         replace(GameSettings(), **change).check()
+
+
+def test_its_softmax_is_the_evaluators_bit_for_bit():
+    from gobuddy.ai.evaluator import masked_softmax
+
+    rng = np.random.default_rng(0)
+    logits = (rng.standard_normal((8, 82)) * 6).astype(np.float32)
+    legal = rng.random((8, 82)) < 0.6
+    legal[:, -1] = True  # pass
+    np.testing.assert_array_equal(native_search._softmax(logits, legal), masked_softmax(logits, legal))
