@@ -86,7 +86,8 @@ def main(argv: list[str] | None = None) -> None:
     from training.quantize import twin_path
 
     twin = twin_path(args.model)
-    print("## Self-play games per core-hour: float model and int8 twin (`bench.bench_selfplay`)\n")
+    print("## Self-play games per core-hour: float model and int8 twin, Python and compiled search "
+          "(`bench.bench_selfplay`)\n")
     if not twin.is_file():
         print(f"No int8 twin of {args.model} (`python -m training.quantize --model {args.model}` makes it).")
         return
