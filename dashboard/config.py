@@ -30,10 +30,10 @@ from gobuddy.go.coords import MAX_SIZE, MIN_SIZE
 
 DEFAULT_DB_URL = "sqlite:///data/gobuddy.db"
 # The board sizes the Play page offers by default: those with a shipped model and
-# calibrated opponent levels (models/LEVELS.md is 9x9's). The workers also play 13x13,
-# which a dashboard offers with --play-sizes 9,13. A test checks these against the
-# shipped models' metadata.
-DEFAULT_PLAY_SIZES: tuple[int, ...] = (9,)
+# calibrated opponent levels (models/LEVELS.md for 9x9, models/LEVELS-13x13.md for
+# 13x13); 9x9 first, preselected. A test checks each against its shipped model's
+# metadata and its calibration report.
+DEFAULT_PLAY_SIZES: tuple[int, ...] = (9, 13)
 
 
 class ConfigError(ValueError):
@@ -50,10 +50,10 @@ class DashboardConfig:
     analysis_visits / analysis_timeout_s: the budget of the dashboard's own engine
     requests (live recommendations, replay analysis, hints); the Play page chooses the
     visits of the engine's moves.
-    play_sizes: the board sizes the Play page offers, the first preselected (9x9 by
-    default: the opponent levels are calibrated there; the shipped workers also play
-    13x13). Not checked: that the engine workers play them (they refuse another size
-    with an error that names it, which the page shows)."""
+    play_sizes: the board sizes the Play page offers, the first preselected (9x9 and
+    13x13 by default: the shipped models' sizes, where the opponent levels are
+    calibrated). Not checked: that the engine workers play them (they refuse another
+    size with an error that names it, which the page shows)."""
 
     db_url: str = DEFAULT_DB_URL
     bus: BusConfig | None = None
@@ -109,8 +109,8 @@ def parser() -> argparse.ArgumentParser:
                    help="seconds to wait for one engine answer (default 30)")
     p.add_argument("--play-sizes", type=_sizes, default=DEFAULT_PLAY_SIZES,
                    help="board sizes the Play page offers, comma-separated, the first preselected (default "
-                        f"{','.join(map(str, DEFAULT_PLAY_SIZES))}; the opponent levels are calibrated on 9x9 only; "
-                        "the shipped engine also plays 13)")
+                        f"{','.join(map(str, DEFAULT_PLAY_SIZES))}: the sizes of the shipped models, where the "
+                        "opponent levels are calibrated)")
     p.add_argument("--auth", choices=AUTH_MODES, default="auto",
                    help="sign-in: on, off (loopback only) or auto = on unless serving on loopback (default auto)")
     return p

@@ -7,9 +7,9 @@
 |          | the size chosen (``Store.suggested_level``, the weakest for a newcomer; |
 |          | one ladder per size), shown for the name in the box (per size when they |
 |          | differ); or any level of ``gobuddy.ai.levels``, weakest first,          |
-|          | their ranks as measured in ``models/LEVELS.md`` in the help             |
+|          | their ranks on each size offered in the help (``levels_file``)          |
 | size     | the dashboard's ``--play-sizes`` (``DashboardConfig.play_sizes``: 9x9  |
-|          | by default, where the levels are calibrated)                            |
+|          | and 13x13 by default, where the levels are calibrated), 9x9 first      |
 | colour   | black or white                                                        |
 | handicap | 0, or 2 to 9 fixed stones for black                                   |
 | komi     | left empty: the usual one for the handicap (``default_komi``: 7 without |

@@ -66,7 +66,7 @@ def test_a_game_at_the_players_level_steps_their_ladder(open_app, app_store, app
     assert level.value == SUGGESTED  # preselected
     assert "30 kyu: 24 kyu (28 kyu to 22 kyu)" in level.proto.help  # the calibrated estimate
     assert at.text_input(key="play_name").value == "guest"
-    assert at.selectbox(key="play_size").options == ["9x9"]
+    assert at.selectbox(key="play_size").options == ["9x9", "13x13"] and at.selectbox(key="play_size").value == 9
     at.text_input(key="play_name").input("Ana")
     sent = requests_sent(monkeypatch, at)
     at.button(key=START).click().run(timeout=60)
@@ -141,10 +141,10 @@ def test_with_two_sizes_your_level_is_the_ladder_of_the_size_chosen(open_app, ap
     g.events[0]["players"]["W"]["kind"] = "engine"
     send(app_store, *g.play("K10").events, g.end("W+R", "resign"))  # lost at 15 kyu on 13x13: 20 kyu there
     assert app_store.player_level("Ana", 13) == "20 kyu" and app_store.player_level("Ana") == "10 kyu"
-    at = open_app("views/play.py", app_broker, "--play-sizes", "9,13")
+    at = open_app("views/play.py", app_broker)
     no_exceptions(at)
     assert at.selectbox(key="play_size").options == ["9x9", "13x13"]
-    assert "their ranks there are not measured yet" in at.selectbox(key="play_level").proto.help
+    assert "Measured on 13x13 against GNU Go (models/LEVELS-13x13.md)" in at.selectbox(key="play_level").proto.help
     at.text_input(key="play_name").input("Ana")  # in the form: taken when it is submitted
     at.selectbox(key="play_size").set_value(13)
     at.button(key=START).click().run(timeout=60)

@@ -51,7 +51,7 @@ def test_summary_of_no_samples():
     (["--live-interval", "0.05"], {"live_interval_s": 0.05}),
     ([], {"status_interval_s": 2.0}),
     (["--status-interval", "60"], {"status_interval_s": 60.0}),
-    ([], {"play_sizes": (9,)}),  # the size the levels are calibrated on
+    ([], {"play_sizes": (9, 13)}),  # the shipped models' sizes, where the levels are calibrated
     (["--play-sizes", "9,13"], {"play_sizes": (9, 13)}),
     (["--play-sizes", "13"], {"play_sizes": (13,)}),
 ])
