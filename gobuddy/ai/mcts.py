@@ -416,8 +416,7 @@ class Search:
         node = node or self.root
         if node is None or not node.expanded:
             return []
-        q = np.where(node.N > 0, node.W / np.maximum(node.N, 1e-9), -2.0)
-        return sorted(range(len(node.moves)), key=lambda i: (-node.N[i], -q[i], -node.prior_raw[i]))
+        return rank_children(node.N, node.W, node.prior_raw)
 
     def child_q(self, node: Node, i: int) -> float:
         """Mean value of child ``i`` for ``node``'s side to move (FPU-free: the node's q if unvisited)."""
@@ -442,12 +441,27 @@ class Search:
         root = self.root
         if root is None or not root.expanded:
             raise RuntimeError("Search.choose: the root has not been searched")
-        allowed = [i for i in self.ranked() if int(root.moves[i]) not in exclude] or self.ranked()
-        if temperature <= 0 or len(allowed) == 1:
-            return int(root.moves[allowed[0]])
-        n = root.N[allowed]
-        if n.sum() <= 0:
-            return int(root.moves[allowed[0]])
-        weights = n ** (1.0 / temperature)
-        pick = self._rng.choice(len(allowed), p=weights / weights.sum())
-        return int(root.moves[allowed[pick]])
+        return draw_move(root.moves, root.N, self.ranked(), temperature, exclude, self._rng)
+
+
+def rank_children(N: np.ndarray, W: np.ndarray, prior: np.ndarray) -> list[int]:
+    """Child indices, most visited first; ties by mean value (an unvisited child counts
+    -2), then by ``prior``."""
+    q = np.where(N > 0, W / np.maximum(N, 1e-9), -2.0)
+    return sorted(range(len(N)), key=lambda i: (-N[i], -q[i], -prior[i]))
+
+
+def draw_move(moves: np.ndarray, N: np.ndarray, ranked: list[int], temperature: float, exclude: set[int],
+              rng: np.random.Generator) -> int:
+    """The move of ``Search.choose``: the first of ``ranked`` (child indices) not in
+    ``exclude`` (all of them when every one is), or at a ``temperature`` above 0 one of
+    those drawn from ``rng`` with probability proportional to ``N ** (1 / temperature)``."""
+    allowed = [i for i in ranked if int(moves[i]) not in exclude] or ranked
+    if temperature <= 0 or len(allowed) == 1:
+        return int(moves[allowed[0]])
+    n = N[allowed]
+    if n.sum() <= 0:
+        return int(moves[allowed[0]])
+    weights = n ** (1.0 / temperature)
+    pick = rng.choice(len(allowed), p=weights / weights.sum())
+    return int(moves[allowed[pick]])

@@ -41,7 +41,7 @@ import numpy as np
 
 from gobuddy.ai import contract
 from gobuddy.ai.features import NUM_PLANES, History
-from gobuddy.ai.mcts import SearchConfig, SearchStats
+from gobuddy.ai.mcts import SearchConfig, SearchStats, draw_move, rank_children
 from gobuddy.go.position import Position
 
 SOURCE = Path(__file__).resolve().with_name("native") / "search.c"
@@ -280,26 +280,14 @@ class NativeSearch:
     def ranked(self) -> list[int]:
         """Child indices of the root, most visited first; ties by value, then prior (``Search.ranked``)."""
         root = self.root
-        if not root.expanded:
-            return []
-        q = np.where(root.N > 0, root.W / np.maximum(root.N, 1e-9), -2.0)
-        return sorted(range(len(root.moves)), key=lambda i: (-root.N[i], -q[i], -root.prior_raw[i]))
+        return rank_children(root.N, root.W, root.prior_raw) if root.expanded else []
 
     def choose(self, temperature: float = 0.0, exclude: set[int] = frozenset()) -> int:
         """A root move as ``Search.choose`` draws it (the same generator, the same draws)."""
         root = self.root
         if not root.expanded:
             raise RuntimeError("NativeSearch.choose: the root has not been searched")
-        ranked = self.ranked()
-        allowed = [i for i in ranked if int(root.moves[i]) not in exclude] or ranked
-        if temperature <= 0 or len(allowed) == 1:
-            return int(root.moves[allowed[0]])
-        n = root.N[allowed]
-        if n.sum() <= 0:
-            return int(root.moves[allowed[0]])
-        weights = n ** (1.0 / temperature)
-        pick = self._rng.choice(len(allowed), p=weights / weights.sum())
-        return int(root.moves[allowed[pick]])
+        return draw_move(root.moves, root.N, self.ranked(), temperature, exclude, self._rng)
 
     def root_planes(self) -> tuple[np.ndarray, np.ndarray]:
         """The input planes and legal mask of the game position (for tests)."""
