@@ -27,6 +27,7 @@ chosen by hand (the ladder steps from the level played: ``dashboard.ladder``).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import streamlit as st
@@ -77,24 +78,43 @@ def rank_estimates(size: int = MAIN_SIZE) -> dict[str, str]:
 
 
 def level_help(sizes: tuple[int, ...]) -> str:
-    """The opponent box's help: the levels' measured ranks on each size offered, and for
-    a size whose calibration is not there, that they are not measured on it."""
+    """The opponent box's help: the levels' measured ranks on each size offered (a list
+    for one size, a table with a column a size for several: the help box is short), and
+    for a size whose calibration is not there, that they are not measured on it."""
     ladder = "Your level follows your results: win and it steps up, lose and it steps down."
-    parts, unmeasured = [], []
-    for n in sizes:
-        estimates = rank_estimates(n)
-        if not estimates:
-            unmeasured.append(f"{n}x{n}")
-            continue
-        parts.append(f"Measured on {n}x{n} against GNU Go ({levels_file(n).parent.name}/{levels_file(n).name}), "
-                     "each level plays like about:\n\n"
+    measured = {n: rank_estimates(n) for n in sizes}
+    measured = {n: estimates for n, estimates in measured.items() if estimates}
+    unmeasured = [f"{n}x{n}" for n in sizes if n not in measured]
+    parts = []
+    if len(measured) == 1:
+        (n, estimates), = measured.items()
+        parts.append(f"Measured on {n}x{n} against GNU Go ({_report(n)}), each level plays like about:\n\n"
                      + "\n".join(f"- {name}: {estimates[name]}" for name in level_names() if name in estimates))
+    elif measured:
+        rows = [f"| {name} | " + " | ".join(_short(estimates.get(name, "")) for estimates in measured.values()) + " |"
+                for name in level_names()]
+        parts.append("Measured against GNU Go on each size (" + ", ".join(_report(n) for n in measured)
+                     + "), each level plays like about (the 95% range in brackets):\n\n"
+                     + "| level | " + " | ".join(f"{n}x{n}" for n in measured) + " |\n"
+                     + "|---" * (1 + len(measured)) + "|\n" + "\n".join(rows))
     if unmeasured:
         parts.append(f"On {', '.join(unmeasured)} the levels play the same way, but their ranks there are not "
                      "measured yet.")
-    measured = len(sizes) > len(unmeasured)
     return ("Weakest first; the names are targets. " if measured else "Weakest first. ") + "\n\n".join(
         parts + [ladder])
+
+
+def _report(size: int) -> str:
+    return f"{levels_file(size).parent.name}/{levels_file(size).name}"
+
+
+def _short(cell: str) -> str:
+    """An estimated-rank cell made short for a table: "24 kyu (28 kyu to 22 kyu)" ->
+    "24 kyu (28–22)" when both ends are kyu (or both dan); anything else as it is."""
+    m = re.fullmatch(r"(\d+ (kyu|dan)) \((\d+) (kyu|dan) to (\d+) (kyu|dan)\)", cell.strip())
+    if m and m.group(2) == m.group(4) == m.group(6):
+        return f"{m.group(1)} ({m.group(3)}–{m.group(5)})"
+    return cell
 
 
 def new_game_settings(services: Services) -> dict[str, Any] | None:

@@ -64,7 +64,7 @@ def test_a_game_at_the_players_level_steps_their_ladder(open_app, app_store, app
     level = at.selectbox(key="play_level")
     assert level.options == ["Your level (guest: 30 kyu)", *level_names()]  # a newcomer: the weakest
     assert level.value == SUGGESTED  # preselected
-    assert "30 kyu: 24 kyu (28 kyu to 22 kyu)" in level.proto.help  # the calibrated estimate
+    assert "| 30 kyu | 24 kyu (28–22) | 29 kyu (35–27) |" in level.proto.help  # the calibrated estimates, per size
     assert at.text_input(key="play_name").value == "guest"
     assert at.selectbox(key="play_size").options == ["9x9", "13x13"] and at.selectbox(key="play_size").value == 9
     at.text_input(key="play_name").input("Ana")
@@ -144,7 +144,7 @@ def test_with_two_sizes_your_level_is_the_ladder_of_the_size_chosen(open_app, ap
     at = open_app("views/play.py", app_broker)
     no_exceptions(at)
     assert at.selectbox(key="play_size").options == ["9x9", "13x13"]
-    assert "Measured on 13x13 against GNU Go (models/LEVELS-13x13.md)" in at.selectbox(key="play_level").proto.help
+    assert "(models/LEVELS.md, models/LEVELS-13x13.md)" in at.selectbox(key="play_level").proto.help
     at.text_input(key="play_name").input("Ana")  # in the form: taken when it is submitted
     at.selectbox(key="play_size").set_value(13)
     at.button(key=START).click().run(timeout=60)
@@ -161,8 +161,8 @@ HELPS = [
     ((9,), False, ["Measured on 9x9", "30 kyu: 24 kyu"], ["13x13"]),
     ((9, 13), False, ["Measured on 9x9", "On 13x13 the levels play the same way, but their ranks there are not "
                                          "measured yet."], ["Measured on 13x13"]),
-    ((9, 13), True, ["Measured on 9x9", "Measured on 13x13 against GNU Go (", "LEVELS-13x13.md)",
-                     "30 kyu: 31 kyu"], ["not measured"]),
+    ((9, 13), True, ["Measured against GNU Go on each size (models/LEVELS.md, ", "LEVELS-13x13.md)",
+                     "| level | 9x9 | 13x13 |", "| 30 kyu | 24 kyu (28–22) | 31 kyu (33–29) |"], ["not measured"]),
 ]
 
 
@@ -181,3 +181,16 @@ def test_the_level_help_gives_each_sizes_measured_ranks(tmp_path, monkeypatch, s
     finally:
         play_new.rank_estimates.clear()
     assert all(s in text for s in said) and not any(u in text for u in unsaid), text
+
+
+@pytest.mark.parametrize("cell, short", [
+    ("24 kyu (28 kyu to 22 kyu)", "24 kyu (28–22)"),
+    ("2 dan (1 dan to 4 dan)", "2 dan (1–4)"),
+    ("1 kyu (3 kyu to 2 dan)", "1 kyu (3 kyu to 2 dan)"),  # across kyu and dan: as it is
+    ("8 kyu (the anchor)", "8 kyu (the anchor)"),
+    ("", ""),
+])
+def test_a_rank_cell_is_made_short_for_the_table(cell, short):
+    from dashboard.views.play_new import _short
+
+    assert _short(cell) == short
