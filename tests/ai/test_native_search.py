@@ -33,7 +33,7 @@ def twin() -> OnnxEvaluator:
 def tiny(tmp_path_factory) -> dict[int, OnnxEvaluator]:
     folder = tmp_path_factory.mktemp("tiny")
     return {size: OnnxEvaluator(build_tiny_model(size=size, blocks=1, channels=8, seed=size, name=f"tiny-{size}")
-                                .save(folder / f"tiny-{size}.onnx")) for size in (5, 7)}
+                                .save(folder / f"tiny-{size}.onnx")) for size in (5, 7, 13, 19)}
 
 
 def follow(search, pos: Position, history, move: int):
@@ -43,7 +43,7 @@ def follow(search, pos: Position, history, move: int):
     return history
 
 
-@pytest.mark.parametrize("size, games", [(5, 40), (7, 20), (9, 10)])
+@pytest.mark.parametrize("size, games", [(5, 40), (7, 20), (9, 10), (13, 10), (19, 3)])
 def test_the_rules_and_planes_are_those_of_the_python_position(size, games, tiny, twin):
     evaluator = twin if size == 9 else tiny[size]
     for seed in range(games):
