@@ -49,6 +49,7 @@ from typing import Any, Callable
 import paho.mqtt.client as mqtt
 
 from gobuddy.bus.config import BusConfig
+from tests.free_ports import free_port, free_ports
 
 REPO = Path(__file__).resolve().parents[1]
 BROKER_DIR = REPO / "broker"
@@ -85,11 +86,6 @@ def _die_with_parent() -> None:
     except (OSError, AttributeError):
         pass
 
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def role_of(username: str) -> str:
@@ -151,8 +147,7 @@ class MosquittoBroker:
         attempts = 1 if self.port else 5
         for _ in range(attempts):
             if attempts > 1:
-                self.port = _free_port()
-                self.tls_port = _free_port() if self.tls else None
+                self.port, self.tls_port = free_ports(2) if self.tls else (free_port(), None)
             config = self._write_config()
             self.process = subprocess.Popen([self.binary, "-c", str(config)], stdout=subprocess.DEVNULL,
                                             stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)

@@ -15,10 +15,11 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
+
+from tests.free_ports import free_port
 
 BIN_DIR = Path("/usr/lib/postgresql/15/bin")
 SUPERUSER = "postgres"
@@ -36,11 +37,6 @@ def available() -> str | None:
             return "running as root but there is no 'postgres' user to run initdb as"
     return None
 
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class PostgresServer:
@@ -74,7 +70,7 @@ class PostgresServer:
             os.chown(self.root, user.pw_uid, user.pw_gid)
         self._run("initdb", "-D", str(self.data_dir), "-U", SUPERUSER, "-A", "trust", "-E", "UTF8",
                   "--no-sync", "--locale=C")
-        self.port = _free_port()
+        self.port = free_port()
         options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
                    "-c synchronous_commit=off -c full_page_writes=off -c max_connections=50")
         self._run("pg_ctl", "-D", str(self.data_dir), "-o", options, "-l", str(self.root / "server.log"),

@@ -100,7 +100,8 @@ def test_the_compose_broker_starts_and_passes_its_health_check(rendered, tmp_pat
     """The broker's compose command (make_config, then mosquitto) with what `make deploy`
     writes, on loopback ports; then the compose health check as the `health` account,
     and a worker logging in over TLS with its own password."""
-    from tests.mqtt_broker import BROKER_DIR, _free_port, _load, find_mosquitto
+    from tests.free_ports import free_ports
+    from tests.mqtt_broker import BROKER_DIR, _load, find_mosquitto
 
     if find_mosquitto() is None:
         pytest.skip("mosquitto is not installed")
@@ -109,7 +110,7 @@ def test_the_compose_broker_starts_and_passes_its_health_check(rendered, tmp_pat
                                        "dynamic-security.json", deploy / "secrets")
     subprocess.run(["sh", str(BROKER_DIR / "make_certs.sh"), "-o", str(deploy / "broker" / "certs"), "DNS:broker"],
                    check=True, capture_output=True)
-    plain, tls = _free_port(), _free_port()
+    plain, tls = free_ports(2)
     script = rendered["services"]["broker"]["command"][2]
     assert "--port 1883" in script and "--tls-port 8883" in script and "--tls-bind 0.0.0.0" in script
     script = (script.replace("/deploy", str(deploy / "broker"))  # the compose bind mount.replace("/mosquitto", str(tmp_path / "mosquitto"))

@@ -18,7 +18,6 @@ import contextlib
 import importlib.util
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -26,18 +25,14 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Iterator
 
+from tests.free_ports import free_port
+
 REPO = Path(__file__).resolve().parents[2]
 APP = REPO / "dashboard" / "app.py"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def browser_missing() -> str | None:

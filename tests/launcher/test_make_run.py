@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -22,14 +21,10 @@ from edge.__main__ import build_parser
 from gobuddy.bus import BusClient, topics
 from gobuddy.bus.config import BusConfig
 from launcher.__main__ import RESTARTS_PER_MINUTE, LaunchConfig, Launcher, edge_command
+from tests.free_ports import free_ports
 
 REPO = Path(__file__).resolve().parents[2]
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def alive(pid: int) -> bool:
@@ -73,7 +68,7 @@ def test_the_simulated_board_senses_colours_when_it_plays_by_itself(auto_play, c
 
 @pytest.mark.slow
 def test_launcher_runs_the_whole_system_and_stops_it(tmp_path):
-    broker_port, dashboard_port = free_port(), free_port()
+    broker_port, dashboard_port = free_ports(2)
     var = tmp_path / "var"
     proc = subprocess.Popen(
         [sys.executable, "-m", "launcher", "--broker-port", str(broker_port), "--dashboard-port",
