@@ -406,9 +406,7 @@ class Search:
             node.score_sum += score
 
     def _add_noise(self, node: Node) -> None:
-        cfg = self.config
-        noise = self._rng.dirichlet([cfg.dirichlet_alpha] * len(node.moves))
-        set_prior(node, (1 - cfg.noise_fraction) * node.prior_raw + cfg.noise_fraction * noise)
+        set_prior(node, noisy_prior(node.prior_raw, self.config, self._rng))
 
     # ------------------------------------------------------------------ reading results
     def ranked(self, node: Node | None = None) -> list[int]:
@@ -442,6 +440,13 @@ class Search:
         if root is None or not root.expanded:
             raise RuntimeError("Search.choose: the root has not been searched")
         return draw_move(root.moves, root.N, self.ranked(), temperature, exclude, self._rng)
+
+
+def noisy_prior(prior_raw: np.ndarray, config: SearchConfig, rng: np.random.Generator) -> np.ndarray:
+    """The root's prior with Dirichlet noise (``config.dirichlet_alpha``, mixed in at
+    ``config.noise_fraction``), drawn from ``rng``."""
+    noise = rng.dirichlet([config.dirichlet_alpha] * len(prior_raw))
+    return (1 - config.noise_fraction) * prior_raw + config.noise_fraction * noise
 
 
 def rank_children(N: np.ndarray, W: np.ndarray, prior: np.ndarray) -> list[int]:

@@ -41,7 +41,7 @@ import numpy as np
 
 from gobuddy.ai import contract
 from gobuddy.ai.features import NUM_PLANES, History
-from gobuddy.ai.mcts import SearchConfig, SearchStats, draw_move, rank_children
+from gobuddy.ai.mcts import SearchConfig, SearchStats, draw_move, noisy_prior, rank_children
 from gobuddy.go.position import Position
 
 SOURCE = Path(__file__).resolve().with_name("native") / "search.c"
@@ -231,11 +231,8 @@ class NativeSearch:
         return self._root
 
     def _add_noise(self) -> None:
-        cfg = self.config
         self._root = None
-        raw = self.root.prior_raw
-        noise = self._rng.dirichlet([cfg.dirichlet_alpha] * len(raw))
-        prior = np.ascontiguousarray((1 - cfg.noise_fraction) * raw + cfg.noise_fraction * noise)
+        prior = np.ascontiguousarray(noisy_prior(self.root.prior_raw, self.config, self._rng))
         self._lib.gs_set_root_prior(self._e, prior.ctypes.data)
         self._root = None
 

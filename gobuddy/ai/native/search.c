@@ -60,8 +60,7 @@ typedef struct Node {
 } Node;
 
 typedef struct {
-    Node *leaf;
-    int depth;                 /* the path is leaf's ancestors up to the root */
+    Node *leaf;                /* its path is its ancestors up to the root */
 } Leaf;
 
 typedef struct {
