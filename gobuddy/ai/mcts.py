@@ -179,8 +179,8 @@ class Search:
                     self._add_noise(root)
             while True:
                 pending = len(inflight.leaves) if inflight else 0
-                reason = self._should_stop(visits, seconds, stop, early_stop, time.perf_counter() - start,
-                                           stats, pending)
+                reason = stop_reason(root, visits, seconds, stop, early_stop, time.perf_counter() - start,
+                                     stats, pending)
                 if reason:
                     stats.stopped_by = reason
                     break
@@ -208,31 +208,6 @@ class Search:
             raise
         stats.elapsed = time.perf_counter() - start
         return stats
-
-    def _should_stop(self, visits: int | None, seconds: float | None, stop: StopSignal | None,
-                     early_stop: bool | SettledRule, elapsed: float, stats: SearchStats, pending: int) -> str:
-        root = self.root
-        if visits is not None and root.visits + pending >= visits:
-            return "visits"
-        if seconds is not None and elapsed >= seconds:
-            return "time"
-        if stop is not None and stats.batches > 0 and stop.is_set():
-            return "stop"
-        if early_stop and len(root.moves) > 0:
-            remaining = math.inf
-            if visits is not None:
-                remaining = visits - root.visits - pending
-            if seconds is not None and stats.visits > 0 and elapsed > 0:
-                remaining = min(remaining, stats.visits / elapsed * (seconds - elapsed))
-            if len(root.moves) == 1:
-                return "settled"
-            if callable(early_stop):
-                return "settled" if early_stop(root, remaining + pending) else ""
-            if remaining < math.inf:
-                top2 = np.partition(root.N, -2)[-2:]
-                if top2[1] - top2[0] > remaining:
-                    return "settled"
-        return ""
 
     def _collect(self, size: int, stats: SearchStats) -> list[tuple[list[tuple[Node, int]], Node]]:
         """Descend up to ``size`` times under virtual loss; back up terminal leaves at
@@ -440,6 +415,35 @@ class Search:
         if root is None or not root.expanded:
             raise RuntimeError("Search.choose: the root has not been searched")
         return draw_move(root.moves, root.N, self.ranked(), temperature, exclude, self._rng)
+
+
+def stop_reason(root: Any, visits: int | None, seconds: float | None, stop: StopSignal | None,
+                early_stop: bool | SettledRule, elapsed: float, stats: SearchStats, pending: int) -> str:
+    """Why ``Search.run`` ends now (``"visits"``, ``"time"``, ``"stop"``,
+    ``"settled"``), or ``""`` to go on: ``root`` is the searched root (``visits``,
+    ``moves``, ``N``; a ``SettledRule`` reads what it needs), ``elapsed`` the seconds
+    since the start, ``stats`` the run's so far and ``pending`` the leaves in flight."""
+    if visits is not None and root.visits + pending >= visits:
+        return "visits"
+    if seconds is not None and elapsed >= seconds:
+        return "time"
+    if stop is not None and stats.batches > 0 and stop.is_set():
+        return "stop"
+    if early_stop and len(root.moves) > 0:
+        remaining = math.inf
+        if visits is not None:
+            remaining = visits - root.visits - pending
+        if seconds is not None and stats.visits > 0 and elapsed > 0:
+            remaining = min(remaining, stats.visits / elapsed * (seconds - elapsed))
+        if len(root.moves) == 1:
+            return "settled"
+        if callable(early_stop):
+            return "settled" if early_stop(root, remaining + pending) else ""
+        if remaining < math.inf:
+            top2 = np.partition(root.N, -2)[-2:]
+            if top2[1] - top2[0] > remaining:
+                return "settled"
+    return ""
 
 
 def noisy_prior(prior_raw: np.ndarray, config: SearchConfig, rng: np.random.Generator) -> np.ndarray:

@@ -1,27 +1,38 @@
-"""The self-play search compiled: ``gobuddy/ai/native/search.c`` behind the part of the
-``gobuddy.ai.mcts.Search`` interface that self-play uses (``training.selfplay``).
+"""The PUCT search compiled: ``gobuddy/ai/native/search.c`` behind ``gobuddy.ai.mcts.Search``'s
+interface, for self-play (``training.selfplay``) and for play (``gobuddy.ai.search_engines``).
 
-Self-play spends about 40% of a move in Python (the rules, the tree, the input planes)
-beside the network. The C file does that work and leaves the network to onnxruntime:
-per batch, one call collects the leaves and writes their planes, onnxruntime runs the
-model, numpy takes the masked softmax (the Python evaluator's float operations), and
-one call expands the leaves and backs them up. The arithmetic is ``mcts``'s and
-``search_node``'s operation for operation (float64, the same order, numpy's pairwise
-sums), and the random draws (the root's Dirichlet noise, the move drawn at a
-temperature) are made here with the same generator in the same order, so that for the
-same model and seed ``NativeSearch`` makes the same trees and ``training.selfplay``
-plays the same games as with ``Search`` (``tests/ai/test_native_search.py``).
+The Python search spends about 40% of a move in Python (the rules, the tree, the
+input planes) beside the network. The C file does that work and leaves the network to
+onnxruntime: per batch, one call collects the leaves and writes their planes,
+onnxruntime runs the model, numpy takes the masked softmax (the Python evaluator's
+float operations), and one call expands the leaves and backs them up. The arithmetic
+is ``mcts``'s and ``search_node``'s operation for operation (float64, the same order,
+numpy's pairwise sums), and the random draws (the root's Dirichlet noise, the move
+drawn at a temperature) are made here with the same generator in the same order, so
+that for the same model, position and seed ``NativeSearch`` makes the same trees as
+``Search`` with ``pipeline=False`` and ``training.selfplay`` plays the same games
+(``tests/ai/test_native_search.py``).
+
+What it takes: any position (``set_position``: the stones, side to move, ko point,
+passes, move count, the ko rule and the positions seen in the game come from the
+``Position``, the boards before it from ``history``; the subtree of the same position
+up to 3 moves below the old root is kept, as ``Search`` does); limits by visits,
+seconds, a stop signal and ``early_stop`` (``mcts.stop_reason``, shared with
+``Search``); progress callbacks between batches; results as ``Search`` gives them
+(``root``, ``ranked``, ``child_q``, ``pv``, ``choose``), so ``gobuddy.ai.analysis``,
+``gobuddy.ai.lcb`` and the player read either. One engine per board size, made on
+first use; ``SearchConfig.komi`` scores terminal positions.
 
 The library is built on first use with the system's C compiler (``gcc``, or ``cc``)
 into ``build/native/`` of the repository (``--build-dir`` of the callers), named by a
 digest of the source and flags, so an edited source is built again; a failed build
 raises ``NativeBuildError`` with the compiler's output.
 
-Scope and what is not checked: games from the empty board, played one move at a time
-(``set_position`` must be given the position after exactly one move, else
-``ValueError``; each step is checked against the engine's own board); a visit budget
-only (``run(visits=...)``: no time limit, stop signal, early stop or pipeline); an
-``OnnxEvaluator`` without symmetries; PUCT only (no Gumbel root search).
+Not done here: the pipeline (``SearchConfig.pipeline`` is ignored: with the tree in C
+the network is nearly all of a batch, so onnxruntime's own threads use the cores);
+the Gumbel root search (``gobuddy.ai.gumbel`` drives ``Search`` only); evaluators
+other than ONNX models without symmetries (``supports``). Not checked: that a
+``Position`` is one the rules can reach (its fields are taken as they are).
 """
 
 from __future__ import annotations
@@ -32,22 +43,25 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
 from gobuddy.ai import contract
-from gobuddy.ai.features import NUM_PLANES, History
-from gobuddy.ai.mcts import SearchConfig, SearchStats, draw_move, noisy_prior, rank_children
-from gobuddy.go.position import Position
+from gobuddy.ai.features import HISTORY_DEPTH, NUM_PLANES, History
+from gobuddy.ai.mcts import SearchConfig, SearchStats, SettledRule, StopSignal, draw_move, noisy_prior, rank_children, \
+    stop_reason
+from gobuddy.go.position import Position, zobrist_table
 
 SOURCE = Path(__file__).resolve().with_name("native") / "search.c"
 BUILD_DIR = Path(__file__).resolve().parents[2] / "build" / "native"
 # -ffp-contract=off: no fused multiply-adds, so every float operation rounds as numpy's do
 CFLAGS = ("-O2", "-std=c11", "-shared", "-fPIC", "-ffp-contract=off", "-fno-fast-math")
+PV_MAX = 64  # the longest principal variation ``pv`` gives
 
 
 class NativeBuildError(RuntimeError):
@@ -92,20 +106,22 @@ def load(build_dir: Path = BUILD_DIR) -> ctypes.CDLL:
     """The built library with its functions' signatures (built first when needed)."""
     lib = ctypes.CDLL(str(build(build_dir)))
     # buffers go in as addresses (``ndarray.ctypes.data``): cheaper per call than typed pointers
-    p, i, d = ctypes.c_void_p, ctypes.c_int, ctypes.c_double
+    p, i, d, long = ctypes.c_void_p, ctypes.c_int, ctypes.c_double, ctypes.c_long
     signatures: dict[str, tuple[Any, list[Any]]] = {
-        "gs_new": (p, [i, d, i, d, d, i, d]),
+        "gs_new": (p, [i, d, i, d, d, i, d, p, p]),
         "gs_free": (None, [p]),
-        "gs_reset": (i, [p]),
-        "gs_play": (i, [p, i]),
+        "gs_set_root": (i, [p, p, i, i, i, i, i, i, p, long, p, i]),
+        "gs_clear": (None, [p]),
         "gs_collect": (i, [p, i, p]),
         "gs_batch_legal": (None, [p, p]),
-        "gs_finish": (i, [p, p, p, p]),
-        "gs_root_visits": (ctypes.c_long, [p]),
-        "gs_root_value_sum": (d, [p]),
-        "gs_root_net_value": (d, [p]),
+        "gs_finish": (i, [p, p, p, p, p]),
+        "gs_root_visits": (long, [p]),
         "gs_root_children": (i, [p]),
+        "gs_root_scalars": (None, [p, p]),
         "gs_root_stats": (None, [p] * 7),
+        "gs_root_moments": (None, [p] * 4),
+        "gs_root_ownership": (i, [p, p]),
+        "gs_pv": (i, [p, i, i, p]),
         "gs_set_root_prior": (None, [p, p]),
         "gs_root_planes": (None, [p, p, p]),
         "gs_game_state": (i, [p, p]),
@@ -115,6 +131,19 @@ def load(build_dir: Path = BUILD_DIR) -> ctypes.CDLL:
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = restype, argtypes
     return lib
+
+
+def _parts(evaluator: Any) -> list[Any]:
+    """The evaluators behind ``evaluator``: one per size of a ``SizedEvaluator``, else itself."""
+    by_size = getattr(evaluator, "by_size", None)
+    return list(by_size.values()) if isinstance(by_size, dict) else [evaluator]
+
+
+def supports(evaluator: Any) -> bool:
+    """Whether ``NativeSearch`` can run ``evaluator``: ONNX models (``OnnxEvaluator``,
+    alone or by size in a ``SizedEvaluator``) without symmetries."""
+    return all(hasattr(part, "run_planes") and getattr(part, "symmetry", "none") == "none"
+               for part in _parts(evaluator))
 
 
 def _softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
@@ -129,12 +158,23 @@ def _softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
     return x
 
 
+class ChildStats(NamedTuple):
+    """A root child's own real visits, summed values and summed squared values, for the
+    child's side to move (what ``gobuddy.ai.lcb.moments`` reads of a ``Node``)."""
+
+    visits: float
+    value_sum: float
+    square_sum: float
+
+
 @dataclass(frozen=True)
 class NativeRoot:
     """The root after a search, as ``Search.root`` shows it: ``moves`` (flat, pass =
     n), per child ``N``, ``W``, ``S``, ``prior`` (selection's, noise included) and
-    ``prior_raw``; ``visits``; ``q`` (mean value for the side to move, the network's
-    value before any visit); ``position`` (a copy of the game position)."""
+    ``prior_raw``; the root's own ``visits``, ``value_sum``, ``square_sum``,
+    ``score_sum``, ``net_value``, ``net_score`` (``None`` without a score head) and
+    ``ownership`` (the network's, ``None`` without that head); ``position`` (a copy of
+    the searched position); per child its own statistics (``children``)."""
 
     position: Position
     moves: np.ndarray
@@ -143,160 +183,272 @@ class NativeRoot:
     S: np.ndarray
     prior: np.ndarray
     prior_raw: np.ndarray
+    child_visits: np.ndarray
+    child_value_sum: np.ndarray
+    child_square_sum: np.ndarray
     visits: int
-    q: float
+    value_sum: float
+    square_sum: float
+    score_sum: float
+    net_value: float
+    net_score: float | None
+    ownership: np.ndarray | None
 
     @property
     def expanded(self) -> bool:
         return len(self.moves) > 0
 
+    @property
+    def q(self) -> float:
+        """Mean value for the side to move (the network's value before any visit)."""
+        return self.value_sum / self.visits if self.visits else self.net_value
 
-class NativeSearch:
-    """A self-play search tree in C over positions judged by ``evaluator`` (see the
-    module docstring). ``config`` may be replaced between moves (``noise``)."""
+    @property
+    def children(self) -> list[ChildStats | None]:
+        """Per child its ``ChildStats`` (``None`` where never visited), as ``Node.children`` reads."""
+        return [ChildStats(n, w, s) if n > 0 else None
+                for n, w, s in zip(self.child_visits.tolist(), self.child_value_sum.tolist(),
+                                   self.child_square_sum.tolist())]
 
-    def __init__(self, evaluator: Any, config: SearchConfig, size: int, build_dir: Path = BUILD_DIR) -> None:
-        if getattr(evaluator, "symmetry", "none") != "none" or not hasattr(evaluator, "run_planes"):
-            raise ValueError("NativeSearch needs an OnnxEvaluator without symmetries")
-        if size not in evaluator.board_sizes:
-            raise ValueError(f"model {evaluator.name!r} supports board sizes {evaluator.board_sizes}, not {size}x{size}")
-        self.evaluator = evaluator
-        self.config = config
-        self.size, self.n = size, size * size
+
+class _Engine:
+    """One C engine (one board size) with its batch buffers and the network of its size."""
+
+    def __init__(self, lib: ctypes.CDLL, network: Any, config: SearchConfig, size: int) -> None:
+        self.lib, self.network, self.size, self.n = lib, network, size, size * size
+        self.has_score = bool(getattr(network, "has_score", False))
+        self.has_ownership = bool(getattr(network, "has_ownership", False))
         max_moves = config.max_moves if config.max_moves is not None else 3 * self.n
-        self._lib = load(build_dir)
-        self._e = self._lib.gs_new(size, config.komi, max_moves, config.c_puct, config.fpu_reduction,
-                                   config.batch_size, config.virtual_loss)
-        if not self._e:
+        black, white = (np.array(keys, dtype=np.uint64) for keys in zobrist_table(size))
+        self.handle = lib.gs_new(size, config.komi, max_moves, config.c_puct, config.fpu_reduction,
+                                 config.batch_size, config.virtual_loss, black.ctypes.data, white.ctypes.data)
+        if not self.handle:
             raise MemoryError("gs_new failed")
-        self._rng = np.random.default_rng(config.seed)
-        self._position: Position | None = None
-        self._root: NativeRoot | None = None
-        self._planes = np.zeros((config.batch_size, NUM_PLANES, size, size), dtype=np.float32)
-        self._legal = np.zeros((config.batch_size, self.n + 1), dtype=np.int8)
-        self._planes_ptr = self._planes.ctypes.data  # the buffers live as long as the search
-        self._legal_ptr = self._legal.ctypes.data
+        self.planes = np.zeros((config.batch_size, NUM_PLANES, size, size), dtype=np.float32)
+        self.legal = np.zeros((config.batch_size, self.n + 1), dtype=np.int8)
+        self.planes_ptr = self.planes.ctypes.data  # the buffers live as long as the engine
+        self.legal_ptr = self.legal.ctypes.data
 
     def __del__(self) -> None:
-        e, self._e = getattr(self, "_e", None), None
-        if e:
-            self._lib.gs_free(e)
+        handle, self.handle = getattr(self, "handle", None), None
+        if handle:
+            self.lib.gs_free(handle)
+
+
+def _check(status: int) -> int:
+    if status < 0:
+        raise MemoryError("the native search ran out of memory")
+    return status
+
+
+class NativeSearch:
+    """A search tree in C over positions judged by ``evaluator`` (see the module
+    docstring). ``config`` may be replaced between moves (``noise``); ``size``, when
+    given, makes (and checks) that size's engine at once."""
+
+    def __init__(self, evaluator: Any, config: SearchConfig = SearchConfig(), size: int | None = None,
+                 build_dir: Path = BUILD_DIR) -> None:
+        if not supports(evaluator):
+            raise ValueError("NativeSearch needs ONNX models without symmetries")
+        self.evaluator = evaluator
+        self.config = config
+        self._lib = load(build_dir)
+        self._rng = np.random.default_rng(config.seed)
+        self._engines: dict[int, _Engine] = {}
+        self._engine: _Engine | None = None
+        self._position: Position | None = None
+        self._root: NativeRoot | None = None
+        if size is not None:
+            self._engine_for(size)
+
+    def _engine_for(self, size: int) -> _Engine:
+        engine = self._engines.get(size)
+        if engine is None:
+            network = self.evaluator.part(size) if hasattr(self.evaluator, "part") else self.evaluator
+            if size not in network.board_sizes:
+                raise ValueError(f"model {network.name!r} supports board sizes {network.board_sizes}, "
+                                 f"not {size}x{size}")
+            engine = self._engines[size] = _Engine(self._lib, network, self.config, size)
+        return engine
 
     # ------------------------------------------------------------------ the root
     def set_position(self, position: Position, history: History = ()) -> bool:
-        """Make ``position`` the root: the empty board (a new game), or the game's
-        position after one more move (the subtree of that move is kept when the search
-        made it). Returns whether a subtree was kept. ``history`` is not read: the
-        engine keeps the game's boards itself."""
-        del history
-        known = self._position
-        if known is not None and position.move_count == known.move_count + 1 and position.last_move is not None:
-            kept = self._check(self._lib.gs_play(self._e, int(position.last_move)))
-        elif position.move_count == 0 and not any(position.board) and position.to_play == 1:
-            self._check(self._lib.gs_reset(self._e))
-            kept = False
-        elif known is not None and position.move_count == known.move_count:
-            kept = True  # the same position again: the tree stands
-        else:
-            raise ValueError("NativeSearch follows a game from the empty board one move at a time")
-        stones = np.zeros(self.n, dtype=np.int8)
-        to_play = self._lib.gs_game_state(self._e, stones.ctypes.data)
-        if stones.tolist() != position.board or to_play != position.to_play:
-            raise ValueError(f"the native game and the position given differ at move {position.move_count}")
+        """Make ``position`` (with its previous boards, most recent first) the root.
+
+        Keeps the subtree of the same position up to 3 moves below the current root
+        (``Search.set_position``) and returns whether it did; ``ValueError`` for a size
+        the model does not play. ``position`` is copied, never kept."""
+        engine = self._engine_for(position.size)
+        n = engine.n
+        stones = np.array(position.board, dtype=np.int8)
+        seen = np.fromiter(position.seen, dtype=np.uint64, count=len(position.seen))
+        boards = history[:HISTORY_DEPTH]
+        past = np.zeros((max(1, len(boards)), n), dtype=np.int8)
+        for j, board in enumerate(boards):
+            past[j] = np.asarray(board, dtype=np.int8).reshape(n)
+        kept = _check(engine.lib.gs_set_root(
+            engine.handle, stones.ctypes.data, position.to_play, -1 if position.ko is None else position.ko,
+            -1 if position.last_move is None else position.last_move, position.passes, position.move_count,
+            int(position.superko), seen.ctypes.data, len(seen), past.ctypes.data, len(boards)))
+        self._engine = engine
         self._position = position.copy()
         self._root = None
-        if self.config.noise and self._lib.gs_root_children(self._e) >= 0:
+        if kept and self.config.noise and engine.lib.gs_root_children(engine.handle) >= 0:
             self._add_noise()
         return bool(kept)
 
-    def _check(self, status: int) -> int:
-        if status < 0:
-            raise MemoryError("the native search ran out of memory")
-        return status
+    def clear(self) -> None:
+        """Forget the tree (``root`` is ``None`` until the next ``set_position``)."""
+        for engine in self._engines.values():
+            engine.lib.gs_clear(engine.handle)
+        self._engine = None
+        self._position = None
+        self._root = None
 
     @property
-    def root(self) -> NativeRoot:
-        """The root's statistics now (read from the engine once per search)."""
-        if self._position is None:
-            raise RuntimeError("NativeSearch: no position; call set_position first")
+    def root(self) -> NativeRoot | None:
+        """The root's statistics now (``None`` before ``set_position``)."""
+        if self._position is None or self._engine is None:
+            return None
         if self._root is None:
-            m = max(0, self._lib.gs_root_children(self._e))
-            moves = np.zeros(m, dtype=np.int32)
-            stats = [np.zeros(m) for _ in range(5)]
-            if m:
-                self._lib.gs_root_stats(self._e, moves.ctypes.data, *(a.ctypes.data for a in stats))
-            visits = int(self._lib.gs_root_visits(self._e))
-            q = (self._lib.gs_root_value_sum(self._e) / visits) if visits else self._lib.gs_root_net_value(self._e)
-            self._root = NativeRoot(self._position, moves.astype(np.int64), *stats, visits=visits, q=float(q))
+            self._root = self._read_root(self._engine)
         return self._root
+
+    def _read_root(self, engine: _Engine) -> NativeRoot:
+        lib, handle = engine.lib, engine.handle
+        m = max(0, lib.gs_root_children(handle))
+        moves = np.zeros(m, dtype=np.int32)
+        stats = [np.zeros(m) for _ in range(5)]
+        moments = [np.zeros(m) for _ in range(3)]
+        if m:
+            lib.gs_root_stats(handle, moves.ctypes.data, *(a.ctypes.data for a in stats))
+            lib.gs_root_moments(handle, *(a.ctypes.data for a in moments))
+        scalars = np.zeros(6)
+        lib.gs_root_scalars(handle, scalars.ctypes.data)
+        visits, value_sum, square_sum, score_sum, net_value, net_score = scalars.tolist()
+        ownership = None
+        if engine.has_ownership:
+            own = np.zeros(engine.n, dtype=np.float32)
+            if lib.gs_root_ownership(handle, own.ctypes.data):
+                ownership = own
+        return NativeRoot(self._position, moves.astype(np.int64), *stats, *moments, visits=int(visits),
+                          value_sum=value_sum, square_sum=square_sum, score_sum=score_sum, net_value=net_value,
+                          net_score=net_score if engine.has_score else None, ownership=ownership)
 
     def _add_noise(self) -> None:
         self._root = None
         prior = np.ascontiguousarray(noisy_prior(self.root.prior_raw, self.config, self._rng))
-        self._lib.gs_set_root_prior(self._e, prior.ctypes.data)
+        self._engine.lib.gs_set_root_prior(self._engine.handle, prior.ctypes.data)
         self._root = None
 
     # ------------------------------------------------------------------ searching
-    def run(self, visits: int | None = None, seconds: float | None = None, stop: Any = None,
-            early_stop: bool = False) -> SearchStats:
-        """Search until the root has ``visits`` visits (reused ones count)."""
-        if visits is None or seconds is not None or stop is not None or early_stop:
-            raise ValueError("NativeSearch.run takes a visit budget only")
-        if self._position is None:
+    def run(self, visits: int | None = None, seconds: float | None = None, stop: StopSignal | None = None,
+            early_stop: bool | SettledRule = False, on_progress: Callable[["NativeSearch"], None] | None = None,
+            progress_every: float = 1.0) -> SearchStats:
+        """``Search.run``: search until the root has ``visits`` visits (reused ones
+        count), ``seconds`` have passed, ``stop`` is set (checked after the first
+        batch) or, with ``early_stop``, the move is settled; ``on_progress(self)`` every
+        ``progress_every`` seconds between batches. At least one limit or a ``stop``
+        signal is required."""
+        engine = self._engine
+        if self._position is None or engine is None:
             raise RuntimeError("NativeSearch.run: no position; call set_position first")
+        if visits is None and seconds is None and stop is None:
+            raise ValueError("NativeSearch.run needs visits, seconds or a stop event")
+        lib, handle = engine.lib, engine.handle
         stats = SearchStats()
+        start = time.perf_counter()
+        next_progress = start + progress_every
+        before = int(lib.gs_root_visits(handle))
+        try:
+            if lib.gs_root_children(handle) < 0:
+                self._batch(engine, 1, stats)
+                if self.config.noise:
+                    self._add_noise()
+            batch_size = self.config.batch_size
+            while True:
+                self._root = None
+                root = self.root
+                stats.visits = root.visits - before
+                reason = stop_reason(root, visits, seconds, stop, early_stop, time.perf_counter() - start, stats, 0)
+                if reason:
+                    stats.stopped_by = reason
+                    break
+                budget = batch_size if visits is None else max(1, min(batch_size, visits - root.visits))
+                self._batch(engine, budget, stats)
+                if on_progress is not None and time.perf_counter() >= next_progress:
+                    self._root = None
+                    on_progress(self)
+                    next_progress = time.perf_counter() + progress_every
+        except BaseException:
+            self.clear()  # virtual losses may be left in the tree: never reuse it
+            raise
         self._root = None
-        if self._lib.gs_root_children(self._e) < 0:
-            self._batch(1, stats)
-            if self.config.noise:
-                self._add_noise()
-        batch = self.config.batch_size
-        while (done := self._lib.gs_root_visits(self._e)) < visits:
-            self._batch(max(1, min(batch, visits - done)), stats)
-        stats.visits = int(self._lib.gs_root_visits(self._e))
-        stats.stopped_by = "visits"
-        self._root = None
+        stats.visits = int(lib.gs_root_visits(handle)) - before
+        stats.elapsed = time.perf_counter() - start
         return stats
 
-    def _batch(self, budget: int, stats: SearchStats) -> None:
-        k = self._check(self._lib.gs_collect(self._e, budget, self._planes_ptr))
+    def _batch(self, engine: _Engine, budget: int, stats: SearchStats) -> None:
+        lib, handle = engine.lib, engine.handle
+        k = _check(lib.gs_collect(handle, budget, engine.planes_ptr))
         stats.batches += 1
         if k == 0:
             return
-        self._lib.gs_batch_legal(self._e, self._legal_ptr)
-        out = self.evaluator.run_planes(self._planes[:k])
-        policy = _softmax(out[contract.POLICY], self._legal[:k].view(np.bool_))
+        lib.gs_batch_legal(handle, engine.legal_ptr)
+        out = engine.network.run_planes(engine.planes[:k])
+        policy = _softmax(out[contract.POLICY], engine.legal[:k].view(np.bool_))
         values = np.ascontiguousarray(out[contract.VALUE], dtype=np.float32)  # [k, 1]: k floats
-        scores = out.get(contract.SCORE_LEAD)
+        scores = out.get(contract.SCORE_LEAD) if engine.has_score else None
         scores = np.ascontiguousarray(scores, dtype=np.float32) if scores is not None else None
-        self._check(self._lib.gs_finish(self._e, policy.ctypes.data, values.ctypes.data,
-                                        scores.ctypes.data if scores is not None else None))
+        own = out.get(contract.OWNERSHIP) if engine.has_ownership else None
+        own = np.ascontiguousarray(own, dtype=np.float32) if own is not None else None
+        _check(lib.gs_finish(handle, policy.ctypes.data, values.ctypes.data,
+                             scores.ctypes.data if scores is not None else None,
+                             own.ctypes.data if own is not None else None))
         stats.evaluations += k
+        counter = getattr(self.evaluator, "count", None)
+        if isinstance(counter, int):  # engine_worker's CountingEvaluator
+            self.evaluator.count = counter + k
 
     # ------------------------------------------------------------------ reading results
-    def ranked(self) -> list[int]:
-        """Child indices of the root, most visited first; ties by value, then prior (``Search.ranked``)."""
+    def ranked(self, node: NativeRoot | None = None) -> list[int]:
+        """Child indices of the root, most visited first; ties by value, then prior
+        (``Search.ranked``). ``node`` may only be the root."""
         root = self.root
-        return rank_children(root.N, root.W, root.prior_raw) if root.expanded else []
+        if root is None or not root.expanded:
+            return []
+        return rank_children(root.N, root.W, root.prior_raw)
+
+    def child_q(self, node: NativeRoot, i: int) -> float:
+        """Mean value of child ``i`` for ``node``'s side to move (the node's ``q`` if unvisited)."""
+        return float(node.W[i] / node.N[i]) if node.N[i] > 0 else node.q
+
+    def pv(self, node: NativeRoot, i: int, max_len: int = 10) -> list[int]:
+        """Principal variation from root child ``i`` (``Search.pv``; ``node`` is the root)."""
+        out = np.zeros(PV_MAX, dtype=np.int32)
+        length = self._engine.lib.gs_pv(self._engine.handle, i, max(1, min(max_len, PV_MAX)), out.ctypes.data)
+        return out[:length].tolist()
 
     def choose(self, temperature: float = 0.0, exclude: set[int] = frozenset()) -> int:
         """A root move as ``Search.choose`` draws it (the same generator, the same draws)."""
         root = self.root
-        if not root.expanded:
+        if root is None or not root.expanded:
             raise RuntimeError("NativeSearch.choose: the root has not been searched")
         return draw_move(root.moves, root.N, self.ranked(), temperature, exclude, self._rng)
 
     def root_planes(self) -> tuple[np.ndarray, np.ndarray]:
-        """The input planes and legal mask of the game position (for tests)."""
-        planes = np.zeros((NUM_PLANES, self.size, self.size), dtype=np.float32)
-        legal = np.zeros(self.n + 1, dtype=np.int8)
-        self._lib.gs_root_planes(self._e, planes.ctypes.data, legal.ctypes.data)
+        """The input planes and legal mask of the root position (for tests)."""
+        engine = self._engine
+        planes = np.zeros((NUM_PLANES, engine.size, engine.size), dtype=np.float32)
+        legal = np.zeros(engine.n + 1, dtype=np.int8)
+        engine.lib.gs_root_planes(engine.handle, planes.ctypes.data, legal.ctypes.data)
         return planes, legal.view(np.bool_)
 
     def game_ko(self) -> int | None:
-        """The engine's simple-ko point of the game position (for tests)."""
-        ko = self._lib.gs_game_ko(self._e)
+        """The engine's simple-ko point of the root position (for tests)."""
+        ko = self._engine.lib.gs_game_ko(self._engine.handle)
         return None if ko < 0 else int(ko)
 
 
-__all__ = ["BUILD_DIR", "NativeBuildError", "NativeRoot", "NativeSearch", "build", "library_path", "load"]
+__all__ = ["BUILD_DIR", "ChildStats", "NativeBuildError", "NativeRoot", "NativeSearch", "build", "library_path",
+           "load", "supports"]

@@ -1,6 +1,8 @@
-"""The compiled self-play search (``gobuddy.ai.native_search``) against the Python one:
-the same rules and input planes along random games, the same trees move by move, the
-same self-play games for the same seed; its build and what it refuses."""
+"""The compiled search (``gobuddy.ai.native_search``) against the Python one: the same
+rules and input planes along random games, the same trees move by move, the same
+self-play games for the same seed, the same play-time searches and analyses of any
+position (set-up stones, the simple ko rule, a side to move given, the tree kept or
+not); its build and what it refuses."""
 
 from __future__ import annotations
 
@@ -143,20 +145,20 @@ def test_a_broken_source_gives_the_compilers_words(tmp_path, monkeypatch):
 
 def test_what_the_native_search_refuses(twin):
     native = NativeSearch(twin, SearchConfig(pipeline=False), 9)
+    assert native.root is None
     with pytest.raises(RuntimeError, match="call set_position first"):
         native.run(visits=8)
-    pos = Position(9)
-    native.set_position(pos)
-    pos.play(from_gtp("E5", 9))
-    pos.play(from_gtp("C3", 9))
-    with pytest.raises(ValueError, match="one move at a time"):
-        native.set_position(pos)  # two moves on: the game was not followed
-    with pytest.raises(ValueError, match="a visit budget only"):
-        native.run(seconds=1.0)
+    native.set_position(Position(9))
+    with pytest.raises(ValueError, match="needs visits, seconds or a stop event"):
+        native.run()
     with pytest.raises(ValueError, match="supports board sizes"):
         NativeSearch(twin, SearchConfig(), 13)
-    with pytest.raises(ValueError, match="OnnxEvaluator without symmetries"):
+    with pytest.raises(ValueError, match="supports board sizes"):
+        native.set_position(Position(13))
+    with pytest.raises(ValueError, match="ONNX models without symmetries"):
         NativeSearch(object(), SearchConfig(), 9)
+    with pytest.raises(ValueError, match="ONNX models without symmetries"):
+        NativeSearch(OnnxEvaluator(MODELS / "gobuddy-9x9.int8.onnx", symmetry="average"), SearchConfig(), 9)
 
 
 @pytest.mark.parametrize("change, error", [

@@ -1,23 +1,28 @@
-/* The self-play search in C: the rules, the network's input planes and the PUCT tree of
+/* The PUCT search in C: the rules, the network's input planes and the tree of
  * gobuddy/ai/mcts.py (with pipeline off), with the network left to the caller.
  *
  * gobuddy/ai/native_search.py builds this file into a shared library and drives it
  * through ctypes; its docstring is the contract. In short: the engine holds one game
- * (from the empty board) and a search tree rooted at its current position;
- * gs_collect descends the tree under virtual loss and writes the input planes of the
- * new leaves, the caller runs the network on them, gs_finish expands the leaves and
- * backs their values up; gs_play advances the game and keeps the chosen child's
- * subtree. The arithmetic is that of mcts.py and search_node.py operation for
- * operation (float64, the same order), so both make the same tree from the same
- * network outputs; tests/ai/test_native_search.py checks it.
+ * position (its stones, the boards before it and the positions seen in the game) and
+ * a search tree rooted at it; gs_set_root moves to another position, keeping the
+ * subtree of a descendant (mcts.set_position); gs_collect descends the tree under
+ * virtual loss and writes the input planes of the new leaves, the caller runs the
+ * network on them, gs_finish expands the leaves and backs their values up. The
+ * arithmetic is that of mcts.py and search_node.py operation for operation (float64,
+ * the same order), so both make the same tree from the same network outputs;
+ * tests/ai/test_native_search.py checks it.
  *
- * Rules (gobuddy/go/position.py): captures, no suicide, positional superko (a move may
- * not recreate a whole-board arrangement seen in the game or on the path from the
- * root), the simple-ko point as a feature. Points are flat indices, row-major from the
- * top-left (gobuddy.go.coords); pass is n = size * size; black is 1, white -1.
+ * Rules (gobuddy/go/position.py): captures, no suicide, the simple-ko point, and with
+ * superko on (the default) positional superko: a move may not recreate a whole-board
+ * arrangement seen in the game or on the path from the root. Position keys are
+ * Zobrist hashes of the stones with position.py's table (gs_set_zobrist), so the seen
+ * positions of a gobuddy Position can be handed over as they are. Points are flat
+ * indices, row-major from the top-left (gobuddy.go.coords); pass is n = size * size;
+ * black is 1, white -1.
  *
- * Not checked here: that a move given to gs_play is legal (the caller chose it from
- * the search), board sizes above 19 (refused by gs_new).
+ * Not checked here: that a position given to gs_set_root is one the rules can reach
+ * (its stones, ko point and seen keys are taken as they come); board sizes above 19
+ * are refused by gs_new.
  */
 
 #include <math.h>
@@ -57,6 +62,8 @@ typedef struct Node {
     double term_value, term_score;
     int pending;
     int8_t *legal;             /* n + 1 entries, from collection to expansion */
+    double net_score;          /* the network's score lead (0 without a score head) */
+    float *own;                /* the network's ownership, n entries, or NULL */
 } Node;
 
 typedef struct {
@@ -70,6 +77,7 @@ typedef struct {
     uint64_t zob[2][MAXN];     /* [0] black, [1] white */
     double komi, c_puct, fpu_reduction, virtual_loss;
     int max_moves, batch_size;
+    int superko;               /* positional superko (else the simple ko rule only) */
     /* the game: its position, the boards before it (most recent first), seen hashes */
     Pos game;
     int8_t history[HISTORY][MAXN];
@@ -94,13 +102,6 @@ typedef struct {
 } Engine;
 
 /* ------------------------------------------------------------------ small helpers */
-
-static uint64_t splitmix(uint64_t *state) {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
 
 static inline uint64_t zkey(const Engine *e, int color, int p) { return e->zob[color == 1 ? 0 : 1][p]; }
 
@@ -246,7 +247,7 @@ static void legal_points(Engine *e, const Node *node, int8_t *legal) {
         }
         if (!ok) continue;
         if (i == p->ko) continue;
-        if (seen_from(e, node, h)) continue;
+        if (e->superko && seen_from(e, node, h)) continue;
         legal[i] = 1;
     }
     legal[n] = 1; /* pass */
@@ -405,6 +406,7 @@ static void node_free(Node *node) {
     free(node->moves);
     free(node->prior);  /* the block of all seven arrays */
     free(node->legal);
+    free(node->own);
     free(node);
 }
 
@@ -528,8 +530,11 @@ static void undo_path(Engine *e, Node *leaf) {
 
 /* ------------------------------------------------------------------ the API */
 
+/* A new engine for `size`, the search's settings and the Zobrist keys of
+ * position.zobrist_table (black's, white's: n each); NULL for a size out of 2..19, a
+ * batch under 1 or no memory. It has no root until gs_set_root. */
 Engine *gs_new(int size, double komi, int max_moves, double c_puct, double fpu_reduction, int batch_size,
-               double virtual_loss) {
+               double virtual_loss, const uint64_t *black, const uint64_t *white) {
     if (size < 2 || size > 19 || batch_size < 1) return NULL;
     Engine *e = calloc(1, sizeof *e);
     if (!e) return NULL;
@@ -541,6 +546,7 @@ Engine *gs_new(int size, double komi, int max_moves, double c_puct, double fpu_r
     e->fpu_reduction = fpu_reduction;
     e->batch_size = batch_size;
     e->virtual_loss = virtual_loss;
+    e->superko = 1;
     for (int p = 0; p < e->n; p++) {
         int r = p / size, c = p % size, k = 0;
         if (r > 0) e->nbr[p][k++] = p - size;
@@ -549,9 +555,8 @@ Engine *gs_new(int size, double komi, int max_moves, double c_puct, double fpu_r
         if (c < size - 1) e->nbr[p][k++] = p + 1;
         e->nbr_count[p] = k;
     }
-    uint64_t state = 0x60B0DD1ULL + (uint64_t)size;
-    for (int color = 0; color < 2; color++)
-        for (int p = 0; p < e->n; p++) e->zob[color][p] = splitmix(&state);
+    memcpy(e->zob[0], black, sizeof(uint64_t) * (size_t)e->n);
+    memcpy(e->zob[1], white, sizeof(uint64_t) * (size_t)e->n);
     e->batch = calloc((size_t)batch_size, sizeof *e->batch);
     if (!e->batch) { free(e); return NULL; }
     return e;
@@ -566,51 +571,103 @@ void gs_free(Engine *e) {
     free(e);
 }
 
-/* A new game from the empty board, black to play; the tree is dropped. 0, or -1. */
-int gs_reset(Engine *e) {
-    node_free(e->root);
-    e->root = NULL;
-    memset(&e->game, 0, sizeof e->game);
-    e->game.to_play = 1;
-    e->game.ko = -1;
-    e->game.last_move = -1;
-    e->history_len = 0;
-    if (e->seen_used) memset(e->seen_used, 0, e->seen_cap);
-    e->seen_count = 0;
-    if (seen_add(e, 0) < 0) return -1; /* the empty board */
-    e->root = node_new(&e->game, NULL, -1);
-    return e->root ? 0 : -1;
+static int same_position(const Pos *a, const Pos *b, int n) {
+    return a->hash == b->hash && a->to_play == b->to_play && a->ko == b->ko && a->passes == b->passes &&
+           a->move_count == b->move_count && memcmp(a->stones, b->stones, (size_t)n) == 0;
 }
 
-/* Play `move` in the game (trusted legal) and keep the child's subtree as the new root
- * when the search made that child and it is not terminal (mcts.set_position). Returns
- * 1 when a subtree was kept, 0 when the tree starts afresh, -1 when out of memory. */
-int gs_play(Engine *e, int move) {
-    memmove(e->history[1], e->history[0], sizeof e->history[0] * (HISTORY - 1));
-    memcpy(e->history[0], e->game.stones, sizeof e->game.stones);
-    if (e->history_len < HISTORY) e->history_len++;
-    pos_play(e, &e->game, move);
-    if (move != e->n && seen_add(e, e->game.hash) < 0) return -1;
-    Node *old = e->root, *kept = NULL;
-    if (old && old->nchild >= 0 && old->children) {
-        for (int i = 0; i < old->nchild; i++) {
-            if (old->moves[i] == move) {
-                kept = old->children[i];
-                if (kept && (kept->terminal || kept->pending)) kept = NULL;
-                if (kept) old->children[i] = NULL;
-                break;
+/* mcts.Search._find: breadth first from the root, up to `depth` moves down, through
+ * positions with fewer moves than `p`; the first node whose position is `p` (stones,
+ * side to move, ko point, passes, move count), or NULL. -1 in *oom when out of memory. */
+static Node *find_position(Engine *e, const Pos *p, int depth, int *oom) {
+    size_t cap = 256, head = 0, tail = 0;
+    Node **queue = malloc(cap * sizeof *queue);
+    int *level = malloc(cap * sizeof *level);
+    Node *found = NULL;
+    *oom = 0;
+    if (!queue || !level) { free(queue); free(level); *oom = 1; return NULL; }
+    queue[tail] = e->root;
+    level[tail++] = 0;
+    while (head < tail) {
+        Node *node = queue[head];
+        int d = level[head++];
+        if (same_position(&node->pos, p, e->n)) { found = node; break; }
+        if (d >= depth || node->pos.move_count >= p->move_count || !node->children) continue;
+        for (int i = 0; i < node->nchild; i++) {
+            if (!node->children[i]) continue;
+            if (tail == cap) {
+                cap *= 2;
+                Node **q2 = realloc(queue, cap * sizeof *queue);
+                if (q2) queue = q2;
+                int *l2 = realloc(level, cap * sizeof *level);
+                if (l2) level = l2;
+                if (!q2 || !l2) { free(queue); free(level); *oom = 1; return NULL; }
             }
+            queue[tail] = node->children[i];
+            level[tail++] = d + 1;
         }
     }
-    node_free(old);
-    if (kept) {
-        kept->parent = NULL;
-        kept->index = -1;
-        e->root = kept;
-        return 1;
+    free(queue);
+    free(level);
+    return found;
+}
+
+/* Make the root the position given: its stones [n], side to move, ko point (-1: none),
+ * last move (-1: none; n: a pass), passes, move count, the ko rule (superko 1:
+ * positional, 0: simple ko), the positions seen in the game (Zobrist keys of the
+ * stones, `nseen` of them, the position's own included) and the boards before it
+ * (`nhist` rows of n, most recent first; only the first HISTORY are kept). The subtree
+ * of the same position up to 3 moves below the old root is kept when it is not
+ * terminal (mcts.set_position). Returns 1 when a subtree was kept, 0 when the tree
+ * starts afresh, -1 when out of memory. */
+int gs_set_root(Engine *e, const int8_t *stones, int to_play, int ko, int last_move, int passes, int move_count,
+                int superko, const uint64_t *seen, long nseen, const int8_t *history, int nhist) {
+    Pos p;
+    memset(&p, 0, sizeof p);
+    memcpy(p.stones, stones, (size_t)e->n);
+    p.to_play = (int8_t)to_play;
+    p.ko = (int16_t)ko;
+    p.last_move = (int16_t)last_move;
+    p.passes = passes;
+    p.move_count = move_count;
+    for (int i = 0; i < e->n; i++)
+        if (stones[i]) p.hash ^= zkey(e, stones[i], i);
+    Node *found = NULL;
+    if (e->root) {
+        int oom;
+        found = find_position(e, &p, 3, &oom);
+        if (oom) return -1;
+        if (found && (found->terminal || found->pending)) found = NULL;
     }
-    e->root = node_new(&e->game, NULL, -1);
-    return e->root ? 0 : -1;
+    if (found) {
+        if (found != e->root) {
+            found->parent->children[found->index] = NULL;
+            found->parent = NULL;
+            found->index = -1;
+            node_free(e->root);
+            e->root = found;
+        }
+    } else {
+        node_free(e->root);
+        e->root = node_new(&p, NULL, -1);
+        if (!e->root) return -1;
+    }
+    e->game = p;
+    e->superko = superko;
+    e->history_len = nhist < HISTORY ? nhist : HISTORY;
+    for (int h = 0; h < e->history_len; h++) memcpy(e->history[h], history + (size_t)h * e->n, (size_t)e->n);
+    if (e->seen_used) memset(e->seen_used, 0, e->seen_cap);
+    e->seen_count = 0;
+    for (long i = 0; i < nseen; i++)
+        if (seen_add(e, seen[i]) < 0) return -1;
+    return found ? 1 : 0;
+}
+
+/* Forget the tree: no root until the next gs_set_root (the root's accessors below
+ * must not be called before). */
+void gs_clear(Engine *e) {
+    node_free(e->root);
+    e->root = NULL;
 }
 
 /* Descend up to `budget` times under virtual loss (mcts._collect): a terminal leaf is
@@ -660,12 +717,21 @@ void gs_batch_legal(const Engine *e, int8_t *legal) {
 }
 
 /* Expand the leaves of the last gs_collect with their policies (rows of n + 1, the
- * masked softmax, float64), values and score leads (NULL: none), then back them up
- * in order (mcts._finish). 0, or -1 when out of memory. */
-int gs_finish(Engine *e, const double *policy, const float *values, const float *scores) {
+ * masked softmax, float64), values, score leads (NULL: none) and ownership (rows of
+ * n, NULL: none, not kept), then back them up in order (mcts._finish). 0, or -1 when
+ * out of memory. */
+int gs_finish(Engine *e, const double *policy, const float *values, const float *scores, const float *own) {
     int n = e->n;
-    for (int j = 0; j < e->batch_len; j++)
-        if (expand(e, e->batch[j].leaf, policy + (size_t)j * (n + 1), (double)values[j]) < 0) return -1;
+    for (int j = 0; j < e->batch_len; j++) {
+        Node *leaf = e->batch[j].leaf;
+        if (expand(e, leaf, policy + (size_t)j * (n + 1), (double)values[j]) < 0) return -1;
+        leaf->net_score = scores ? (double)scores[j] : 0.0;
+        if (own) {
+            leaf->own = malloc(sizeof(float) * (size_t)n);
+            if (!leaf->own) return -1;
+            memcpy(leaf->own, own + (size_t)j * n, sizeof(float) * (size_t)n);
+        }
+    }
     for (int j = 0; j < e->batch_len; j++) {
         Node *leaf = e->batch[j].leaf;
         leaf->pending = 0;
@@ -706,9 +772,58 @@ void gs_set_root_prior(Engine *e, const double *prior) {
 /* The game position's planes and legal moves (for tests: features.encode_batch). */
 void gs_root_planes(Engine *e, float *planes, int8_t *legal) { write_planes(e, e->root, planes, legal); }
 
-/* The game position's stones [n], side to move, ko point (-1: none), passes. */
+/* The game position's stones [n] and side to move; its ko point (-1: none). */
 int gs_game_state(const Engine *e, int8_t *stones) {
     memcpy(stones, e->game.stones, (size_t)e->n);
     return e->game.to_play;
 }
 int gs_game_ko(const Engine *e) { return e->game.ko; }
+
+/* The root's own figures: visits, value_sum, square_sum, score_sum, net_value,
+ * net_score (out[6]). */
+void gs_root_scalars(const Engine *e, double *out) {
+    const Node *r = e->root;
+    out[0] = (double)r->visits;
+    out[1] = r->value_sum;
+    out[2] = r->square_sum;
+    out[3] = r->score_sum;
+    out[4] = r->net_value;
+    out[5] = r->net_score;
+}
+
+/* Per root child, the child's own real visits, value sum and squared value sum (for
+ * the child's side to move; 0 where the child was never made): gobuddy.ai.lcb. */
+void gs_root_moments(const Engine *e, double *visits, double *value_sum, double *square_sum) {
+    const Node *r = e->root;
+    for (int i = 0; i < r->nchild; i++) {
+        const Node *c = r->children ? r->children[i] : NULL;
+        visits[i] = c ? (double)c->visits : 0.0;
+        value_sum[i] = c ? c->value_sum : 0.0;
+        square_sum[i] = c ? c->square_sum : 0.0;
+    }
+}
+
+/* The root's ownership from the network (n floats) into out: 1, or 0 when none. */
+int gs_root_ownership(const Engine *e, float *out) {
+    if (!e->root->own) return 0;
+    memcpy(out, e->root->own, sizeof(float) * (size_t)e->n);
+    return 1;
+}
+
+/* The principal variation from root child i (mcts.Search.pv): its move, then the most
+ * visited reply (the first on ties) while one is visited, up to max_len moves. */
+int gs_pv(const Engine *e, int i, int max_len, int32_t *out) {
+    const Node *r = e->root;
+    int len = 0;
+    out[len++] = r->moves[i];
+    const Node *child = r->children ? r->children[i] : NULL;
+    while (child && child->nchild >= 0 && len < max_len && !child->terminal) {
+        int best = 0;
+        for (int j = 1; j < child->nchild; j++)
+            if (child->N[j] > child->N[best]) best = j;
+        if (child->N[best] < 1) break;
+        out[len++] = child->moves[best];
+        child = child->children ? child->children[best] : NULL;
+    }
+    return len;
+}
