@@ -18,5 +18,7 @@ COPY schemas schemas
 COPY broker broker
 COPY models models
 RUN python3 -m venv .venv && .venv/bin/pip install --upgrade pip && .venv/bin/pip install -e .
+# the compiled search (gobuddy/ai/native/search.c), built once here rather than at each start
+RUN python -c "from gobuddy.ai.native_search import build; print(build())"
 EXPOSE 1883 8883 8501
 CMD ["python", "-m", "launcher"]

@@ -64,6 +64,7 @@ class WorkerConfig:
     max_queue_per_requester: int = 256
     status_interval_s: float = 5.0
     nice: int = 0
+    search: str = "auto"  # who runs the search (gobuddy.ai.search_engines): auto = native where it can
 
     def __post_init__(self) -> None:
         if self.bus.role != "engine":
@@ -77,6 +78,8 @@ class WorkerConfig:
             raise ValueError("deadline_margin_ms and cache_size must be >= 0, max_queue(_per_requester) >= 1")
         if not 0 <= self.deadline_margin_fraction < 1:
             raise ValueError(f"deadline_margin_fraction: {self.deadline_margin_fraction} is outside [0, 1)")
+        if self.search not in ("auto", "native", "python"):
+            raise ValueError(f"search: {self.search!r} is not one of auto, native, python")
         shared(self.share_group, "x")  # raises TopicError for a bad group name
 
 
@@ -102,6 +105,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--nice", type=int, default=0, choices=range(0, 20), metavar="N",
                    help="run at this niceness (0-19, default 0): the interactive services on the same "
                         "machine come first")
+    p.add_argument("--search", choices=("auto", "native", "python"), default="auto",
+                   help="who runs the search: the compiled tree (native), the Python one (python), or auto "
+                        "(default): native unless it cannot be built here")
     p.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     return p
 
@@ -123,7 +129,7 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[WorkerConfig, str]:
                               share_group=args.share_group, batch_size=args.batch_size, cache_size=args.cache_size,
                               max_queue=args.max_queue,
                               max_queue_per_requester=args.max_queue_per_requester,
-                              status_interval_s=args.status_interval, nice=args.nice)
+                              status_interval_s=args.status_interval, nice=args.nice, search=args.search)
     except (ValueError, TopicError) as exc:
         p.error(str(exc))
     except SystemExit as exc:  # gobuddy.bus.cli: an unreadable --password-file

@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from engine_worker.shipped import shipped_twins
 
 # The budget per move when neither --visits nor --time is given, whichever comes first.
-# The time decides on the 2-core project machines (the shipped 6x64 model searches about
-# 4,000 visits a second on a fast one, 1,500 on a slow one); 0.9 s rather than 1 s
+# The time decides on the 2-core project machines (the shipped int8 twin searches about
+# 5,000 visits a second with the native search on the AMD one; bench/RESULTS.md); 0.9 s rather than 1 s
 # because a move's wall time adds the last batch and the GTP exchange (a 1 s budget
 # measured up to 1.08 s a move), and the bar in models/MODEL_CARD.md is 1 s a move.
 # The visit cap keeps a faster machine from spending time the play does not need.
-DEFAULT_PLAY_VISITS = 4000
+DEFAULT_PLAY_VISITS = 8000
 DEFAULT_PLAY_SECONDS = 0.9
 # onnxruntime threads when --threads is not given: two where the machine has them (with
 # the search's pipeline about 1,500 visits a second on the 2-core project machine, against
@@ -55,6 +55,7 @@ class GtpConfig:
     level: str | None = None  # a named level of gobuddy.ai.levels (None: the settings above)
     choice: str = "lcb"  # the move after the search: "lcb" (gobuddy.ai.lcb) or "visits" (the most visited)
     early_stop: bool = True  # stop a search once the rest of its budget cannot change the move
+    search: str = "auto"  # who runs the search: gobuddy.ai.search_engines (auto: native where it can)
 
     def budget(self) -> tuple[int | None, float | None]:
         """(visits, seconds) per move: those given, or with neither the defaults
@@ -93,6 +94,9 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
                              "(default) or the most visited")
     parser.add_argument("--no-early-stop", action="store_false", dest="early_stop",
                         help="spend the whole budget on every move, even when the move can no longer change")
+    parser.add_argument("--search", choices=("auto", "native", "python"), default="auto",
+                        help="who runs the search: the compiled tree (native), the Python one (python), or "
+                             "auto (default): native unless it cannot be built here")
     parser.add_argument("--level", default=None,
                         help="play at a named level (see --list-levels; 'full' is the default player); "
                              "excludes --visits, --time, --random and --temperature")
@@ -138,7 +142,7 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
     return GtpConfig(boardsize=args.boardsize, komi=args.komi, superko=not args.simple_ko,
                      seed=args.seed, models=models, visits=args.visits, seconds=args.seconds,
                      threads=args.threads, temperature=args.temperature, temperature_moves=moves, level=level,
-                     choice=args.choice, early_stop=args.early_stop)
+                     choice=args.choice, early_stop=args.early_stop, search=args.search)
 
 
 def make_evaluator(config: GtpConfig):
@@ -169,7 +173,7 @@ def make_player(config: GtpConfig):
                                          temperature_moves=config.temperature_moves,
                                          lcb=LcbConfig() if config.choice == "lcb" else None,
                                          early_stop=config.early_stop),
-                            SearchConfig(komi=config.komi, seed=config.seed))
+                            SearchConfig(komi=config.komi, seed=config.seed), engine=config.search)
     from gobuddy.go.playout import RandomPlayer
 
     return RandomPlayer(seed=config.seed)
@@ -189,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:  # e.g. two models of one size
         print(f"python -m engine_worker.gtp: error: {exc}", file=sys.stderr)
         return 2
+    if getattr(player, "search_note", ""):  # auto fell back to the Python search: say why, once
+        print(f"python -m engine_worker.gtp: {player.search_note}; searching in Python", file=sys.stderr)
     engine = GtpEngine(player, game, final_status=judge)
     if hasattr(player, "evaluator"):  # a model's player adds kgs-genmove_cleanup, lz-analyze
         register_player(engine, player)

@@ -42,6 +42,7 @@ class Explainer:
 
     def __init__(self, player: Any, visits: int = EXPLAIN_VISITS) -> None:
         self.evaluator = getattr(player, "evaluator", None)
+        self.engine = getattr(player, "engine", "python")  # the player's search engine (gobuddy.ai.search_engines)
         self.visits = visits
         self._search = None
         self._komi: float | None = None
@@ -66,10 +67,11 @@ class Explainer:
             return None, None, None
         from gobuddy.ai.analysis import analyse
         from gobuddy.ai.features import board_array, game_history, push_history
-        from gobuddy.ai.mcts import Search, SearchConfig
+        from gobuddy.ai.mcts import SearchConfig
+        from gobuddy.ai.search_engines import make_search
 
         if self._search is None or self._komi != game.komi:
-            self._search = Search(evaluator, SearchConfig(komi=game.komi))
+            self._search, _ = make_search(evaluator, SearchConfig(komi=game.komi), self.engine)
             self._komi = game.komi
         history = game_history(game)
         before = analyse(self._search, played.before, history, visits=self.visits,

@@ -70,7 +70,8 @@ from gobuddy.ai.analysis import Analysis, analyse
 from gobuddy.ai.level_answer import level_answer
 from gobuddy.ai.levels import Level, level_named
 from gobuddy.ai.evaluator import Evaluation, Query
-from gobuddy.ai.mcts import Search, SearchConfig
+from gobuddy.ai.mcts import SearchConfig
+from gobuddy.ai.search_engines import make_search
 from gobuddy.ai.final_status import FinalStatus
 from gobuddy.ai.final_status import judge as final_status
 from gobuddy.ai.teaching import Judgement, judge, needs_search, position_after
@@ -138,8 +139,9 @@ class EngineWorker:
         self._held: dict[tuple, Job] = {}  # (requester, request id) -> its job, queued or running
         self._held_lock = threading.Lock()
         self.client: BusClient | None = None
-        self._search: Search | None = None
+        self._search: Any = None  # a Search or NativeSearch (gobuddy.ai.search_engines)
         self._search_rules: tuple[float, bool, int] | None = None
+        self._search_noted = False  # the note of a fallback to the Python search is logged once
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
         self.counts = {"answered": 0, "refused": 0, "busy": 0, "superseded": 0, "late": 0, "cached": 0,
@@ -390,12 +392,16 @@ class EngineWorker:
         return wire_answer(analysis, id=request.id, board_id=request.board_id, worker=self.worker_id,
                            judgement=judgement, final_status=dead)
 
-    def _search_for(self, job: Job) -> Search:
+    def _search_for(self, job: Job) -> Any:
         """The search tree, kept between requests of the same komi, ko rule and board
         size (a continuing game reuses its subtree)."""
         rules = (job.request.position.komi, job.prepared.position.superko, job.prepared.position.size)
         if self._search is None or self._search_rules != rules:
-            self._search = Search(self.evaluator, SearchConfig(komi=rules[0], batch_size=self.config.batch_size))
+            config = SearchConfig(komi=rules[0], batch_size=self.config.batch_size)
+            self._search, note = make_search(self.evaluator, config, self.config.search)
+            if note and not self._search_noted:
+                log.warning("%s: searching in Python", note)
+                self._search_noted = True
             self._search_rules = rules
         return self._search
 

@@ -133,15 +133,24 @@ def load(build_dir: Path = BUILD_DIR) -> ctypes.CDLL:
     return lib
 
 
+def _unwrapped(evaluator: Any) -> Any:
+    """The evaluator inside a wrapper that only counts (``engine_worker``'s ``CountingEvaluator``: ``inner``)."""
+    while hasattr(evaluator, "inner"):
+        evaluator = evaluator.inner
+    return evaluator
+
+
 def _parts(evaluator: Any) -> list[Any]:
     """The evaluators behind ``evaluator``: one per size of a ``SizedEvaluator``, else itself."""
+    evaluator = _unwrapped(evaluator)
     by_size = getattr(evaluator, "by_size", None)
     return list(by_size.values()) if isinstance(by_size, dict) else [evaluator]
 
 
 def supports(evaluator: Any) -> bool:
     """Whether ``NativeSearch`` can run ``evaluator``: ONNX models (``OnnxEvaluator``,
-    alone or by size in a ``SizedEvaluator``) without symmetries."""
+    alone or by size in a ``SizedEvaluator``, maybe inside a counting wrapper, whose
+    ``count`` then grows by the positions evaluated) without symmetries."""
     return all(hasattr(part, "run_planes") and getattr(part, "symmetry", "none") == "none"
                for part in _parts(evaluator))
 
@@ -264,7 +273,8 @@ class NativeSearch:
     def _engine_for(self, size: int) -> _Engine:
         engine = self._engines.get(size)
         if engine is None:
-            network = self.evaluator.part(size) if hasattr(self.evaluator, "part") else self.evaluator
+            inner = _unwrapped(self.evaluator)
+            network = inner.part(size) if hasattr(inner, "part") else inner
             if size not in network.board_sizes:
                 raise ValueError(f"model {network.name!r} supports board sizes {network.board_sizes}, "
                                  f"not {size}x{size}")
@@ -406,9 +416,8 @@ class NativeSearch:
                              scores.ctypes.data if scores is not None else None,
                              own.ctypes.data if own is not None else None))
         stats.evaluations += k
-        counter = getattr(self.evaluator, "count", None)
-        if isinstance(counter, int):  # engine_worker's CountingEvaluator
-            self.evaluator.count = counter + k
+        if self.evaluator is not engine.network and isinstance(getattr(self.evaluator, "count", None), int):
+            self.evaluator.count += k  # a counting wrapper (``supports``)
 
     # ------------------------------------------------------------------ reading results
     def ranked(self, node: NativeRoot | None = None) -> list[int]:

@@ -39,7 +39,8 @@ from typing import Any
 from gobuddy.ai import lcb as lcb_choice
 from gobuddy.ai.features import History, game_history
 from gobuddy.ai.lcb import LcbConfig
-from gobuddy.ai.mcts import Search, SearchConfig, SearchStats, SettledRule
+from gobuddy.ai.mcts import SearchConfig, SearchStats, SettledRule
+from gobuddy.ai.search_engines import make_search
 from gobuddy.go.coords import BLACK, WHITE
 from gobuddy.go.game import RESIGN
 from gobuddy.go.position import Position
@@ -99,15 +100,18 @@ def cleanup_candidates(pos: Position) -> set[int]:
 
 
 class SearchPlayer:
-    """MCTS over an ``Evaluator``; one per GTP engine (holds the tree between moves)."""
+    """MCTS over an ``Evaluator``; one per GTP engine (holds the tree between moves).
+    ``engine`` runs the search (``gobuddy.ai.search_engines``: ``"python"``, the
+    default, ``"native"`` or ``"auto"``); ``search_note`` says why ``auto`` fell back."""
 
     def __init__(self, evaluator: Any, config: PlayerConfig = PlayerConfig(),
-                 search_config: SearchConfig = SearchConfig()) -> None:
+                 search_config: SearchConfig = SearchConfig(), engine: str = "python") -> None:
         if config.visits is None and config.seconds is None:
             raise ValueError("PlayerConfig needs visits or seconds")
         self.evaluator = evaluator
         self.config = config
-        self.search = Search(evaluator, search_config)
+        self.engine = engine
+        self.search, self.search_note = make_search(evaluator, search_config, engine)
         self._low: dict[int, int] = {BLACK: 0, WHITE: 0}
         self.last_stats: SearchStats | None = None  # the last genmove's search
         self.name = f"gobuddy-mcts({evaluator.name})"
@@ -127,7 +131,8 @@ class SearchPlayer:
         if game.size not in self.evaluator.board_sizes:
             raise ValueError(f"the model plays {self.evaluator.board_sizes}, not {game.size}x{game.size}")
         if self.search.config.komi != game.komi:
-            self.search = Search(self.evaluator, replace(self.search.config, komi=game.komi))
+            self.search, self.search_note = make_search(self.evaluator, replace(self.search.config, komi=game.komi),
+                                                        self.engine)
         pos, history = game_position(game)
         pos = _with_to_play(pos, pos.to_play if color is None else color)
         self.search.set_position(pos, history)

@@ -119,12 +119,13 @@ def test_without_options_it_plays_the_shipped_models_with_the_default_budget():
     assert config.models == tuple(str(path) for path in SHIPPED_MODELS) and all(p.is_file() for p in SHIPPED_MODELS)
     assert [p.name for p in SHIPPED_MODELS] == ["gobuddy-9x9.int8.onnx", "gobuddy-13x13.int8.onnx"]
     assert parse_args(["--model", "a.onnx", "--model", "b.onnx"]).models == ("a.onnx", "b.onnx")
-    assert config.budget() == (4000, 0.9)  # visits or seconds, whichever comes first
+    assert config.budget() == (8000, 0.9)  # visits or seconds, whichever comes first
+    assert config.search == "auto" and parse_args(["--search", "python"]).search == "python"
     assert config.threads == min(2, os.cpu_count() or 1) and parse_args(["--threads", "1"]).threads == 1
 
 
 @pytest.mark.parametrize("options, budget", [
-    ([], (4000, 0.9)),
+    ([], (8000, 0.9)),
     (["--visits", "50"], (50, None)),
     (["--time", "2.5"], (None, 2.5)),
     (["--visits", "50", "--time", "2.5"], (50, 2.5)),

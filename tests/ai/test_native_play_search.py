@@ -197,3 +197,42 @@ def test_a_failed_evaluation_leaves_no_tree_to_reuse(twins):
     assert native.root is None
     assert native.set_position(pos) is False  # afresh: the tree with virtual losses is gone
     assert native.run(visits=40).visits == 40
+
+
+def test_the_search_player_plays_the_same_game_natively(twins):
+    from gobuddy.ai.player import PlayerConfig, SearchPlayer
+    from gobuddy.go.game import RESIGN, Game, Ruleset
+
+    config = PlayerConfig(visits=150, lcb=lcb.LcbConfig())
+    players = {engine: SearchPlayer(twins, config, SearchConfig(pipeline=False, komi=6.5), engine=engine)
+               for engine in ("python", "native")}
+    assert isinstance(players["native"].search, NativeSearch) and isinstance(players["python"].search, Search)
+    game = Game(9, Ruleset("japanese", 6.5))  # the simple ko rule
+    for number in range(30):
+        color = game.to_play
+        moves = {engine: player.genmove(game, color) for engine, player in players.items()}
+        assert moves["native"] == moves["python"], f"move {number + 1}"
+        assert players["native"].last_stats.visits == players["python"].last_stats.visits
+        if moves["native"] == RESIGN:
+            break
+        game.play(moves["native"], color)
+
+
+def test_auto_falls_back_to_python_and_says_why(twins, tmp_path, monkeypatch):
+    from gobuddy.ai import native_search
+    from gobuddy.ai.search_engines import make_search
+
+    search, note = make_search(twins, SearchConfig(), "auto")
+    assert isinstance(search, NativeSearch) and note == ""
+    search, note = make_search(OnnxEvaluator(MODELS / "gobuddy-9x9.int8.onnx", symmetry="average"))
+    assert isinstance(search, Search) and "without symmetries" in note
+    with pytest.raises(ValueError, match="without symmetries"):
+        make_search(object(), SearchConfig(), "native")
+    with pytest.raises(ValueError, match="must be one of auto, native, python"):
+        make_search(twins, SearchConfig(), "c")
+    monkeypatch.setattr(native_search, "load", lambda build_dir=None: native_search.build(tmp_path / "b"))
+    monkeypatch.setattr(native_search.shutil, "which", lambda name: None)
+    search, note = make_search(twins, SearchConfig(), "auto")
+    assert isinstance(search, Search) and "no C compiler" in note
+    with pytest.raises(native_search.NativeBuildError, match="no C compiler"):
+        make_search(twins, SearchConfig(), "native")

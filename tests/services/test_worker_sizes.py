@@ -54,3 +54,13 @@ def test_a_size_without_a_model_is_refused_naming_the_sizes(worker, client) -> N
         client("dashboard").request(make_request("size-19", [("B", "K10")], size=19), timeout_s=10)
     assert refused.value.error.field == "position.size"
     assert "plays 9x9, 13x13 boards, not 19x19" in refused.value.error.error
+
+
+def test_the_worker_searches_natively_and_counts_its_evaluations(worker, client) -> None:
+    from gobuddy.ai.native_search import NativeSearch
+
+    before = worker.evaluator.count
+    answer = client("dashboard").request(make_request("size-9-native", [("B", "E5"), ("W", "C3")], size=9,
+                                                      visits=64), timeout_s=10)
+    assert answer.moves and isinstance(worker._search, NativeSearch)  # the default: auto, native where it can
+    assert worker.evaluator.count - before >= 60  # the status line's evals/s counts the native searches too
