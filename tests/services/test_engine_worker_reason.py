@@ -29,7 +29,7 @@ def worker(broker, presence) -> Iterator[Service]:
 
 
 def test_a_hint_with_explain_carries_its_reason(worker, client) -> None:
-    request = make_request("why-1", ATARI, board_id="web-1", purpose="hint", visits=64, explain=True)
+    request = make_request("why-1", ATARI, board_id="web-1", purpose="hint", visits=256, explain=True)
     answer = client("dashboard").request(request)
     validate("engine_answer", answer.to_dict())
     pos = Position(9)
