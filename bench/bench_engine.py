@@ -28,6 +28,7 @@ from gobuddy.ai.evaluator import UniformEvaluator
 from gobuddy.ai.features import History, board_array, encode, encode_batch, push_history
 from gobuddy.ai.mcts import Search, SearchConfig
 from gobuddy.ai.onnx_evaluator import OnnxEvaluator
+from gobuddy.ai.search_engines import make_search
 from gobuddy.go.playout import random_move
 from gobuddy.go.position import Position
 
@@ -139,11 +140,12 @@ def bench_raw(config: BenchConfig, path: Path, planes: np.ndarray) -> list[str]:
 
 
 def search_rate(evaluator, sample: list[tuple[Position, History]], batch: int, pipeline: bool,
-                visits: int) -> tuple[float, float]:
-    """Visits per second over fresh searches of the sample positions (wall, CPU)."""
+                visits: int, engine: str = "python") -> tuple[float, float]:
+    """Visits per second over fresh searches of the sample positions (wall, CPU), by
+    ``engine`` (``gobuddy.ai.search_engines``; the native search ignores ``pipeline``)."""
     done, spent, cpu = 0, 0.0, time.process_time()
     for pos, history in sample:
-        search = Search(evaluator, SearchConfig(batch_size=batch, pipeline=pipeline))
+        search, _ = make_search(evaluator, SearchConfig(batch_size=batch, pipeline=pipeline), engine)
         search.set_position(pos, history)
         stats = search.run(visits=visits)
         done += stats.visits
@@ -234,6 +236,45 @@ def bench_twin(config: BenchConfig, path: Path, planes: np.ndarray,
     return lines + ["", f"The twin searches {ratio:.1f}x the visits a second of the float model on this CPU."]
 
 
+def bench_native(config: BenchConfig, path: Path, sample: list[tuple[Position, History]]) -> list[str]:
+    """The play-time search in Python (with its pipeline) against the compiled one, on the
+    int8 twin: visits a second with 1 and 2 inference threads, and the latency of a
+    default analysis (fresh tree, 1 thread, as the engine worker runs it); interleaved
+    repeats."""
+    from training.quantize import twin_path
+
+    twin = twin_path(path)
+    if not twin.is_file():
+        return [f"No int8 twin of {path} (`python -m training.quantize --model {path}` makes it)."]
+    evaluators = {t: OnnxEvaluator(twin, intra_threads=t) for t in (1, 2)}
+    visits = 150 if config.quick else 1600
+    few = sample[:2] if config.quick else sample[:3]
+    speeds: dict[tuple[int, str], list[float]] = {(t, e): [] for t in evaluators for e in ("python", "native")}
+    for _ in range(config.repeats):
+        for (threads, engine), found in speeds.items():
+            found.append(search_rate(evaluators[threads], few, 8, True, visits, engine)[0])
+    lines = ["| inference threads | Python search, pipeline (visits/s) | compiled search (visits/s) | ratio |",
+             "|---|---|---|---|"]
+    for threads in evaluators:
+        py, native = (statistics.median(speeds[(threads, e)]) for e in ("python", "native"))
+        lines.append(f"| {threads} | {py:,.0f} | {native:,.0f} | **{native / py:.2f}x** |")
+    latency = {"python": [], "native": []}
+    for pos, history in (sample[:4] if config.quick else sample[:30]):
+        for engine, times in latency.items():
+            search, _ = make_search(evaluators[1], SearchConfig(), engine)
+            start = time.perf_counter()
+            analyse(search, pos, history, visits=DEFAULT_VISITS, top_k=DEFAULT_TOP_K)
+            times.append((time.perf_counter() - start) * 1000.0)
+    lines += ["", f"| analysis of {DEFAULT_VISITS} visits, 1 thread | requests | p50 (ms) | p99 (ms) |",
+              "|---|---|---|---|"]
+    for engine, times in latency.items():
+        lines.append(f"| {'Python search' if engine == 'python' else 'compiled search'} | {len(times)} | "
+                     f"{statistics.median(times):.0f} | {percentile(times, 0.99):.0f} |")
+    return lines + ["", f"Fresh trees of {visits} visits on 9x9 middle games, batch 8. The compiled search "
+                        "(`gobuddy.ai.native_search`) makes the trees of the Python one without its pipeline; "
+                        "`python -m engine_worker.gtp` and the engine workers use it (`--search auto`)."]
+
+
 def run(config: BenchConfig) -> str:
     """All engine figures as one markdown section."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -254,6 +295,7 @@ def run(config: BenchConfig) -> str:
         out += ["### Search throughput (fresh trees, 9x9 middle games)", ""]
         out += bench_search(config, path, planes, sample) + [""]
         out += ["### The int8 twin (1 inference thread)", ""] + bench_twin(config, path, planes, sample) + [""]
+        out += ["### The compiled search at play time (the int8 twin)", ""] + bench_native(config, path, sample) + [""]
         out += [f"### Analysis latency (request to ranked top {DEFAULT_TOP_K}, fresh tree per request, "
                 "1 inference thread)", ""]
         out += bench_latency(config, path, sample[:8] if config.quick else sample) + [""]

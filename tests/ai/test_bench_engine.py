@@ -16,7 +16,9 @@ def test_quick_bench_writes_every_section(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     text = out.read_text()
     for heading in ("## Engine", "### Feature extraction", "### Raw onnxruntime throughput",
-                    "### Search throughput", "### The int8 twin", "### Analysis latency"):
+                    "### Search throughput", "### The int8 twin", "### The compiled search at play time",
+                    "### Analysis latency"):
         assert heading in text
     assert "| int8 twin | 0.6 MB |" in text and "the visits a second of the float model" in text
     assert "| 64 |" in text and "(default)" in text
+    assert "| compiled search |" in text and text.count("x** |") == 2  # both thread counts compared
