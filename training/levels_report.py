@@ -167,8 +167,9 @@ def write_report(path: Path, ladder: Ladder, scores: dict[tuple[str, str], list[
               "`policy ** (1 / temperature)` times `local` for points within two lines of the last two moves, "
               "and with probability `mistake` uniformly among them (a careless move of realistic size); the "
               "weakest may also put their own chains in atari. Search levels run the MCTS search with a fixed "
-              "number of visits; full is today's default player (0.9 s or 4,000 visits a move, here with one "
-              "onnxruntime thread). Every level below full answers a plain atari when saving works (read with "
+              "number of visits (the Python search, with its pipeline); full is the default player of "
+              "`python -m engine_worker.gtp` (0.9 s a move, here with one onnxruntime thread; before 2026-11-27 "
+              "the Python search up to 4,000 visits, since then the compiled search up to 8,000). Every level below full answers a plain atari when saving works (read with "
               "the rules engine, ladders included) and never fills its own eye; policy levels keep off the "
               "first line early, pass after the opponent's pass when the network says they win (or gives "
               "pass at least 5%), and never resign.", "",

@@ -136,7 +136,7 @@ class Plan:
     # Pachi's playouts a move (0 skips the Pachi match): about 1 s a move on the Intel Xeon
     # of 2026-11-25 (the card's rows); the slower AMD EPYC of 11-24 needed 20,000.
     pachi_playouts: int = 27_000
-    ours_args: str = ""  # our engine at its defaults (4,000 visits or 0.9 s a move)
+    ours_args: str = ""  # our engine at its defaults (8,000 visits or 0.9 s a move)
     match_max_moves: int | None = None
     until: str | None = None
     progress: bool = True

@@ -113,8 +113,9 @@ class LevelPlayer:
         self.name = f"gobuddy-{level.name.replace(' ', '-')}({evaluator.name})"
         self.search = None
         if level.visits is not None:
+            # the Python search with its pipeline, as the levels were calibrated (models/LEVELS.md)
             self.search = SearchPlayer(evaluator, PlayerConfig(visits=level.visits, seconds=None),
-                                       SearchConfig(komi=komi, seed=self.seed))
+                                       SearchConfig(komi=komi, seed=self.seed), engine="python")
 
     def genmove(self, game: Any, color: int) -> int:
         """``Player`` protocol: a flat point, pass, or ``RESIGN``."""
