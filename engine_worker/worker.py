@@ -139,8 +139,8 @@ class EngineWorker:
         self._held: dict[tuple, Job] = {}  # (requester, request id) -> its job, queued or running
         self._held_lock = threading.Lock()
         self.client: BusClient | None = None
-        # by engine (gobuddy.ai.search_engines): the rules searched and the Search or NativeSearch
-        self._searches: dict[str, tuple[tuple[float, bool, int], Any]] = {}
+        self._search: Any = None  # a Search or NativeSearch (gobuddy.ai.search_engines)
+        self._search_rules: tuple[float, bool, int] | None = None
         self._search_noted = False  # the note of a fallback to the Python search is logged once
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -338,7 +338,7 @@ class EngineWorker:
             seconds /= 2
 
         if level is not None:
-            chosen = level_answer(self._search_for(job, engine="python"), level, job.prepared.position, job.prepared.history,
+            chosen = level_answer(self._search_for(job), level, job.prepared.position, job.prepared.history,
                                   request.seed or 0, _recent(request), top_k=request.top_k, seconds=seconds,
                                   ownership=request.include_ownership)
             self._deliver(job, self._wire(chosen, request).to_dict())
@@ -392,23 +392,19 @@ class EngineWorker:
         return wire_answer(analysis, id=request.id, board_id=request.board_id, worker=self.worker_id,
                            judgement=judgement, final_status=dead)
 
-    def _search_for(self, job: Job, engine: str | None = None) -> Any:
-        """The search tree of ``engine`` (default: the configured one), kept between
-        requests of the same komi, ko rule and board size (a continuing game reuses its
-        subtree). The levels below full search in Python, with the pipeline, as they
-        were calibrated (``models/LEVELS.md``): a fixed number of visits plays a little
-        differently in each engine."""
-        engine = engine or self.config.search
+    def _search_for(self, job: Job) -> Any:
+        """The search tree (``gobuddy.ai.search_engines``: the configured engine; both
+        make the same trees), kept between requests of the same komi, ko rule and board
+        size (a continuing game reuses its subtree)."""
         rules = (job.request.position.komi, job.prepared.position.superko, job.prepared.position.size)
-        held = self._searches.get(engine)
-        if held is None or held[0] != rules:
+        if self._search is None or self._search_rules != rules:
             config = SearchConfig(komi=rules[0], batch_size=self.config.batch_size)
-            search, note = make_search(self.evaluator, config, engine)
+            self._search, note = make_search(self.evaluator, config, self.config.search)
             if note and not self._search_noted:
                 log.warning("%s: searching in Python", note)
                 self._search_noted = True
-            held = self._searches[engine] = (rules, search)
-        return held[1]
+            self._search_rules = rules
+        return self._search
 
     def _personalise(self, cached: dict[str, Any], job: Job, started: float) -> dict[str, Any]:
         """A cached answer dressed for this request."""

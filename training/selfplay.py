@@ -117,8 +117,6 @@ class GameSettings:
             raise ValueError(f"gumbel_k and gumbel_fast_k must be >= 1, got {self.gumbel_k}, {self.gumbel_fast_k}")
         if self.engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
-        if self.engine == "native" and self.root_search == "puct" and self.search.pipeline:
-            raise ValueError("the native search does not pipeline: use --engine python with --pipeline")
 
 
 def root_visits(search: Search) -> dict[str, int]:

@@ -113,9 +113,9 @@ class LevelPlayer:
         self.name = f"gobuddy-{level.name.replace(' ', '-')}({evaluator.name})"
         self.search = None
         if level.visits is not None:
-            # the Python search with its pipeline, as the levels were calibrated (models/LEVELS.md)
+            # with the pipeline, as calibrated (models/LEVELS.md); either engine makes the same trees
             self.search = SearchPlayer(evaluator, PlayerConfig(visits=level.visits, seconds=None),
-                                       SearchConfig(komi=komi, seed=self.seed), engine="python")
+                                       SearchConfig(komi=komi, seed=self.seed), engine="auto")
 
     def genmove(self, game: Any, color: int) -> int:
         """``Player`` protocol: a flat point, pass, or ``RESIGN``."""

@@ -9,9 +9,11 @@ float operations), and one call expands the leaves and backs them up. The arithm
 is ``mcts``'s and ``search_node``'s operation for operation (float64, the same order,
 numpy's pairwise sums), and the random draws (the root's Dirichlet noise, the move
 drawn at a temperature) are made here with the same generator in the same order, so
-that for the same model, position and seed ``NativeSearch`` makes the same trees as
-``Search`` with ``pipeline=False`` and ``training.selfplay`` plays the same games
-(``tests/ai/test_native_search.py``).
+that for the same model, position, seed and ``SearchConfig`` (the pipeline included:
+with it the network runs on a worker thread while the next batch is collected, in
+``Search``'s order) ``NativeSearch`` makes the same trees as ``Search`` and
+``training.selfplay`` plays the same games (``tests/ai/test_native_search.py``,
+``tests/ai/test_native_play_search.py``).
 
 What it takes: any position (``set_position``: the stones, side to move, ko point,
 passes, move count, the ko rule and the positions seen in the game come from the
@@ -28,9 +30,7 @@ into ``build/native/`` of the repository (``--build-dir`` of the callers), named
 digest of the source and flags, so an edited source is built again; a failed build
 raises ``NativeBuildError`` with the compiler's output.
 
-Not done here: the pipeline (``SearchConfig.pipeline`` is ignored: with the tree in C
-the network is nearly all of a batch, so onnxruntime's own threads use the cores);
-the Gumbel root search (``gobuddy.ai.gumbel`` drives ``Search`` only); evaluators
+Not done here: the Gumbel root search (``gobuddy.ai.gumbel`` drives ``Search`` only); evaluators
 other than ONNX models without symmetries (``supports``). Not checked: that a
 ``Position`` is one the rules can reach (its fields are taken as they are).
 """
@@ -44,6 +44,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -112,9 +113,9 @@ def load(build_dir: Path = BUILD_DIR) -> ctypes.CDLL:
         "gs_free": (None, [p]),
         "gs_set_root": (i, [p, p, i, i, i, i, i, i, p, long, p, i]),
         "gs_clear": (None, [p]),
-        "gs_collect": (i, [p, i, p]),
-        "gs_batch_legal": (None, [p, p]),
-        "gs_finish": (i, [p, p, p, p, p]),
+        "gs_collect": (i, [p, i, i, p]),
+        "gs_batch_legal": (None, [p, i, p]),
+        "gs_finish": (i, [p, i, p, p, p, p]),
         "gs_root_visits": (long, [p]),
         "gs_root_children": (i, [p]),
         "gs_root_scalars": (None, [p, p]),
@@ -221,7 +222,8 @@ class NativeRoot:
 
 
 class _Engine:
-    """One C engine (one board size) with its batch buffers and the network of its size."""
+    """One C engine (one board size) with the buffers of its two batch slots (one under
+    evaluation while the next is collected) and the network of its size."""
 
     def __init__(self, lib: ctypes.CDLL, network: Any, config: SearchConfig, size: int) -> None:
         self.lib, self.network, self.size, self.n = lib, network, size, size * size
@@ -233,15 +235,27 @@ class _Engine:
                                  config.batch_size, config.virtual_loss, black.ctypes.data, white.ctypes.data)
         if not self.handle:
             raise MemoryError("gs_new failed")
-        self.planes = np.zeros((config.batch_size, NUM_PLANES, size, size), dtype=np.float32)
-        self.legal = np.zeros((config.batch_size, self.n + 1), dtype=np.int8)
-        self.planes_ptr = self.planes.ctypes.data  # the buffers live as long as the engine
-        self.legal_ptr = self.legal.ctypes.data
+        self.planes = np.zeros((2, config.batch_size, NUM_PLANES, size, size), dtype=np.float32)
+        self.legal = np.zeros((2, config.batch_size, self.n + 1), dtype=np.int8)
+        # the buffers live as long as the engine
+        self.planes_ptr = [self.planes[slot].ctypes.data for slot in (0, 1)]
+        self.legal_ptr = [self.legal[slot].ctypes.data for slot in (0, 1)]
 
     def __del__(self) -> None:
         handle, self.handle = getattr(self, "handle", None), None
         if handle:
             self.lib.gs_free(handle)
+
+
+@dataclass
+class _Flight:
+    """A batch given to the network: its slot, its leaves, and the future of the
+    network's outputs (pipelined) or the outputs themselves."""
+
+    slot: int
+    count: int
+    future: Future | None
+    result: dict[str, np.ndarray] | None = None
 
 
 def _check(status: int) -> int:
@@ -267,6 +281,7 @@ class NativeSearch:
         self._engine: _Engine | None = None
         self._position: Position | None = None
         self._root: NativeRoot | None = None
+        self._pool: ThreadPoolExecutor | None = None
         if size is not None:
             self._engine_for(size)
 
@@ -355,11 +370,12 @@ class NativeSearch:
     def run(self, visits: int | None = None, seconds: float | None = None, stop: StopSignal | None = None,
             early_stop: bool | SettledRule = False, on_progress: Callable[["NativeSearch"], None] | None = None,
             progress_every: float = 1.0) -> SearchStats:
-        """``Search.run``: search until the root has ``visits`` visits (reused ones
-        count), ``seconds`` have passed, ``stop`` is set (checked after the first
-        batch) or, with ``early_stop``, the move is settled; ``on_progress(self)`` every
-        ``progress_every`` seconds between batches. At least one limit or a ``stop``
-        signal is required."""
+        """``Search.run``, step for step: search until the root has ``visits`` visits
+        (reused ones count), ``seconds`` have passed, ``stop`` is set (checked after the
+        first batch) or, with ``early_stop``, the move is settled; ``on_progress(self)``
+        every ``progress_every`` seconds between batches, none in flight. With
+        ``config.pipeline`` the network runs on a worker thread while the next batch is
+        collected. At least one limit or a ``stop`` signal is required."""
         engine = self._engine
         if self._position is None or engine is None:
             raise RuntimeError("NativeSearch.run: no position; call set_position first")
@@ -370,26 +386,45 @@ class NativeSearch:
         start = time.perf_counter()
         next_progress = start + progress_every
         before = int(lib.gs_root_visits(handle))
+        pipeline, batch_size = self.config.pipeline, self.config.batch_size
+        inflight: _Flight | None = None
         try:
             if lib.gs_root_children(handle) < 0:
-                self._batch(engine, 1, stats)
+                self._finish(engine, self._submit(engine, 0, self._collect(engine, 0, 1), stats, False))
                 if self.config.noise:
                     self._add_noise()
-            batch_size = self.config.batch_size
             while True:
+                pending = inflight.count if inflight else 0
                 self._root = None
                 root = self.root
                 stats.visits = root.visits - before
-                reason = stop_reason(root, visits, seconds, stop, early_stop, time.perf_counter() - start, stats, 0)
+                reason = stop_reason(root, visits, seconds, stop, early_stop, time.perf_counter() - start, stats,
+                                     pending)
                 if reason:
                     stats.stopped_by = reason
                     break
-                budget = batch_size if visits is None else max(1, min(batch_size, visits - root.visits))
-                self._batch(engine, budget, stats)
+                budget = batch_size
+                if visits is not None:
+                    budget = max(1, min(budget, visits - root.visits - pending))
+                slot = 1 - inflight.slot if inflight else 0
+                count = self._collect(engine, slot, budget)
+                stats.batches += 1
+                submitted = self._submit(engine, slot, count, stats, pipeline) if count else None
+                if inflight is not None:
+                    self._finish(engine, inflight)
+                inflight = submitted
+                if not pipeline and inflight is not None:
+                    self._finish(engine, inflight)
+                    inflight = None
                 if on_progress is not None and time.perf_counter() >= next_progress:
+                    if inflight is not None:
+                        self._finish(engine, inflight)
+                        inflight = None
                     self._root = None
                     on_progress(self)
                     next_progress = time.perf_counter() + progress_every
+            if inflight is not None:
+                self._finish(engine, inflight)
         except BaseException:
             self.clear()  # virtual losses may be left in the tree: never reuse it
             raise
@@ -398,24 +433,37 @@ class NativeSearch:
         stats.elapsed = time.perf_counter() - start
         return stats
 
-    def _batch(self, engine: _Engine, budget: int, stats: SearchStats) -> None:
-        lib, handle = engine.lib, engine.handle
-        k = _check(lib.gs_collect(handle, budget, engine.planes_ptr))
-        stats.batches += 1
+    def _collect(self, engine: _Engine, slot: int, budget: int) -> int:
+        """Collect up to ``budget`` leaves into batch ``slot``; how many."""
+        return _check(engine.lib.gs_collect(engine.handle, slot, budget, engine.planes_ptr[slot]))
+
+    def _submit(self, engine: _Engine, slot: int, count: int, stats: SearchStats, pipeline: bool) -> "_Flight":
+        """Start the network on the ``count`` leaves of ``slot``: on the worker thread
+        when pipelining, else at once."""
+        stats.evaluations += count
+        planes = engine.planes[slot, :count]
+        if not pipeline:
+            return _Flight(slot, count, None, engine.network.run_planes(planes))
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gobuddy-native-eval")
+        return _Flight(slot, count, self._pool.submit(engine.network.run_planes, planes))
+
+    def _finish(self, engine: _Engine, flight: "_Flight") -> None:
+        """Wait for a batch's network outputs, expand its leaves and back them up."""
+        out = flight.result if flight.future is None else flight.future.result()
+        lib, handle, slot, k = engine.lib, engine.handle, flight.slot, flight.count
         if k == 0:
             return
-        lib.gs_batch_legal(handle, engine.legal_ptr)
-        out = engine.network.run_planes(engine.planes[:k])
-        policy = _softmax(out[contract.POLICY], engine.legal[:k].view(np.bool_))
+        lib.gs_batch_legal(handle, slot, engine.legal_ptr[slot])
+        policy = _softmax(out[contract.POLICY], engine.legal[slot, :k].view(np.bool_))
         values = np.ascontiguousarray(out[contract.VALUE], dtype=np.float32)  # [k, 1]: k floats
         scores = out.get(contract.SCORE_LEAD) if engine.has_score else None
         scores = np.ascontiguousarray(scores, dtype=np.float32) if scores is not None else None
         own = out.get(contract.OWNERSHIP) if engine.has_ownership else None
         own = np.ascontiguousarray(own, dtype=np.float32) if own is not None else None
-        _check(lib.gs_finish(handle, policy.ctypes.data, values.ctypes.data,
+        _check(lib.gs_finish(handle, slot, policy.ctypes.data, values.ctypes.data,
                              scores.ctypes.data if scores is not None else None,
                              own.ctypes.data if own is not None else None))
-        stats.evaluations += k
         if self.evaluator is not engine.network and isinstance(getattr(self.evaluator, "count", None), int):
             self.evaluator.count += k  # a counting wrapper (``supports``)
 

@@ -2,10 +2,10 @@
 the tree in C), ``"python"`` (``gobuddy.ai.mcts.Search``) or ``"auto"``: the native one
 where it can run, else the Python one.
 
-Both make the same trees for the same network outputs when the Python search does not
-pipeline (``tests/ai/test_native_play_search.py``); the native one reaches about 1.5x
-the visits a second at play time (``bench/RESULTS.md``) because the network is then
-nearly all of a batch. ``auto`` falls back to Python for an evaluator the native search
+Both make the same trees for the same network outputs and ``SearchConfig``, pipeline
+or not (``tests/ai/test_native_play_search.py``), so a calibrated level or a measured
+player plays the same with either; the native one reaches more visits a second
+(``bench/RESULTS.md``) because the network is then nearly all of a batch. ``auto`` falls back to Python for an evaluator the native search
 cannot run (symmetries, test doubles) and where the library cannot be built (no C
 compiler, a read-only checkout); ``make_search`` returns why in its second value.
 """

@@ -1,5 +1,5 @@
-"""The compiled search at play time (``gobuddy.ai.native_search``) against the Python one
-with ``pipeline=False``: from set-up positions, under the simple ko rule, with the side
+"""The compiled search at play time (``gobuddy.ai.native_search``) against the Python one,
+with and without the pipeline: from set-up positions, under the simple ko rule, with the side
 to move changed, with the tree kept between moves or not, the same root statistics,
 principal variations, early stops and analyses."""
 
@@ -29,8 +29,13 @@ def twins() -> SizedEvaluator:
     return SizedEvaluator.of([OnnxEvaluator(MODELS / f"gobuddy-{size}x{size}.int8.onnx") for size in (9, 13)])
 
 
-def searches(evaluator, **changes) -> tuple[Search, NativeSearch]:
-    config = SearchConfig(pipeline=False, **changes)
+@pytest.fixture(params=[False, True], ids=["no pipeline", "pipeline"])
+def pipeline(request) -> bool:
+    return request.param
+
+
+def searches(evaluator, pipeline: bool, **changes) -> tuple[Search, NativeSearch]:
+    config = SearchConfig(pipeline=pipeline, **changes)
     return Search(evaluator, config), NativeSearch(evaluator, config)
 
 
@@ -71,8 +76,8 @@ SETUP = """
 
 
 @pytest.mark.parametrize("superko", [True, False])
-def test_a_set_up_position_is_searched_as_the_python_search_does(twins, superko):
-    python, native = searches(twins, komi=6.5)
+def test_a_set_up_position_is_searched_as_the_python_search_does(twins, pipeline, superko):
+    python, native = searches(twins, pipeline, komi=6.5)
     pos = Position.from_ascii(SETUP, to_play=WHITE, superko=superko)
     assert python.set_position(pos) is native.set_position(pos) is False
     python.run(visits=300)
@@ -82,8 +87,8 @@ def test_a_set_up_position_is_searched_as_the_python_search_does(twins, superko)
     assert native.root.position.board == pos.board and native.root.position is not pos
 
 
-def test_the_tree_is_kept_as_the_python_search_keeps_it(twins):
-    python, native = searches(twins)
+def test_the_tree_is_kept_as_the_python_search_keeps_it(twins, pipeline):
+    python, native = searches(twins, pipeline)
     pos, history = Position(9), ()
     history = play(pos, history, "E5", "C3", "G5")
 
@@ -113,8 +118,8 @@ def test_the_tree_is_kept_as_the_python_search_keeps_it(twins):
     assert_same_root(native, python, "at the end")
 
 
-def test_a_position_off_the_tree_starts_afresh_and_a_changed_side_to_move_is_its_own(twins):
-    python, native = searches(twins)
+def test_a_position_off_the_tree_starts_afresh_and_a_changed_side_to_move_is_its_own(twins, pipeline):
+    python, native = searches(twins, pipeline)
     pos, history = Position(9), play(Position(9), (), "E5")
     pos.play(from_gtp("E5", 9))
     for search in (python, native):
@@ -129,8 +134,8 @@ def test_a_position_off_the_tree_starts_afresh_and_a_changed_side_to_move_is_its
     assert native.root.position.to_play == BLACK
 
 
-def test_early_stops_and_progress_are_those_of_the_python_search(twins):
-    python, native = searches(twins)
+def test_early_stops_and_progress_are_those_of_the_python_search(twins, pipeline):
+    python, native = searches(twins, pipeline)
     pos = Position(9)
     history = play(pos, (), "E5", "D4", "D5", "C5", "E4", "E3", "F3", "D3", "C6", "B6")
     seen = {"python": [], "native": []}
@@ -162,8 +167,8 @@ def test_a_stop_signal_and_a_time_limit_end_the_native_search(twins):
 
 
 @pytest.mark.parametrize("size", [9, 13])
-def test_analyses_are_the_python_searchs(twins, size):
-    python, native = searches(twins, komi=7.5)
+def test_analyses_are_the_python_searchs(twins, pipeline, size):
+    python, native = searches(twins, pipeline, komi=7.5)
     pos = Position(size)
     history = play(pos, (), "D4", "F6" if size == 9 else "K10", "C6")
     ours = analyse(native, pos, history, visits=250)
@@ -204,7 +209,7 @@ def test_the_search_player_plays_the_same_game_natively(twins):
     from gobuddy.go.game import RESIGN, Game, Ruleset
 
     config = PlayerConfig(visits=150, lcb=lcb.LcbConfig())
-    players = {engine: SearchPlayer(twins, config, SearchConfig(pipeline=False, komi=6.5), engine=engine)
+    players = {engine: SearchPlayer(twins, config, SearchConfig(komi=6.5), engine=engine)  # pipelined, as they play
                for engine in ("python", "native")}
     assert isinstance(players["native"].search, NativeSearch) and isinstance(players["python"].search, Search)
     game = Game(9, Ruleset("japanese", 6.5))  # the simple ko rule
@@ -236,3 +241,24 @@ def test_auto_falls_back_to_python_and_says_why(twins, tmp_path, monkeypatch):
     assert isinstance(search, Search) and "no C compiler" in note
     with pytest.raises(native_search.NativeBuildError, match="no C compiler"):
         make_search(twins, SearchConfig(), "native")
+
+
+@pytest.mark.parametrize("name", ["5 kyu", "2 kyu"])  # the search levels below full
+def test_a_calibrated_search_level_plays_as_it_did_with_the_python_search(twins, name):
+    from gobuddy.ai.levels import LevelPlayer, level_named
+    from gobuddy.go.game import RESIGN, Game, Ruleset
+
+    level = level_named(name)
+    assert level.visits is not None and not level.is_full
+    native, python = (LevelPlayer(twins, level, seed=11) for _ in range(2))
+    assert isinstance(native.search.search, NativeSearch)  # the levels search natively (engine auto)
+    python.search.search = Search(twins, python.search.search.config)  # as calibrated: Python, pipelined
+    assert python.search.search.config.pipeline
+    game = Game(9, Ruleset("chinese", 7.0))
+    for number in range(40):
+        color = game.to_play
+        move = native.genmove(game, color)
+        assert move == python.genmove(game, color), f"{level.name}, move {number + 1}"
+        if move == RESIGN:
+            break
+        game.play(move, color)

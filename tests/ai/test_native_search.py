@@ -163,7 +163,6 @@ def test_what_the_native_search_refuses(twin):
 
 @pytest.mark.parametrize("change, error", [
     (dict(engine="c"), "engine must be one of native, python"),
-    (dict(search=SearchConfig(pipeline=True)), "does not pipeline"),
 ])
 def test_selfplay_settings_that_the_native_engine_cannot_play_are_refused(change, error):
     with pytest.raises(ValueError, match=error):

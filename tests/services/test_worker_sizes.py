@@ -62,5 +62,5 @@ def test_the_worker_searches_natively_and_counts_its_evaluations(worker, client)
     before = worker.evaluator.count
     answer = client("dashboard").request(make_request("size-9-native", [("B", "E5"), ("W", "C3")], size=9,
                                                       visits=64), timeout_s=10)
-    assert answer.moves and isinstance(worker._searches["auto"][1], NativeSearch)  # the default: native where it can
+    assert answer.moves and isinstance(worker._search, NativeSearch)  # the default: native where it can
     assert worker.evaluator.count - before >= 60  # the status line's evals/s counts the native searches too

@@ -1,5 +1,5 @@
 /* The PUCT search in C: the rules, the network's input planes and the tree of
- * gobuddy/ai/mcts.py (with pipeline off), with the network left to the caller.
+ * gobuddy/ai/mcts.py, with the network left to the caller.
  *
  * gobuddy/ai/native_search.py builds this file into a shared library and drives it
  * through ctypes; its docstring is the contract. In short: the engine holds one game
@@ -86,8 +86,8 @@ typedef struct {
     uint8_t *seen_used;
     size_t seen_cap, seen_count;
     Node *root;
-    Leaf *batch;
-    int batch_len;
+    Leaf *batch[2];            /* two batches: one under evaluation while the next is collected */
+    int batch_len[2];
     /* scratch for flood fills */
     uint32_t stamp;
     uint32_t mark[MAXN];
@@ -557,8 +557,9 @@ Engine *gs_new(int size, double komi, int max_moves, double c_puct, double fpu_r
     }
     memcpy(e->zob[0], black, sizeof(uint64_t) * (size_t)e->n);
     memcpy(e->zob[1], white, sizeof(uint64_t) * (size_t)e->n);
-    e->batch = calloc((size_t)batch_size, sizeof *e->batch);
-    if (!e->batch) { free(e); return NULL; }
+    e->batch[0] = calloc((size_t)batch_size, sizeof(Leaf));
+    e->batch[1] = calloc((size_t)batch_size, sizeof(Leaf));
+    if (!e->batch[0] || !e->batch[1]) { free(e->batch[0]); free(e->batch[1]); free(e); return NULL; }
     return e;
 }
 
@@ -567,7 +568,8 @@ void gs_free(Engine *e) {
     node_free(e->root);
     free(e->seen_keys);
     free(e->seen_used);
-    free(e->batch);
+    free(e->batch[0]);
+    free(e->batch[1]);
     free(e);
 }
 
@@ -670,14 +672,16 @@ void gs_clear(Engine *e) {
     e->root = NULL;
 }
 
-/* Descend up to `budget` times under virtual loss (mcts._collect): a terminal leaf is
- * backed up at once; a leaf already in this batch ends it (its path's virtual loss
- * undone); a new leaf's planes go to planes[k] ([PLANES][n] floats each). An
- * unexpanded root is the whole batch. Returns the leaves to evaluate, -1 when out of
- * memory. */
-int gs_collect(Engine *e, int budget, float *planes) {
+/* Descend up to `budget` times under virtual loss (mcts._collect) into batch `slot`
+ * (0 or 1; the other may be under evaluation, as with mcts's pipeline): a terminal
+ * leaf is backed up at once; a leaf already pending (in either batch) ends it (its
+ * path's virtual loss undone); a new leaf's planes go to planes[k] ([PLANES][n]
+ * floats each). An unexpanded root is the whole batch. Returns the leaves to
+ * evaluate, -1 when out of memory. */
+int gs_collect(Engine *e, int slot, int budget, float *planes) {
     int n = e->n, k = 0;
-    e->batch_len = 0;
+    Leaf *batch = e->batch[slot];
+    e->batch_len[slot] = 0;
     if (budget > e->batch_size) budget = e->batch_size;
     for (int t = 0; t < budget; t++) {
         Node *node = e->root;
@@ -701,29 +705,31 @@ int gs_collect(Engine *e, int budget, float *planes) {
         if (!node->legal) return -1;
         node->pending = 1;
         write_planes(e, node, planes + (size_t)k * PLANES * n, node->legal);
-        e->batch[k].leaf = node;
+        batch[k].leaf = node;
         k++;
         if (node == e->root) break;
     }
-    e->batch_len = k;
+    e->batch_len[slot] = k;
     return k;
 }
 
-/* The legal moves of the leaves of the last gs_collect, rows of n + 1 (for the
- * caller's masked softmax). */
-void gs_batch_legal(const Engine *e, int8_t *legal) {
-    for (int j = 0; j < e->batch_len; j++)
-        memcpy(legal + (size_t)j * (e->n + 1), e->batch[j].leaf->legal, (size_t)e->n + 1);
+/* The legal moves of the leaves of batch `slot`, rows of n + 1 (for the caller's
+ * masked softmax). */
+void gs_batch_legal(const Engine *e, int slot, int8_t *legal) {
+    for (int j = 0; j < e->batch_len[slot]; j++)
+        memcpy(legal + (size_t)j * (e->n + 1), e->batch[slot][j].leaf->legal, (size_t)e->n + 1);
 }
 
-/* Expand the leaves of the last gs_collect with their policies (rows of n + 1, the
- * masked softmax, float64), values, score leads (NULL: none) and ownership (rows of
- * n, NULL: none, not kept), then back them up in order (mcts._finish). 0, or -1 when
+/* Expand the leaves of batch `slot` with their policies (rows of n + 1, the masked
+ * softmax, float64), values, score leads (NULL: none) and ownership (rows of n,
+ * NULL: none, not kept), then back them up in order (mcts._finish). 0, or -1 when
  * out of memory. */
-int gs_finish(Engine *e, const double *policy, const float *values, const float *scores, const float *own) {
-    int n = e->n;
-    for (int j = 0; j < e->batch_len; j++) {
-        Node *leaf = e->batch[j].leaf;
+int gs_finish(Engine *e, int slot, const double *policy, const float *values, const float *scores,
+              const float *own) {
+    int n = e->n, count = e->batch_len[slot];
+    Leaf *batch = e->batch[slot];
+    for (int j = 0; j < count; j++) {
+        Node *leaf = batch[j].leaf;
         if (expand(e, leaf, policy + (size_t)j * (n + 1), (double)values[j]) < 0) return -1;
         leaf->net_score = scores ? (double)scores[j] : 0.0;
         if (own) {
@@ -732,12 +738,12 @@ int gs_finish(Engine *e, const double *policy, const float *values, const float 
             memcpy(leaf->own, own + (size_t)j * n, sizeof(float) * (size_t)n);
         }
     }
-    for (int j = 0; j < e->batch_len; j++) {
-        Node *leaf = e->batch[j].leaf;
+    for (int j = 0; j < count; j++) {
+        Node *leaf = batch[j].leaf;
         leaf->pending = 0;
         backup(e, leaf, (double)values[j], scores ? (double)scores[j] : 0.0);
     }
-    e->batch_len = 0;
+    e->batch_len[slot] = 0;
     return 0;
 }
 
