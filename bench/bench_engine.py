@@ -237,8 +237,8 @@ def bench_twin(config: BenchConfig, path: Path, planes: np.ndarray,
 
 
 def bench_native(config: BenchConfig, path: Path, sample: list[tuple[Position, History]]) -> list[str]:
-    """The play-time search in Python (with its pipeline) against the compiled one, on the
-    int8 twin: visits a second with 1 and 2 inference threads, and the latency of a
+    """The play-time search in Python against the compiled one (both with the pipeline:
+    the same trees), on the int8 twin: visits a second with 1 and 2 inference threads, and the latency of a
     default analysis (fresh tree, 1 thread, as the engine worker runs it); interleaved
     repeats."""
     from training.quantize import twin_path
@@ -271,7 +271,7 @@ def bench_native(config: BenchConfig, path: Path, sample: list[tuple[Position, H
         lines.append(f"| {'Python search' if engine == 'python' else 'compiled search'} | {len(times)} | "
                      f"{statistics.median(times):.0f} | {percentile(times, 0.99):.0f} |")
     return lines + ["", f"Fresh trees of {visits} visits on 9x9 middle games, batch 8. The compiled search "
-                        "(`gobuddy.ai.native_search`) makes the trees of the Python one without its pipeline; "
+                        "(`gobuddy.ai.native_search`) makes the same trees as the Python one, both with the pipeline; "
                         "`python -m engine_worker.gtp` and the engine workers use it (`--search auto`)."]
 
 
