@@ -19,9 +19,9 @@ APT_PACKAGES := python3 python3-venv python3-dev make gcc git \
 	gcc-avr avr-libc arduino-core-avr simavr libsimavr-dev libelf-dev pkg-config \
 	chromium postgresql openssl
 
-.PHONY: run test bench model firmware deps apt venv clean-venv lint deploy
+.PHONY: run test bench model firmware deps apt venv native clean-venv lint deploy
 
-deps: apt venv
+deps: apt venv native
 
 # Debian packages: installed only when one is missing (as root on a fresh machine).
 apt:
@@ -42,6 +42,11 @@ $(STAMP): pyproject.toml
 
 firmware: apt
 	$(MAKE) -C firmware
+
+# The compiled search (gobuddy/ai/native/search.c) built once into build/native/, so that
+# no engine compiles it at its first search (built again only when the source changes).
+native: apt venv
+	@$(PY) -c "from gobuddy.ai.native_search import build; build()"
 
 # Two test processes (CI has 2 cores; most tests wait on brokers, browsers and
 # subprocesses): a test file stays in one process, so its module fixtures are shared.
