@@ -103,10 +103,10 @@ HOSTILE = [
 @pytest.mark.parametrize("name, topic, payload, kind, field", HOSTILE, ids=[case[0] for case in HOSTILE])
 def test_hostile_payloads_are_rejected_quickly(name: str, topic: str, payload: bytes, kind: str,
                                                field: str | None) -> None:
-    started = time.process_time()
+    started = time.thread_time()  # this thread's CPU: not the other threads a test process may hold
     rejected = rejection(topic, payload)
     assert (rejected.kind, rejected.field) == (kind, field), rejected.message
-    assert time.process_time() - started < 0.1
+    assert time.thread_time() - started < 0.1
 
 
 STATUS_TOPIC = topics.status("board", "board-1")
