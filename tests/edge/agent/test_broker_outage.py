@@ -25,7 +25,8 @@ def play_outage(broker, observer, tmp_path, outage_s: float) -> None:
         for i, vertex in enumerate(during):  # spread the moves over the outage
             wait_until(lambda: time.monotonic() >= down_at + outage_s * i / len(during), outage_s + 5, "the next turn")
             rig.play(vertex)
-        assert len(rig.agent.queue.pending()) >= len(during), "the moves wait on disk while the broker is away"
+        # the last move reaches the journal once the agent has read its frames: wait for it, not assume it
+        wait_until(lambda: len(rig.agent.queue.pending()) >= len(during), 10, "the moves waiting on disk while the broker is away")
         assert observer.moves() == ["B E5", "W C3"]
         wait_until(lambda: time.monotonic() >= down_at + outage_s, outage_s + 5, "the end of the outage")
         broker.start()
