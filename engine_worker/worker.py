@@ -114,8 +114,13 @@ class CountingEvaluator:
 
     def evaluate(self, queries: Sequence[Query]) -> list[Evaluation]:
         result = self.inner.evaluate(queries)
-        self.count += len(queries)
+        self.counted(len(queries))
         return result
+
+    def counted(self, n: int) -> None:
+        """Count ``n`` positions evaluated past this wrapper (``NativeSearch`` runs the
+        ONNX model inside it directly and reports here)."""
+        self.count += n
 
 
 class EngineWorker:

@@ -135,7 +135,9 @@ def load(build_dir: Path = BUILD_DIR) -> ctypes.CDLL:
 
 
 def _unwrapped(evaluator: Any) -> Any:
-    """The evaluator inside a wrapper that only counts (``engine_worker``'s ``CountingEvaluator``: ``inner``)."""
+    """The evaluator inside wrappers that only count (``engine_worker``'s
+    ``CountingEvaluator``: ``inner``, and ``counted(n)`` told of every ``n`` positions
+    the search evaluates past it)."""
     while hasattr(evaluator, "inner"):
         evaluator = evaluator.inner
     return evaluator
@@ -151,7 +153,7 @@ def _parts(evaluator: Any) -> list[Any]:
 def supports(evaluator: Any) -> bool:
     """Whether ``NativeSearch`` can run ``evaluator``: ONNX models (``OnnxEvaluator``,
     alone or by size in a ``SizedEvaluator``, maybe inside a counting wrapper, whose
-    ``count`` then grows by the positions evaluated) without symmetries."""
+    ``counted(n)`` is then called with the positions evaluated) without symmetries."""
     return all(hasattr(part, "run_planes") and getattr(part, "symmetry", "none") == "none"
                for part in _parts(evaluator))
 
@@ -248,6 +250,13 @@ class _Engine:
 
 
 @dataclass
+class _RootVisits:
+    """The root's visits alone: all that ``mcts.stop_reason`` reads without early stop."""
+
+    visits: int
+
+
+@dataclass
 class _Flight:
     """A batch given to the network: its slot, its leaves, and the future of the
     network's outputs (pipelined) or the outputs themselves."""
@@ -275,6 +284,8 @@ class NativeSearch:
             raise ValueError("NativeSearch needs ONNX models without symmetries")
         self.evaluator = evaluator
         self.config = config
+        counted = getattr(evaluator, "counted", None)  # a counting wrapper's hook (``supports``)
+        self._counted: Callable[[int], None] | None = counted if callable(counted) else None
         self._lib = load(build_dir)
         self._rng = np.random.default_rng(config.seed)
         self._engines: dict[int, _Engine] = {}
@@ -396,7 +407,8 @@ class NativeSearch:
             while True:
                 pending = inflight.count if inflight else 0
                 self._root = None
-                root = self.root
+                # the whole root only where early stop reads its children; else its visits
+                root = self.root if early_stop else _RootVisits(int(lib.gs_root_visits(handle)))
                 stats.visits = root.visits - before
                 reason = stop_reason(root, visits, seconds, stop, early_stop, time.perf_counter() - start, stats,
                                      pending)
@@ -464,8 +476,8 @@ class NativeSearch:
         _check(lib.gs_finish(handle, slot, policy.ctypes.data, values.ctypes.data,
                              scores.ctypes.data if scores is not None else None,
                              own.ctypes.data if own is not None else None))
-        if self.evaluator is not engine.network and isinstance(getattr(self.evaluator, "count", None), int):
-            self.evaluator.count += k  # a counting wrapper (``supports``)
+        if self._counted is not None:
+            self._counted(k)
 
     # ------------------------------------------------------------------ reading results
     def ranked(self, node: NativeRoot | None = None) -> list[int]:
