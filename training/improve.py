@@ -72,6 +72,8 @@ class RoundPlan:
     lr: float = 0.02
     warmup: int = 100
     value_weight: float = 1.0
+    soft_policy_weight: float = 0.0  # training.train's auxiliary targets (0: off)
+    reply_policy_weight: float = 0.0
     threads: int = 2
     device: str = "cpu"  # training's device: cpu, cuda or auto (training.train.resolve_device)
     gate_games: int = Plan.gate_games
@@ -223,6 +225,7 @@ def train(plan: RoundPlan) -> None:
                          channels=net.channels, validate_every=min(500, plan.steps),
                          checkpoint_every=min(500, plan.steps), threads=plan.threads, seed=plan.seed,
                          init=plan.run("init.pt"), value_weight=plan.value_weight, progress=plan.progress,
+                         soft_policy_weight=plan.soft_policy_weight, reply_policy_weight=plan.reply_policy_weight,
                          device=plan.device, size=plan.size)
     train_loop(config, NUM_PLANES)
 
@@ -321,6 +324,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lr", type=float, default=RoundPlan.lr)
     p.add_argument("--value-weight", type=float, default=RoundPlan.value_weight,
                    help="weight of the value loss in training (default 1)")
+    p.add_argument("--soft-policy-weight", type=float, default=RoundPlan.soft_policy_weight,
+                   help="weight of training's auxiliary soft policy target (default 0: off)")
+    p.add_argument("--reply-policy-weight", type=float, default=RoundPlan.reply_policy_weight,
+                   help="weight of training's auxiliary opponent's-reply target (default 0: off)")
     p.add_argument("--threads", type=int, default=RoundPlan.threads, help="training threads")
     p.add_argument("--device", default=RoundPlan.device, choices=("cpu", "cuda", "auto"),
                    help="where the network trains (default cpu; cuda on a lent GPU machine)")
@@ -336,12 +343,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--until", choices=STAGES, help="stop after this stage")
     p.add_argument("--no-progress", action="store_true")
     a = p.parse_args(argv)
-    if a.minutes < 0 or a.steps < 1 or a.selfplay_workers < 0 or a.engine_workers < 0 or a.value_weight < 0:
-        p.error("--minutes must be >= 0, --steps >= 1, worker counts and --value-weight >= 0")
+    if (a.minutes < 0 or a.steps < 1 or a.selfplay_workers < 0 or a.engine_workers < 0 or a.value_weight < 0
+            or a.soft_policy_weight < 0 or a.reply_policy_weight < 0):
+        p.error("--minutes must be >= 0, --steps >= 1, worker counts and the loss weights >= 0")
     plan = RoundPlan(a.round, a.root.resolve(), a.minutes, a.selfplay_workers, a.engine_workers, a.visits,
                      fast_visits=a.fast_visits, full_fraction=a.full_fraction, selfplay_search=a.selfplay_search,
                      selfplay_model=a.selfplay_model, mix=a.mix,
                      max_moves=a.max_moves, steps=a.steps, lr=a.lr, value_weight=a.value_weight,
+                     soft_policy_weight=a.soft_policy_weight, reply_policy_weight=a.reply_policy_weight,
                      threads=a.threads, device=a.device, gate_games=a.gate_games, gate_visits=a.gate_visits,
                      gate_parallel=a.gate_parallel, seed=a.seed, earlier=tuple(a.earlier), until=a.until,
                      progress=not a.no_progress, size=a.size,

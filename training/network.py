@@ -10,6 +10,11 @@ The tower is fully convolutional and the heads pool globally, so one set of weig
 works on any board size; the exported ONNX file fixes the sizes it was trained for.
 Global pooling inside the blocks (KataGo's trick) lets a small net see the whole board,
 which matters for life and death and for the pass decision.
+
+With ``aux_policy`` two more policies are trained beside the main one and never
+exported (KataGo's auxiliary targets): the soft policy (the search's distribution
+raised to the power 1/4, so the moves below the best still teach) and the opponent's
+reply (the move played next). They shape the shared features only.
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ from torch import nn
 import torch.nn.functional as F
 
 
+AUX_POLICIES = 2  # the auxiliary policy heads: the soft policy target, the opponent's reply
+
+
 @dataclass(frozen=True)
 class NetConfig:
     """Size of the network. Speed on the CPU is set by ``blocks * channels**2``."""
@@ -30,6 +38,7 @@ class NetConfig:
     channels: int = 64
     head_channels: int = 32
     value_hidden: int = 64
+    aux_policy: bool = False  # training-only heads: soft policy and opponent's reply (``GoNet.forward_train``)
 
 
 class GlobalPool(nn.Module):
@@ -79,20 +88,35 @@ class GoNet(nn.Module):
         self.value_out = nn.Linear(config.value_hidden, 1)
         self.score_out = nn.Linear(config.value_hidden, 1)
         self.ownership_out = nn.Conv2d(hc, 1, 1)
+        if config.aux_policy:  # two more policies off the policy head's features: soft, reply
+            self.aux_point = nn.Conv2d(hc, AUX_POLICIES, 1)
+            self.aux_pass = nn.Linear(2 * hc, AUX_POLICIES)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Return ``(policy_logits, value, score_lead, ownership)``."""
-        h = self.blocks(self.stem(x))
+        """Return ``(policy_logits, value, score_lead, ownership)`` (what is exported)."""
+        return self._heads(self.blocks(self.stem(x)), with_aux=False)[:4]
+
+    def forward_train(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """``forward``'s outputs and, with ``aux_policy``, the auxiliary policy logits
+        ``[batch, AUX_POLICIES, size*size + 1]`` (soft policy, then the opponent's
+        reply; pass last), else ``None``."""
+        return self._heads(self.blocks(self.stem(x)), with_aux=self.config.aux_policy)
+
+    def _heads(self, h: torch.Tensor, with_aux: bool) -> tuple[torch.Tensor, ...]:
         p = self.policy_conv(h)
+        pooled = self.pool(p)
         points = self.policy_point(p).flatten(1)
-        pass_logit = self.policy_pass(self.pool(p))
+        pass_logit = self.policy_pass(pooled)
         policy = torch.cat([points, pass_logit], dim=1)
         v = self.value_conv(h)
         hidden = self.value_fc(self.pool(v))
         value = torch.tanh(self.value_out(hidden))
         score = self.score_out(hidden) * 10.0
         ownership = torch.tanh(self.ownership_out(v)).flatten(1)
-        return policy, value, score, ownership
+        aux = None
+        if with_aux:
+            aux = torch.cat([self.aux_point(p).flatten(2), self.aux_pass(pooled)[:, :, None]], dim=2)
+        return policy, value, score, ownership, aux
 
 
 def count_parameters(model: nn.Module) -> int:

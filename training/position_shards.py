@@ -12,6 +12,9 @@ A shard is one ``.npz`` file (``np.savez_compressed``) holding ``n`` positions:
 | ``weight``   | float16 | [n]                | policy weight (0 for random opening moves)       |
 | ``scored``   | int8    | [n]                | 1 if ``score``/``ownership`` are known, else 0   |
 | ``game``     | int32   | [n]                | index of the game in its source, for splits      |
+| ``reply``    | int16   | [n]                | the opponent's next move (``s*s`` = pass), -1 if none or random |
+
+Shards written before ``reply`` existed load with ``reply`` = -1 (no reply target).
 
 Symmetries are applied when streaming (a random one of the 8 for each eighth of a
 batch), so shards store each position once. Shards are written through a temporary file
@@ -31,7 +34,8 @@ import numpy as np
 from gobuddy.ai import symmetry
 
 DTYPES = {"features": np.uint8, "policy": np.float16, "value": np.int8, "score": np.float16,
-          "ownership": np.int8, "weight": np.float16, "scored": np.int8, "game": np.int32}  # the table above
+          "ownership": np.int8, "weight": np.float16, "scored": np.int8, "game": np.int32,
+          "reply": np.int16}  # the table above
 FIELDS = tuple(DTYPES)
 
 
@@ -45,9 +49,9 @@ class ShardWriter:
     _rows: dict[str, list] = field(default_factory=lambda: {k: [] for k in FIELDS})
 
     def add(self, features: np.ndarray, policy: np.ndarray, value: int, score: float,
-            ownership: np.ndarray, weight: float, scored: bool, game: int) -> None:
+            ownership: np.ndarray, weight: float, scored: bool, game: int, reply: int = -1) -> None:
         """Queue one position; flushes a full shard to disk."""
-        for key, item in zip(FIELDS, (features, policy, value, score, ownership, weight, int(scored), game)):
+        for key, item in zip(FIELDS, (features, policy, value, score, ownership, weight, int(scored), game, reply)):
             self._rows[key].append(item)
         if len(self._rows["value"]) >= self.per_shard:
             self.flush()
@@ -68,9 +72,22 @@ class ShardWriter:
 
 
 def load_shard(path: str | Path) -> dict[str, np.ndarray]:
-    """All arrays of one shard."""
+    """All arrays of one shard (``reply`` all -1 in a shard older than it)."""
     with np.load(path) as data:
-        return {k: data[k] for k in FIELDS}
+        shard = {k: data[k] for k in FIELDS if k in data}
+    if "reply" not in shard:
+        shard["reply"] = np.full(len(shard["value"]), -1, dtype=DTYPES["reply"])
+    return shard
+
+
+def reply_targets(reply: np.ndarray, points: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``reply`` column as one-hot float32 rows over ``points + 1`` moves (pass
+    last) and a float32 weight, 0 where there is no reply (-1)."""
+    reply = reply.astype(np.int64)
+    has = reply >= 0
+    onehot = np.zeros((len(reply), points + 1), dtype=np.float32)
+    onehot[np.flatnonzero(has), reply[has]] = 1.0
+    return onehot, has.astype(np.float32)
 
 
 def stream_batches(paths: list[Path], batch_size: int, size: int, rng: random.Random,
@@ -112,6 +129,7 @@ def augment_slices(batch: dict[str, np.ndarray], size: int, rng: random.Random) 
 def augment(batch: dict[str, np.ndarray], size: int, k: int) -> dict[str, np.ndarray]:
     """One symmetry applied to a whole batch, converted to float32."""
     own = batch["ownership"].reshape(-1, size, size)
+    reply, reply_weight = reply_targets(batch["reply"], size * size)
     return {
         "features": np.ascontiguousarray(symmetry.apply_planes(batch["features"], k), dtype=np.float32),
         "policy": np.ascontiguousarray(symmetry.forward(batch["policy"].astype(np.float32), size, k)),
@@ -120,4 +138,6 @@ def augment(batch: dict[str, np.ndarray], size: int, k: int) -> dict[str, np.nda
         "ownership": np.ascontiguousarray(symmetry.apply_planes(own, k).reshape(-1, size * size), dtype=np.float32),
         "weight": batch["weight"].astype(np.float32),
         "scored": batch["scored"].astype(np.float32),
+        "reply": np.ascontiguousarray(symmetry.forward(reply, size, k)),
+        "reply_weight": reply_weight,
     }

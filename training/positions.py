@@ -10,7 +10,9 @@ collections, self-play), replays each game with ``gobuddy.go`` and writes
   self-play games that carry one (``visits`` in the sample);
 - the value target: the game's winner seen from the side to move (0 for a jigo);
 - score and ownership targets from the final count, seen from the side to move, when
-  the game was scored (``scored`` = 0 otherwise, e.g. after a resignation).
+  the game was scored (``scored`` = 0 otherwise, e.g. after a resignation);
+- the opponent's reply: the move played next (-1 after the last move, and where the
+  reply was a randomised opening move), an auxiliary policy target (``training.train``).
 
 Randomised opening moves get policy weight 0 (they teach nothing about good moves) but
 still train the value head. One game in ``--val-every`` goes to validation, chosen by a
@@ -67,6 +69,9 @@ def positions_of(sample: GameSample) -> dict[str, np.ndarray] | None:
             if visits:  # a fast-search move of a self-play game: no policy target
                 weight[i] = 0.0
     weight[: min(n, sample.opening)] = 0.0
+    reply = np.full(n, -1, dtype=np.int16)
+    reply[:-1] = moves[1:]
+    reply[: max(0, min(n, sample.opening) - 1)] = -1  # a random opening move is no reply to learn
     scored = sample.margin is not None and sample.ownership is not None
     ownership = np.array(sample.ownership if scored else [0] * (size * size), dtype=np.int8)
     margin = float(sample.margin) if scored else 0.0
@@ -78,6 +83,7 @@ def positions_of(sample: GameSample) -> dict[str, np.ndarray] | None:
         "ownership": ownership[None, :] * to_play[:, None],
         "weight": weight,
         "scored": np.full(n, int(scored), dtype=np.int8),
+        "reply": reply,
     }
 
 
@@ -102,7 +108,7 @@ def build(games: Path, out: Path, val_every: int = 20, per_shard: int = 20000,
             for i in range(len(rows["value"])):
                 writer.add(rows["features"][i], rows["policy"][i], int(rows["value"][i]),
                            float(rows["score"][i]), rows["ownership"][i], float(rows["weight"][i]),
-                           bool(rows["scored"][i]), game_index)
+                           bool(rows["scored"][i]), game_index, int(rows["reply"][i]))
             added_games += 1
             added_positions += len(rows["value"])
         done.add(str(path))

@@ -9,6 +9,12 @@ run's weights (used by the self-play loop), with that checkpoint's network shape
 ``cuda`` (refused with a clear error when torch sees no GPU) or ``auto`` (CUDA when
 there is one); checkpoints resume on either. Not checked here: that a CUDA run gives the
 CPU run's numbers (it does not, bit for bit).
+
+``--soft-policy-weight`` and ``--reply-policy-weight`` (default 0: off) add the
+auxiliary policy targets of ``training.network`` (the network gets its training-only
+heads, new ones when the starting checkpoint has none): cross-entropy against the policy
+target raised to ``SOFT_POWER`` and renormalised, weighted as the policy, and against the
+opponent's next move (``reply`` in the shards; positions without one weigh 0).
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import csv
 import math
 import random
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +59,18 @@ class TrainConfig:
     ownership_weight: float = 0.25
     device: str = "cpu"
     progress: bool = True  # the progress bar; without it, one line per validation
+    soft_policy_weight: float = 0.0  # auxiliary soft policy target (0: off)
+    reply_policy_weight: float = 0.0  # auxiliary opponent's-reply target (0: off)
+
+    @property
+    def aux_policy(self) -> bool:
+        """Whether the network trains its auxiliary policy heads."""
+        return self.soft_policy_weight > 0 or self.reply_policy_weight > 0
+
+
+SOFT_POWER = 0.25  # the soft policy target: the policy target to this power, renormalised
+METRICS = ["step", "split", "total", "policy", "value", "score", "ownership", "top1", "soft", "reply", "lr",
+           "seconds"]  # metrics.csv's columns (soft and reply empty without auxiliary targets)
 
 
 def resolve_device(name: str) -> torch.device:
@@ -75,9 +93,17 @@ def learning_rate(config: TrainConfig, step: int) -> float:
     return config.lr * (0.01 + 0.99 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
+def soft_target(target: torch.Tensor) -> torch.Tensor:
+    """The soft policy target: ``target ** SOFT_POWER`` renormalised (rows of zeros stay zero)."""
+    soft = target.clamp_min(0) ** SOFT_POWER
+    return soft / soft.sum(1, keepdim=True).clamp_min(1e-12)
+
+
 def losses(model: GoNet, batch: dict[str, torch.Tensor], config: TrainConfig) -> dict[str, torch.Tensor]:
-    """Per-head losses (weighted by sample weight) and the policy top-1 hits."""
-    policy, value, score, ownership = model(batch["features"])
+    """Per-head losses (weighted by sample weight) and the policy top-1 hits; with
+    auxiliary targets (``config.aux_policy``) also ``soft`` and ``reply``, weighted
+    into ``total`` by their config weights."""
+    policy, value, score, ownership, aux = model.forward_train(batch["features"])
     w = batch["weight"]
     norm = w.sum().clamp_min(1e-6)
     scored = batch["scored"]
@@ -91,8 +117,17 @@ def losses(model: GoNet, batch: dict[str, torch.Tensor], config: TrainConfig) ->
     total = (policy_loss + config.value_weight * value_loss + config.score_weight * score_loss
              + config.ownership_weight * own_loss)
     hits = ((policy.argmax(1) == target.argmax(1)).float() * (w > 0)).sum() / (w > 0).sum().clamp_min(1)
-    return {"total": total, "policy": policy_loss, "value": value_loss, "score": score_loss,
-            "ownership": own_loss, "top1": hits}
+    out = {"total": total, "policy": policy_loss, "value": value_loss, "score": score_loss,
+           "ownership": own_loss, "top1": hits}
+    if config.aux_policy:
+        if aux is None:
+            raise ValueError("auxiliary policy targets need a network with aux_policy heads")
+        soft_loss = (-(soft_target(target) * F.log_softmax(aux[:, 0], dim=1)).sum(1) * w).sum() / norm
+        rw = batch["reply_weight"]
+        reply_loss = (-(batch["reply"] * F.log_softmax(aux[:, 1], dim=1)).sum(1) * rw).sum() / rw.sum().clamp_min(1e-6)
+        out["total"] = total + config.soft_policy_weight * soft_loss + config.reply_policy_weight * reply_loss
+        out["soft"], out["reply"] = soft_loss, reply_loss
+    return out
 
 
 def to_tensors(batch: dict[str, np.ndarray], device: torch.device | None = None) -> dict[str, torch.Tensor]:
@@ -171,22 +206,29 @@ def train(config: TrainConfig, planes: int) -> Path:
     # A checkpoint (resumed or --init) brings its own network shape; otherwise the config's.
     net = NetConfig(**state["net"]) if state is not None and "net" in state else NetConfig(
         planes=planes, blocks=config.blocks, channels=config.channels)
+    if config.aux_policy and not net.aux_policy:
+        net = replace(net, aux_policy=True)  # new auxiliary heads on the starting weights
     model = GoNet(net)
     model.to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=config.lr, momentum=0.9,
                                 weight_decay=config.weight_decay, nesterov=True)
     step = 0
     if state is not None:
-        model.load_state_dict(state["model"])
+        missing, unexpected = model.load_state_dict(state["model"], strict=False)
+        if unexpected or any(not k.startswith("aux_") for k in missing):
+            raise ValueError(f"{source}: weights do not fit GoNet({net}): missing {missing}, unexpected {unexpected}")
     if source == ckpt_path:
         optimizer.load_state_dict(state["optimizer"])
         step = state["step"]
     metrics_path = config.run / "metrics.csv"
-    new_file = not metrics_path.exists()
+    header = None
+    if metrics_path.exists():
+        with open(metrics_path, newline="") as existing:
+            header = next(csv.reader(existing), None)
     metrics = open(metrics_path, "a", newline="")
-    writer = csv.DictWriter(metrics, fieldnames=["step", "split", "total", "policy", "value", "score",
-                                                 "ownership", "top1", "lr", "seconds"])
-    if new_file:
+    # a run resumed from an older metrics.csv keeps that file's columns
+    writer = csv.DictWriter(metrics, fieldnames=header or METRICS, extrasaction="ignore")
+    if header is None:
         writer.writeheader()
     rng = random.Random(config.seed + step)
     batches = stream_batches(train_paths, config.batch_size, config.size, rng, config.shuffle_shards)
@@ -252,12 +294,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--shuffle-shards", type=int, default=TrainConfig.shuffle_shards,
                         help="position shards shuffled together (default 16, about 160 MB for 9x9 shards of "
                              "5,000; a shard holds consecutive games, so fewer gives runs of correlated batches)")
+    parser.add_argument("--soft-policy-weight", type=float, default=0.0,
+                        help="weight of the auxiliary soft policy target (default 0: off)")
+    parser.add_argument("--reply-policy-weight", type=float, default=0.0,
+                        help="weight of the auxiliary opponent's-reply target (default 0: off)")
     parser.add_argument("--init", type=Path, default=None, help="checkpoint to start from")
     parser.add_argument("--device", default="cpu", help="cpu (default), cuda, or auto (CUDA when there is a GPU)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar; a line per validation")
     args = parser.parse_args(argv)
     if args.value_weight < 0:
         parser.error(f"--value-weight must be >= 0, got {args.value_weight}")
+    for flag in ("soft_policy_weight", "reply_policy_weight"):
+        if getattr(args, flag) < 0:
+            parser.error(f"--{flag.replace('_', '-')} must be >= 0, got {getattr(args, flag)}")
     if args.shuffle_shards < 1:
         parser.error(f"--shuffle-shards must be >= 1, got {args.shuffle_shards}")
     try:
@@ -268,7 +317,8 @@ def main(argv: list[str] | None = None) -> None:
                          blocks=args.blocks, channels=args.channels, threads=args.threads, seed=args.seed,
                          warmup=args.warmup, validate_every=args.validate_every, lr=args.lr, init=args.init,
                          device=args.device, value_weight=args.value_weight,
-                         shuffle_shards=args.shuffle_shards, progress=not args.no_progress, size=args.size)
+                         shuffle_shards=args.shuffle_shards, progress=not args.no_progress, size=args.size,
+                         soft_policy_weight=args.soft_policy_weight, reply_policy_weight=args.reply_policy_weight)
     first = sorted(args.data.glob("train-*.npz"))
     if not first:
         raise SystemExit(f"no train-*.npz shards in {args.data}")
