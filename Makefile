@@ -50,8 +50,9 @@ native: apt venv
 
 # Two test processes (CI has 2 cores; most tests wait on brokers, browsers and
 # subprocesses): a test file stays in one process, so its module fixtures are shared.
+# The 25 slowest tests are listed at the end (CI's limit for the whole run is 15 minutes).
 test: deps firmware
-	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile tests
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=25 tests
 
 bench: deps firmware
 	$(PY) -m bench.run --out bench/RESULTS.md
