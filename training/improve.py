@@ -343,9 +343,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--until", choices=STAGES, help="stop after this stage")
     p.add_argument("--no-progress", action="store_true")
     a = p.parse_args(argv)
-    if (a.minutes < 0 or a.steps < 1 or a.selfplay_workers < 0 or a.engine_workers < 0 or a.value_weight < 0
-            or a.soft_policy_weight < 0 or a.reply_policy_weight < 0):
-        p.error("--minutes must be >= 0, --steps >= 1, worker counts and the loss weights >= 0")
+    if a.minutes < 0 or a.steps < 1 or a.selfplay_workers < 0 or a.engine_workers < 0:
+        p.error("--minutes must be >= 0, --steps >= 1, worker counts >= 0")
+    for flag in ("value_weight", "soft_policy_weight", "reply_policy_weight"):
+        if getattr(a, flag) < 0:
+            p.error(f"--{flag.replace('_', '-')} must be >= 0, got {getattr(a, flag)}")
     plan = RoundPlan(a.round, a.root.resolve(), a.minutes, a.selfplay_workers, a.engine_workers, a.visits,
                      fast_visits=a.fast_visits, full_fraction=a.full_fraction, selfplay_search=a.selfplay_search,
                      selfplay_model=a.selfplay_model, mix=a.mix,

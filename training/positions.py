@@ -15,7 +15,10 @@ collections, self-play), replays each game with ``gobuddy.go`` and writes
   reply was a randomised opening move), an auxiliary policy target (``training.train``).
 
 Randomised opening moves get policy weight 0 (they teach nothing about good moves) but
-still train the value head. One game in ``--val-every`` goes to validation, chosen by a
+still train the value head. With ``--surprise-model M`` the training split is written
+with policy surprise weighting (``training.surprise``): positions whose target surprised
+``M`` are written more often; the folder records the model's digest and refuses to be
+extended with another setting. One game in ``--val-every`` goes to validation, chosen by a
 stable hash of its moves so reruns split the same way. Rebuilding is incremental: a
 ``built.json`` manifest lists the game shards already converted.
 """
@@ -32,8 +35,10 @@ from tqdm import tqdm
 
 from gobuddy.ai.features import encode_batch, replay
 from gobuddy.go.coords import BLACK, from_gtp
+from gobuddy.go.position import legal_masks
 from training.game_shards import GameSample, iter_samples, shard_paths
 from training.position_shards import ShardWriter
+from training.surprise import SurpriseWeighting
 
 
 def game_targets(sample: GameSample, val_every: int) -> bool:
@@ -42,8 +47,9 @@ def game_targets(sample: GameSample, val_every: int) -> bool:
     return int.from_bytes(digest[:4], "big") % val_every == 0
 
 
-def positions_of(sample: GameSample) -> dict[str, np.ndarray] | None:
-    """All training rows of one game, or ``None`` if it has no usable result."""
+def positions_of(sample: GameSample, with_legal: bool = False) -> dict[str, np.ndarray] | None:
+    """All training rows of one game, or ``None`` if it has no usable result; with
+    ``with_legal`` also ``legal``, each position's legal moves (``[n, s*s + 1]`` bool)."""
     size = sample.size
     if sample.winner is None and sample.result != "0":
         return None
@@ -75,7 +81,7 @@ def positions_of(sample: GameSample) -> dict[str, np.ndarray] | None:
     scored = sample.margin is not None and sample.ownership is not None
     ownership = np.array(sample.ownership if scored else [0] * (size * size), dtype=np.int8)
     margin = float(sample.margin) if scored else 0.0
-    return {
+    rows = {
         "features": planes.astype(np.uint8),
         "policy": policy,
         "value": (winner * to_play).astype(np.int8),
@@ -85,12 +91,38 @@ def positions_of(sample: GameSample) -> dict[str, np.ndarray] | None:
         "scored": np.full(n, int(scored), dtype=np.int8),
         "reply": reply,
     }
+    if with_legal:
+        rows["legal"] = legal_masks(positions)
+    return rows
+
+
+WEIGHTING = "weighting.json"  # beside the shards: how the training split was weighted
+
+
+def check_weighting(out: Path, surprise: SurpriseWeighting | None) -> dict:
+    """The weighting record for ``out``: ``ValueError`` naming both settings when
+    ``out`` already holds shards built another way (a folder without a record was built
+    unweighted)."""
+    wanted = {"surprise_model": surprise.digest() if surprise is not None else None}
+    path = out / WEIGHTING
+    if path.exists():
+        had = json.loads(path.read_text())
+    elif (out / "built.json").exists():
+        had = {"surprise_model": None}
+    else:
+        return wanted
+    if had.get("surprise_model") != wanted["surprise_model"]:
+        raise ValueError(f"{out} holds positions weighted by {had.get('surprise_model') or 'nothing'}, "
+                         f"not {wanted['surprise_model'] or 'nothing'}: build into another folder")
+    return wanted
 
 
 def build(games: Path, out: Path, val_every: int = 20, per_shard: int = 20000,
-          progress: bool = True) -> tuple[int, int]:
-    """Convert the game shards not yet converted; returns (games, positions) added."""
+          progress: bool = True, surprise: SurpriseWeighting | None = None) -> tuple[int, int]:
+    """Convert the game shards not yet converted; returns (games, positions) added
+    (positions counted once each, however many copies ``surprise`` writes)."""
     out.mkdir(parents=True, exist_ok=True)
+    record = check_weighting(out, surprise)
     manifest_path = out / "built.json"
     done = set(json.loads(manifest_path.read_text())) if manifest_path.exists() else set()
     todo = [p for p in shard_paths(games) if str(p) not in done]
@@ -100,21 +132,27 @@ def build(games: Path, out: Path, val_every: int = 20, per_shard: int = 20000,
     game_index = len(done) * 1000
     for path in tqdm(todo, desc="positions", unit="shard", disable=not progress):
         for sample in iter_samples(path):
-            rows = positions_of(sample)
+            rows = positions_of(sample, with_legal=surprise is not None)
             game_index += 1
             if rows is None:
                 continue
-            writer = val if game_targets(sample, val_every) else train
+            validation = game_targets(sample, val_every)
+            writer = val if validation else train
+            times = np.ones(len(rows["value"]), dtype=np.int64)
+            if surprise is not None and not validation:
+                times = surprise.copies(rows, sample.moves)
             for i in range(len(rows["value"])):
-                writer.add(rows["features"][i], rows["policy"][i], int(rows["value"][i]),
-                           float(rows["score"][i]), rows["ownership"][i], float(rows["weight"][i]),
-                           bool(rows["scored"][i]), game_index, int(rows["reply"][i]))
+                for _ in range(times[i]):
+                    writer.add(rows["features"][i], rows["policy"][i], int(rows["value"][i]),
+                               float(rows["score"][i]), rows["ownership"][i], float(rows["weight"][i]),
+                               bool(rows["scored"][i]), game_index, int(rows["reply"][i]))
             added_games += 1
             added_positions += len(rows["value"])
         done.add(str(path))
     train.flush()
     val.flush()
     manifest_path.write_text(json.dumps(sorted(done), indent=1))
+    (out / WEIGHTING).write_text(json.dumps(record, indent=1))
     return added_games, added_positions
 
 
@@ -124,9 +162,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, required=True, help="folder for train-*/val-*.npz shards")
     parser.add_argument("--val-every", type=int, default=20, help="one game in N goes to validation")
     parser.add_argument("--per-shard", type=int, default=20000)
+    parser.add_argument("--surprise-model", type=Path, default=None,
+                        help="weight the training split by policy surprise under this ONNX model "
+                             "(training.surprise; default: every position once)")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
-    games, positions = build(args.games, args.out, args.val_every, args.per_shard, progress=not args.no_progress)
+    if args.surprise_model is not None and not args.surprise_model.is_file():
+        parser.error(f"--surprise-model: no file {args.surprise_model}")
+    surprise = SurpriseWeighting(args.surprise_model) if args.surprise_model is not None else None
+    try:
+        games, positions = build(args.games, args.out, args.val_every, args.per_shard,
+                                 progress=not args.no_progress, surprise=surprise)
+    except ValueError as exc:
+        parser.error(str(exc))
     print(f"added {games} games, {positions} positions to {args.out}")
 
 

@@ -67,7 +67,10 @@ def test_bad_counts_are_refused(tmp_path, capsys):
     assert "--minutes must be >= 0" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         improve_main(["--round", "x", "--root", str(tmp_path), "--value-weight", "-0.5"])
-    assert "--value-weight >= 0" in capsys.readouterr().err
+    assert "--value-weight must be >= 0, got -0.5" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        improve_main(["--round", "x", "--root", str(tmp_path), "--reply-policy-weight", "-1"])
+    assert "--reply-policy-weight must be >= 0, got -1.0" in capsys.readouterr().err
 
 
 @pytest.mark.slow

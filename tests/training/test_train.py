@@ -93,6 +93,8 @@ def test_the_value_weight_scales_the_value_loss_in_the_total(tmp_path, value_wei
 @pytest.mark.parametrize("flag, value, error", [
     ("--value-weight", "-1", "--value-weight must be >= 0, got -1.0"),
     ("--shuffle-shards", "0", "--shuffle-shards must be >= 1, got 0"),
+    ("--soft-policy-weight", "-1", "--soft-policy-weight must be >= 0, got -1.0"),
+    ("--reply-policy-weight", "-0.5", "--reply-policy-weight must be >= 0, got -0.5"),
 ])
 def test_the_command_refuses_a_bad_weight_or_window(tmp_path, capsys, flag, value, error):
     write_shards(tmp_path / "data", size=9)
