@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gobuddy.go.coords import from_gtp
 from training.game_shards import GameSample, write_shard
 from training.position_shards import load_shard
 from training.positions import build, main, positions_of
