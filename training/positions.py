@@ -171,10 +171,11 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--surprise-model: no file {args.surprise_model}")
     surprise = SurpriseWeighting(args.surprise_model) if args.surprise_model is not None else None
     try:
-        games, positions = build(args.games, args.out, args.val_every, args.per_shard,
-                                 progress=not args.no_progress, surprise=surprise)
+        check_weighting(args.out, surprise)  # only this refusal becomes a usage error
     except ValueError as exc:
         parser.error(str(exc))
+    games, positions = build(args.games, args.out, args.val_every, args.per_shard,
+                             progress=not args.no_progress, surprise=surprise)
     print(f"added {games} games, {positions} positions to {args.out}")
 
 
