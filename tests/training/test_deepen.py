@@ -1,0 +1,129 @@
+"""Growing a network deeper: the grown network computes what the old one did (its new
+blocks are identities), the old blocks keep their kind, the new blocks still learn, and
+``python -m training.deepen`` writes a checkpoint that training starts from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from gobuddy.ai.features import NUM_PLANES  # noqa: E402
+from training.deepen import deepen, main  # noqa: E402
+from training.network import GoNet, NetConfig  # noqa: E402
+from training.train import TrainConfig, losses, train  # noqa: E402
+
+from tests.training.test_aux_policy import SIZE, batch_of, write_positions  # noqa: E402
+
+SHIPPED = Path(__file__).resolve().parents[2] / "models" / "gobuddy-9x9.pt"
+
+
+def trained_small(blocks: int) -> GoNet:
+    """A small network whose batch norms have left their defaults (running statistics
+    from a few training-mode passes, random affine weights), as after training."""
+    torch.manual_seed(3)
+    model = GoNet(NetConfig(planes=NUM_PLANES, blocks=blocks, channels=8))
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.uniform_(-0.2, 0.2)
+    model.train()
+    with torch.no_grad():
+        for _ in range(3):
+            model(torch.rand(16, NUM_PLANES, SIZE, SIZE))
+    return model.eval()
+
+
+def outputs(model: GoNet, x: torch.Tensor) -> list[torch.Tensor]:
+    model.eval()
+    with torch.no_grad():
+        return list(model(x))
+
+
+@pytest.mark.parametrize("before, after", [(1, 2), (2, 5), (3, 4), (6, 9)])
+def test_the_grown_network_gives_the_old_outputs(before, after):
+    old = trained_small(before)
+    grown = deepen(old, after)
+    assert grown.config.blocks == after and len(grown.blocks) == after
+    x = torch.rand(4, NUM_PLANES, SIZE, SIZE)
+    for a, b in zip(outputs(old, x), outputs(grown, x)):
+        assert torch.allclose(a, b, atol=1e-6), (a - b).abs().max()
+
+
+@pytest.mark.parametrize("before, after, pooled", [
+    # index:            0      1      2     3      4      5     6      7      8
+    (2, 5, [False, False, True, False, False]),
+    (6, 9, [False, False, True, False, False, True, False, False, True]),
+])
+def test_old_blocks_keep_their_place_and_kind_and_new_ones_follow_the_rule(before, after, pooled):
+    old = trained_small(before)
+    grown = deepen(old, after)
+    assert [block.pool is not None for block in grown.blocks] == pooled
+    for i in range(before):
+        for key, value in old.blocks[i].state_dict().items():
+            assert torch.equal(value, grown.blocks[i].state_dict()[key]), (i, key)
+
+
+@pytest.mark.parametrize("before, after", [(3, 3), (3, 2), (6, 1)])
+def test_deepen_only_adds_blocks(before, after):
+    with pytest.raises(ValueError, match=f"already has {before} blocks"):
+        deepen(trained_small(before), after)
+
+
+def test_the_new_blocks_learn(tmp_path):
+    rng = np.random.default_rng(2)
+    batch = batch_of(tmp_path, [int(r) for r in rng.integers(0, SIZE * SIZE + 1, 32)])
+    grown = deepen(trained_small(1), 2).train()
+    out = losses(grown, batch, TrainConfig(data=tmp_path, run=tmp_path / "run", size=SIZE))
+    out["total"].backward()
+    new_gamma = grown.blocks[1].bn2.weight
+    assert new_gamma.grad is not None and new_gamma.grad.abs().sum() > 0  # the identity opens up
+
+
+def test_the_command_writes_a_checkpoint_that_training_starts_from(tmp_path, capsys):
+    data = tmp_path / "data"
+    rng = np.random.default_rng(1)
+    write_positions(data, [int(r) for r in rng.integers(-1, SIZE * SIZE + 1, 40)])
+    small = TrainConfig(data=data, run=tmp_path / "small", size=SIZE, steps=2, batch_size=8, lr=0.01, warmup=1,
+                        blocks=1, channels=8, validate_every=2, checkpoint_every=1, threads=1, progress=False)
+    train(small, NUM_PLANES)
+    grown_path = tmp_path / "grown.pt"
+    assert main(["--checkpoint", str(tmp_path / "small" / "last.pt"), "--blocks", "3", "--out", str(grown_path)]) == 0
+    assert "blocks_before" in capsys.readouterr().out
+    state = torch.load(grown_path, weights_only=False)
+    assert state["net"]["blocks"] == 3 and state["step"] == 0
+    assert state["provenance"]["blocks_before"] == 1
+    again = TrainConfig(data=data, run=tmp_path / "grown", size=SIZE, steps=2, batch_size=8, lr=0.01, warmup=1,
+                        validate_every=2, checkpoint_every=1, threads=1, progress=False, init=grown_path)
+    train(again, NUM_PLANES)
+    after = torch.load(tmp_path / "grown" / "last.pt", weights_only=False)
+    assert after["net"]["blocks"] == 3 and after["step"] == 2
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--blocks", "4"], "already has 6 blocks"),
+    (["--blocks", "8", "--checkpoint", "missing.pt"], "No such file"),
+])
+def test_the_command_refuses_with_a_reason(tmp_path, capsys, argv, message):
+    args = ["--checkpoint", str(SHIPPED), "--out", str(tmp_path / "x.pt")] + argv
+    assert main(args) == 1
+    assert message in capsys.readouterr().out
+    assert not (tmp_path / "x.pt").exists()
+
+
+@pytest.mark.skipif(not SHIPPED.exists(), reason="the shipped 9x9 model")
+def test_the_shipped_model_grown_plays_as_before(tmp_path):
+    assert main(["--checkpoint", str(SHIPPED), "--blocks", "7", "--out", str(tmp_path / "g.pt")]) == 0
+    old_state = torch.load(SHIPPED, weights_only=False)
+    old = GoNet(NetConfig(**old_state["net"]))
+    old.load_state_dict(old_state["model"])
+    new_state = torch.load(tmp_path / "g.pt", weights_only=False)
+    grown = GoNet(NetConfig(**new_state["net"]))
+    grown.load_state_dict(new_state["model"])
+    x = (torch.rand(8, NUM_PLANES, 9, 9) > 0.7).float()
+    for a, b in zip(outputs(old, x), outputs(grown, x)):
+        assert torch.allclose(a, b, atol=1e-5)
