@@ -35,6 +35,7 @@ legal, or that the result matches the ownership (``replay`` checks legality).
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import os
 import re
@@ -93,6 +94,11 @@ class GameSample:
             raise ValueError(f"substitute_from {self.substitute_from} is not within the {len(self.moves)} moves")
         if self.visits is not None and len(self.visits) != len(self.moves):
             raise ValueError(f"visits has {len(self.visits)} entries for {len(self.moves)} moves")
+
+    def digest(self) -> bytes:
+        """SHA-1 of the move sequence: a game's stable identity for seeded choices (its
+        validation split, its surprise draws); the same moves give the same digest."""
+        return hashlib.sha1(" ".join(self.moves).encode()).digest()
 
     def to_json(self) -> str:
         """One JSON line (no newline)."""

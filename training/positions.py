@@ -26,7 +26,6 @@ stable hash of its moves so reruns split the same way. Rebuilding is incremental
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 from pathlib import Path
 
@@ -43,8 +42,7 @@ from training.surprise import SurpriseWeighting
 
 def game_targets(sample: GameSample, val_every: int) -> bool:
     """True if the game belongs to the validation split (stable across runs)."""
-    digest = hashlib.sha1(" ".join(sample.moves).encode()).digest()
-    return int.from_bytes(digest[:4], "big") % val_every == 0
+    return int.from_bytes(sample.digest()[:4], "big") % val_every == 0
 
 
 def positions_of(sample: GameSample, with_legal: bool = False) -> dict[str, np.ndarray] | None:
@@ -140,7 +138,7 @@ def build(games: Path, out: Path, val_every: int = 20, per_shard: int = 20000,
             writer = val if validation else train
             times = np.ones(len(rows["value"]), dtype=np.int64)
             if surprise is not None and not validation:
-                times = surprise.copies(rows, sample.moves)
+                times = surprise.copies(rows, sample.digest())
             for i in range(len(rows["value"])):
                 for _ in range(times[i]):
                     writer.add(rows["features"][i], rows["policy"][i], int(rows["value"][i]),

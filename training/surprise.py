@@ -74,10 +74,10 @@ class SurpriseWeighting:
         """The model file's SHA-256 (recorded beside the shards it weighted)."""
         return hashlib.sha256(self.path.read_bytes()).hexdigest()
 
-    def copies(self, rows: dict[str, np.ndarray], moves: list[str]) -> np.ndarray:
+    def copies(self, rows: dict[str, np.ndarray], digest: bytes) -> np.ndarray:
         """Copies of each row of ``training.positions.positions_of(..., with_legal=True)``."""
         logits = self.network.run_planes(rows["features"].astype(np.float32))[contract.POLICY]
         surprise = policy_surprise(logits, rows["legal"], rows["policy"])
         weights = frequency_weights(surprise, rows["weight"] > 0)
-        seed = int.from_bytes(hashlib.sha1(" ".join(moves).encode()).digest()[:8], "big")
+        seed = int.from_bytes(digest[:8], "big")  # the game's digest (GameSample.digest): a rebuild draws alike
         return copies(weights, np.random.default_rng(seed))
