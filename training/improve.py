@@ -8,8 +8,8 @@ round per session, from the model in ``models/`` to a gated candidate that repla
 | stage | makes (under ``--root``) |
 |---|---|
 | ``games`` | ``data/improve/ROUND/selfplay/`` (``training.selfplay`` with the shipped model) and ``data/improve/ROUND/games/`` (``training.engine_games`` with ``--mix``), side by side for ``--minutes`` |
-| ``positions`` | ``data/improve/ROUND/positions/{selfplay,games,mix}`` (``training.positions``; ``mix`` links both, and the positions of the ``--earlier`` rounds) |
-| ``init`` | ``runs/improve/ROUND/init.pt``: ``models/gobuddy-9x9.pt``, or the ONNX file read back (``training.onnx_import``) when the weights are missing |
+| ``positions`` | ``data/improve/ROUND/positions/{selfplay,games,mix}`` (``training.positions``; ``mix`` links both, and the positions of the ``--earlier`` rounds; with ``--surprise-weighting`` the training split is weighted by policy surprise under the model that played, ``training.surprise``) |
+| ``init`` | ``runs/improve/ROUND/init.pt``: ``models/gobuddy-9x9.pt``, or the ONNX file read back (``training.onnx_import``) when the weights are missing; with ``--deepen N`` grown to N residual blocks by identity blocks (``training.deepen``) |
 | ``train`` | ``runs/improve/ROUND/last.pt`` (``training.train --init``) |
 | ``export`` | ``runs/improve/ROUND/model.onnx`` after the parity check, and its weights ``model.pt`` |
 | ``gating`` | ``runs/improve/ROUND/gating/gating.json`` (``training.gating``, candidate against the shipped model) |
@@ -83,6 +83,8 @@ class RoundPlan:
     earlier: tuple[str, ...] = ()  # earlier rounds whose positions join the training mix
     size: int = 9
     base_weights: Path | None = None  # torch weights to start from where the size has no shipped model
+    surprise_weighting: bool = False  # the training split weighted by policy surprise under ``player``
+    deepen: int | None = None  # grow the starting weights to this many residual blocks (training.deepen)
     until: str | None = None
     progress: bool = True
 
@@ -172,11 +174,15 @@ def link_mix(sources: dict[str, Path], mix: Path) -> Path:
 
 def build_positions(plan: RoundPlan) -> None:
     from training.positions import build
+    from training.surprise import SurpriseWeighting
 
+    # the judge is the model that played the self-play games (its prior is what the search overruled)
+    surprise = SurpriseWeighting(plan.player) if plan.surprise_weighting else None
     sources = {}
     for tag in ("selfplay", "games"):
         if count_games(plan.data(tag)) > 0:
-            build(plan.data(tag), plan.data("positions", tag), val_every=20, per_shard=5000, progress=plan.progress)
+            build(plan.data(tag), plan.data("positions", tag), val_every=20, per_shard=5000, progress=plan.progress,
+                  surprise=surprise)
             sources[tag] = plan.data("positions", tag)
     if not sources:
         raise RuntimeError(f"no games in {plan.data()}: run the games stage with --minutes > 0")
@@ -191,16 +197,30 @@ def build_positions(plan: RoundPlan) -> None:
 
 def make_init(plan: RoundPlan) -> None:
     """The starting checkpoint: ``base_weights``, or the shipped weights (read back from
-    ONNX if need be)."""
+    ONNX if need be); with ``deepen``, grown to that many blocks (weights that have as
+    many already are kept; more is an error)."""
     weights = plan.base_weights or plan.shipped.with_suffix(".pt")
     out = plan.run("init.pt")
     out.parent.mkdir(parents=True, exist_ok=True)
+    staged = out.with_name("init-source.pt")  # init.pt appears only when complete (the stage's done check)
     if weights.exists():
-        shutil.copyfile(weights, out)
-        return
-    from training.onnx_import import main as import_main
+        shutil.copyfile(weights, staged)
+    else:
+        from training.onnx_import import main as import_main
 
-    import_main(["--model", str(plan.shipped), "--data", str(plan.data("positions", "mix")), "--out", str(out)])
+        import_main(["--model", str(plan.shipped), "--data", str(plan.data("positions", "mix")),
+                     "--out", str(staged)])
+    if plan.deepen is not None:
+        import torch
+
+        from training.deepen import deepen_checkpoint
+
+        blocks = torch.load(staged, map_location="cpu", weights_only=False)["net"]["blocks"]
+        if blocks > plan.deepen:
+            raise RuntimeError(f"--deepen {plan.deepen}: the starting weights have {blocks} blocks already")
+        if blocks < plan.deepen:
+            deepen_checkpoint(staged, staged, plan.deepen, seed=plan.seed)
+    staged.replace(out)
 
 
 def make_base(plan: RoundPlan) -> None:
@@ -340,11 +360,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", type=int, default=RoundPlan.size, help="board size of the round (default 9)")
     p.add_argument("--base-weights", type=Path,
                    help="torch weights to start from, exported at --size (for a size with no shipped model)")
+    p.add_argument("--surprise-weighting", action="store_true",
+                   help="write the training positions by policy surprise under the model that played "
+                        "(training.surprise; default: every position once)")
+    p.add_argument("--deepen", type=int, metavar="BLOCKS",
+                   help="grow the starting weights to BLOCKS residual blocks by identity blocks (training.deepen)")
     p.add_argument("--until", choices=STAGES, help="stop after this stage")
     p.add_argument("--no-progress", action="store_true")
     a = p.parse_args(argv)
     if a.minutes < 0 or a.steps < 1 or a.selfplay_workers < 0 or a.engine_workers < 0:
         p.error("--minutes must be >= 0, --steps >= 1, worker counts >= 0")
+    if a.deepen is not None and a.deepen < 1:
+        p.error(f"--deepen must be >= 1, got {a.deepen}")
     for flag in ("value_weight", "soft_policy_weight", "reply_policy_weight"):
         if getattr(a, flag) < 0:
             p.error(f"--{flag.replace('_', '-')} must be >= 0, got {getattr(a, flag)}")
@@ -356,7 +383,8 @@ def main(argv: list[str] | None = None) -> int:
                      threads=a.threads, device=a.device, gate_games=a.gate_games, gate_visits=a.gate_visits,
                      gate_parallel=a.gate_parallel, seed=a.seed, earlier=tuple(a.earlier), until=a.until,
                      progress=not a.no_progress, size=a.size,
-                     base_weights=a.base_weights.resolve() if a.base_weights else None)
+                     base_weights=a.base_weights.resolve() if a.base_weights else None,
+                     surprise_weighting=a.surprise_weighting, deepen=a.deepen)
     if plan.base_weights is None and not plan.shipped.exists():
         p.error(f"no shipped model at {plan.shipped} (a new size starts from --base-weights)")
     if plan.base_weights is not None and not plan.base_weights.is_file():

@@ -240,3 +240,71 @@ def test_the_games_stage_keeps_its_time_while_it_runs(tmp_path, monkeypatch):
     ticks.clear()
     improve_module.generate(RoundPlan("t", root=tmp_path, selfplay_model="float"), 1.5, lambda: ticks.append(1))
     assert ticks == []
+
+
+def shipped_weights(root, blocks: int):
+    """A tiny shipped 9x9 model with its torch weights (``blocks`` residual blocks)."""
+    from training.export import save_weights
+
+    tiny_shipped(root)
+    torch.manual_seed(0)
+    net = GoNet(NetConfig(planes=NUM_PLANES, blocks=blocks, channels=8, head_channels=4, value_hidden=8))
+    return save_weights(net, root / "models" / "gobuddy-9x9.pt", 0, {})
+
+
+@pytest.mark.parametrize("shipped_blocks, deepen, init_blocks", [
+    (1, None, 1),  # no --deepen: the shipped weights as they are
+    (1, 4, 4),  # grown by three identity blocks
+    (4, 4, 4),  # as many already (the round after a deepened one): kept
+])
+def test_the_init_stage_grows_the_starting_weights_when_asked(tmp_path, shipped_blocks, deepen, init_blocks):
+    from training.improve import make_init
+
+    weights = shipped_weights(tmp_path, shipped_blocks)
+    plan = RoundPlan("r2", root=tmp_path, deepen=deepen)
+    make_init(plan)
+    init = torch.load(plan.run("init.pt"), map_location="cpu", weights_only=False)
+    assert init["net"]["blocks"] == init_blocks
+    grown = GoNet(NetConfig(**init["net"]))
+    grown.load_state_dict(init["model"])
+    old_state = torch.load(weights, map_location="cpu", weights_only=False)
+    old = GoNet(NetConfig(**old_state["net"]))
+    old.load_state_dict(old_state["model"])
+    x = torch.rand(2, NUM_PLANES, 9, 9)
+    with torch.no_grad():
+        for a, b in zip(old.eval()(x), grown.eval()(x)):
+            assert torch.allclose(a, b, atol=1e-6)  # growing does not change what the network says
+    assert sorted(p.name for p in plan.run().iterdir()) == ["init.pt"]  # nothing staged is left behind
+
+
+def test_deepen_to_fewer_blocks_than_the_weights_is_refused(tmp_path):
+    from training.improve import make_init
+
+    shipped_weights(tmp_path, 3)
+    plan = RoundPlan("r2", root=tmp_path, deepen=2)
+    with pytest.raises(RuntimeError, match="--deepen 2: the starting weights have 3 blocks already"):
+        make_init(plan)
+    assert not plan.run("init.pt").exists()  # the stage is not marked done
+    with pytest.raises(SystemExit):
+        improve_main(["--round", "x", "--root", str(tmp_path), "--deepen", "0"])
+
+
+def test_surprise_weighting_is_judged_by_the_model_that_played(tmp_path):
+    from training.game_shards import GameSample, write_shard
+    from training.improve import build_positions
+    from training.positions import WEIGHTING
+    from training.surprise import SurpriseWeighting
+
+    tiny_shipped(tmp_path)
+    plan = RoundPlan("r2", root=tmp_path, surprise_weighting=True)
+    moves = ["E5", "C3", "G7", "C7", "G3", "pass", "pass"]
+    write_shard(plan.data("selfplay", "selfplay-000000.jsonl.gz"),
+                [GameSample(9, 7.0, moves, "B+5", "B", source="selfplay", visits=[{m: 50} for m in moves])])
+    build_positions(plan)
+    record = json.loads(plan.data("positions", "selfplay", WEIGHTING).read_text())
+    assert record["surprise_model"] == SurpriseWeighting(plan.player).digest()
+    plain = RoundPlan("r3", root=tmp_path)
+    write_shard(plain.data("selfplay", "selfplay-000000.jsonl.gz"),
+                [GameSample(9, 7.0, moves, "B+5", "B", source="selfplay", visits=[{m: 50} for m in moves])])
+    build_positions(plain)
+    assert json.loads(plain.data("positions", "selfplay", WEIGHTING).read_text())["surprise_model"] is None
