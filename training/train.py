@@ -210,6 +210,8 @@ def train(config: TrainConfig, planes: int) -> Path:
         net = replace(net, aux_policy=True)  # new auxiliary heads on the starting weights
     model = GoNet(net)
     model.to(device)
+    print(f"training {net.blocks}x{net.channels}" + (f" from {source}" if source is not None else "")
+          + f" on {len(train_paths)} shards, {planes} planes, on {device}", flush=True)
     optimizer = torch.optim.SGD(model.parameters(), lr=config.lr, momentum=0.9,
                                 weight_decay=config.weight_decay, nesterov=True)
     step = 0
@@ -323,8 +325,6 @@ def main(argv: list[str] | None = None) -> None:
     if not first:
         raise SystemExit(f"no train-*.npz shards in {args.data}")
     planes = load_shard(first[0])["features"].shape[1]
-    print(f"training {config.blocks}x{config.channels} on {len(first)} shards, {planes} planes, "
-          f"on {resolve_device(config.device)}")
     path = train(config, planes)
     print(f"checkpoint: {path}")
 
