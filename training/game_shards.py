@@ -23,6 +23,7 @@ one ``GameSample`` as a JSON object with these keys:
 | ``ownership_source`` | str/null   | whose dead stones made ``ownership``: ``agreed`` (both engines), ``B-engine``/``W-engine`` (one engine's list), ``intersection`` (stones both called dead), ``none`` (no engine listed any), ``sgf-territory`` (the record's TB/TW marks), ``area`` (counted as it stands, every stone alive) |
 | ``notes``    | list of str        | disagreements and problems met while refereeing                   |
 | ``visits``   | list/null          | self-play only: per move, the search's root visits ``{vertex: count}`` (the policy target), or null for a move without one (a fast search); null for other games |
+| ``root_values`` | list/null       | self-play only (since 2026-11-27): per move, the search's root value for the side to move, in [-1, 1], after that move's search (fast or full); null for other games and older self-play |
 
 Every game starts on an empty board (no handicap or setup stones). Shards are written
 whole to a temporary file in the same folder and renamed, so a reader never sees half
@@ -75,6 +76,7 @@ class GameSample:
     ownership_source: str | None = None
     notes: list[str] = field(default_factory=list)
     visits: list[dict[str, int] | None] | None = None
+    root_values: list[float] | None = None
 
     def __post_init__(self) -> None:
         check_size(self.size)
@@ -94,6 +96,11 @@ class GameSample:
             raise ValueError(f"substitute_from {self.substitute_from} is not within the {len(self.moves)} moves")
         if self.visits is not None and len(self.visits) != len(self.moves):
             raise ValueError(f"visits has {len(self.visits)} entries for {len(self.moves)} moves")
+        if self.root_values is not None:
+            if len(self.root_values) != len(self.moves):
+                raise ValueError(f"root_values has {len(self.root_values)} entries for {len(self.moves)} moves")
+            if any(not -1.0 <= v <= 1.0 for v in self.root_values):
+                raise ValueError("root_values must be in [-1, 1]")
 
     def digest(self) -> bytes:
         """SHA-1 of the move sequence: a game's stable identity for seeded choices (its

@@ -36,8 +36,9 @@ always runs in Python. Per move:
 A game ends by two passes or at the move cap (default ``3 * size * size``) and is
 scored by Tromp-Taylor area (every stone alive: the players had to capture what is
 dead), which gives ``margin`` and ``ownership`` (``ownership_source`` ``area``). The
-games are ``training.game_shards`` samples with ``source`` ``selfplay`` and the root
-visit counts in ``visits`` (``training.positions`` turns them into policy targets),
+games are ``training.game_shards`` samples with ``source`` ``selfplay``, the root
+value after each move's search in ``root_values`` (for value targets from the search),
+and the root visit counts in ``visits`` (``training.positions`` turns them into policy targets),
 appended to ``OUT`` as ``PREFIX-NNNNNN.jsonl.gz`` shards. Re-running counts the games on
 disk and plays the rest; Ctrl-C writes the finished games first.
 
@@ -169,6 +170,7 @@ def play_game(evaluator: Any, settings: GameSettings, seed: int) -> GameSample:
     history: History = ()
     moves: list[str] = []
     visits: list[dict[str, int] | None] = []
+    root_values: list[float] = []  # the root's value for the mover, after each move's search
     low = {BLACK: 0, WHITE: 0}
     resigned: int | None = None
     notes: list[str] = []
@@ -186,8 +188,9 @@ def play_game(evaluator: Any, settings: GameSettings, seed: int) -> GameSample:
             search.set_position(pos, history)
             search.run(visits=budget)
         color = pos.to_play
+        root_value = float(search.root.q)
         if settings.resign_threshold is not None and pos.move_count > pos.n // 4:
-            low[color] = low[color] + 1 if search.root.q < settings.resign_threshold else 0
+            low[color] = low[color] + 1 if root_value < settings.resign_threshold else 0
             if low[color] >= settings.resign_after:
                 if may_resign:
                     resigned = color
@@ -198,6 +201,7 @@ def play_game(evaluator: Any, settings: GameSettings, seed: int) -> GameSample:
         temperature = settings.temperature if pos.move_count < settings.temperature_moves else 0.0
         move = choose_move(search, pos, temperature, settings.komi, result)
         moves.append(to_gtp(move, settings.size))
+        root_values.append(round(min(1.0, max(-1.0, root_value)), 3))
         if not full:
             visits.append(None)
         else:
@@ -206,7 +210,7 @@ def play_game(evaluator: Any, settings: GameSettings, seed: int) -> GameSample:
         pos.play(move)
     name = evaluator.name
     common = dict(size=settings.size, komi=settings.komi, moves=moves, source="selfplay", black=name,
-                  white=name, seed=seed, notes=notes, visits=visits)
+                  white=name, seed=seed, notes=notes, visits=visits, root_values=root_values)
     if resigned is not None:
         winner = color_to_str(-resigned)
         return GameSample(result=f"{winner}+R", winner=winner, reason="resign", **common)

@@ -61,6 +61,8 @@ def test_a_failed_write_leaves_nothing(tmp_path):
     ({"moves": ["Z9"]}, CoordinateError, "Z9"),
     ({"opening": 9}, ValueError, "opening 9"),
     ({"size": 1}, CoordinateError, "board size"),
+    ({"root_values": [0.5]}, ValueError, "root_values has 1 entries for"),
+    ({"root_values": [1.5, 0.0, 0.0, 0.0]}, ValueError, "root_values must be in \\[-1, 1\\]"),
 ])
 def test_bad_samples_are_refused(fields, error, message):
     with pytest.raises(error, match=message):

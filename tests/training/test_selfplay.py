@@ -80,6 +80,8 @@ def test_a_side_that_is_lost_resigns_unless_resignation_is_disabled():
     game = play_game(lost, settings, seed=3)
     # Resignation counts from move 7 (a quarter of 25 points played): black's moves 9 and 11.
     assert (game.result, game.reason, game.winner, len(game.moves)) == ("W+R", "resign", "W", 10)
+    # the root values follow the mover: black's searches see -1, white's +1 (values are the side to move's)
+    assert game.root_values == [-1.0 if i % 2 == 0 else 1.0 for i in range(10)]
     assert game.margin is None and game.ownership is None
 
     played_out = play_game(lost, GameSettings(**{**settings.__dict__, "no_resign_fraction": 1.0}), seed=3)
@@ -104,6 +106,8 @@ def test_selfplay_writes_valid_games_with_visit_targets_and_resumes(tmp_path, ti
     for game in games:
         assert (game.source, game.black, game.size, game.komi) == ("selfplay", "tiny-selfplay", 9, 7.0)
         assert len(game.visits) == len(game.moves) <= 24
+        assert len(game.root_values) == len(game.moves)
+        assert all(-1.0 <= v <= 1.0 for v in game.root_values) and len(set(game.root_values)) > 1
         full = [v for v in game.visits if v is not None]
         assert 0 < len(full) < len(game.moves)  # playout cap randomisation: some fast moves
         pos = Position(9)
