@@ -74,6 +74,7 @@ class RoundPlan:
     value_weight: float = 1.0
     soft_policy_weight: float = 0.0  # training.train's auxiliary targets (0: off)
     reply_policy_weight: float = 0.0
+    short_value_weight: float = 0.0  # training.train's short-term value target (0: off)
     threads: int = 2
     device: str = "cpu"  # training's device: cpu, cuda or auto (training.train.resolve_device)
     gate_games: int = Plan.gate_games
@@ -246,7 +247,7 @@ def train(plan: RoundPlan) -> None:
                          checkpoint_every=min(500, plan.steps), threads=plan.threads, seed=plan.seed,
                          init=plan.run("init.pt"), value_weight=plan.value_weight, progress=plan.progress,
                          soft_policy_weight=plan.soft_policy_weight, reply_policy_weight=plan.reply_policy_weight,
-                         device=plan.device, size=plan.size)
+                         short_value_weight=plan.short_value_weight, device=plan.device, size=plan.size)
     train_loop(config, NUM_PLANES)
 
 
@@ -348,6 +349,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="weight of training's auxiliary soft policy target (default 0: off)")
     p.add_argument("--reply-policy-weight", type=float, default=RoundPlan.reply_policy_weight,
                    help="weight of training's auxiliary opponent's-reply target (default 0: off)")
+    p.add_argument("--short-value-weight", type=float, default=RoundPlan.short_value_weight,
+                   help="share of the short-term value target in training's value target (default 0: off)")
     p.add_argument("--threads", type=int, default=RoundPlan.threads, help="training threads")
     p.add_argument("--device", default=RoundPlan.device, choices=("cpu", "cuda", "auto"),
                    help="where the network trains (default cpu; cuda on a lent GPU machine)")
@@ -370,6 +373,8 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     if a.minutes < 0 or a.steps < 1 or a.selfplay_workers < 0 or a.engine_workers < 0:
         p.error("--minutes must be >= 0, --steps >= 1, worker counts >= 0")
+    if not 0.0 <= a.short_value_weight <= 1.0:
+        p.error(f"--short-value-weight must be in [0, 1], got {a.short_value_weight}")
     if a.deepen is not None and a.deepen < 1:
         p.error(f"--deepen must be >= 1, got {a.deepen}")
     for flag in ("value_weight", "soft_policy_weight", "reply_policy_weight"):
@@ -380,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
                      selfplay_model=a.selfplay_model, mix=a.mix,
                      max_moves=a.max_moves, steps=a.steps, lr=a.lr, value_weight=a.value_weight,
                      soft_policy_weight=a.soft_policy_weight, reply_policy_weight=a.reply_policy_weight,
-                     threads=a.threads, device=a.device, gate_games=a.gate_games, gate_visits=a.gate_visits,
+                     short_value_weight=a.short_value_weight, threads=a.threads, device=a.device, gate_games=a.gate_games, gate_visits=a.gate_visits,
                      gate_parallel=a.gate_parallel, seed=a.seed, earlier=tuple(a.earlier), until=a.until,
                      progress=not a.no_progress, size=a.size,
                      base_weights=a.base_weights.resolve() if a.base_weights else None,

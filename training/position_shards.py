@@ -13,8 +13,10 @@ A shard is one ``.npz`` file (``np.savez_compressed``) holding ``n`` positions:
 | ``scored``   | int8    | [n]                | 1 if ``score``/``ownership`` are known, else 0   |
 | ``game``     | int32   | [n]                | index of the game in its source, for splits      |
 | ``reply``    | int16   | [n]                | the opponent's next move (``s*s`` = pass), -1 if none or random |
+| ``short_value`` | float16 | [n]             | short-term value target for the side to move (``training.value_targets``), NaN if the game recorded no root values |
 
-Shards written before ``reply`` existed load with ``reply`` = -1 (no reply target).
+Shards written before ``reply`` existed load with ``reply`` = -1 (no reply target), and
+those written before ``short_value`` with NaN (none).
 
 Symmetries are applied when streaming (a random one of the 8 for each eighth of a
 batch), so shards store each position once. Shards are written through a temporary file
@@ -35,7 +37,7 @@ from gobuddy.ai import symmetry
 
 DTYPES = {"features": np.uint8, "policy": np.float16, "value": np.int8, "score": np.float16,
           "ownership": np.int8, "weight": np.float16, "scored": np.int8, "game": np.int32,
-          "reply": np.int16}  # the table above
+          "reply": np.int16, "short_value": np.float16}  # the table above
 FIELDS = tuple(DTYPES)
 
 
@@ -49,9 +51,11 @@ class ShardWriter:
     _rows: dict[str, list] = field(default_factory=lambda: {k: [] for k in FIELDS})
 
     def add(self, features: np.ndarray, policy: np.ndarray, value: int, score: float,
-            ownership: np.ndarray, weight: float, scored: bool, game: int, reply: int = -1) -> None:
+            ownership: np.ndarray, weight: float, scored: bool, game: int, reply: int = -1,
+            short_value: float = float("nan")) -> None:
         """Queue one position; flushes a full shard to disk."""
-        for key, item in zip(FIELDS, (features, policy, value, score, ownership, weight, int(scored), game, reply)):
+        for key, item in zip(FIELDS, (features, policy, value, score, ownership, weight, int(scored), game, reply,
+                                      short_value)):
             self._rows[key].append(item)
         if len(self._rows["value"]) >= self.per_shard:
             self.flush()
@@ -72,11 +76,14 @@ class ShardWriter:
 
 
 def load_shard(path: str | Path) -> dict[str, np.ndarray]:
-    """All arrays of one shard (``reply`` all -1 in a shard older than it)."""
+    """All arrays of one shard (``reply`` all -1 and ``short_value`` all NaN in a shard
+    older than them)."""
     with np.load(path) as data:
         shard = {k: data[k] for k in FIELDS if k in data}
     if "reply" not in shard:
         shard["reply"] = np.full(len(shard["value"]), -1, dtype=DTYPES["reply"])
+    if "short_value" not in shard:
+        shard["short_value"] = np.full(len(shard["value"]), np.nan, dtype=DTYPES["short_value"])
     return shard
 
 
@@ -140,4 +147,5 @@ def augment(batch: dict[str, np.ndarray], size: int, k: int) -> dict[str, np.nda
         "scored": batch["scored"].astype(np.float32),
         "reply": np.ascontiguousarray(symmetry.forward(reply, size, k)),
         "reply_weight": reply_weight,
+        "short_value": batch["short_value"].astype(np.float32),
     }

@@ -12,7 +12,9 @@ collections, self-play), replays each game with ``gobuddy.go`` and writes
 - score and ownership targets from the final count, seen from the side to move, when
   the game was scored (``scored`` = 0 otherwise, e.g. after a resignation);
 - the opponent's reply: the move played next (-1 after the last move, and where the
-  reply was a randomised opening move), an auxiliary policy target (``training.train``).
+  reply was a randomised opening move), an auxiliary policy target (``training.train``);
+- the short-term value target (``training.value_targets``) for games that recorded their
+  searches' root values (self-play), NaN otherwise.
 
 Randomised opening moves get policy weight 0 (they teach nothing about good moves) but
 still train the value head. With ``--surprise-model M`` the training split is written
@@ -38,6 +40,7 @@ from gobuddy.go.position import legal_masks
 from training.game_shards import GameSample, iter_samples, shard_paths
 from training.position_shards import ShardWriter
 from training.surprise import SurpriseWeighting
+from training.value_targets import lambda_returns
 
 
 def game_targets(sample: GameSample, val_every: int) -> bool:
@@ -79,15 +82,19 @@ def positions_of(sample: GameSample, with_legal: bool = False) -> dict[str, np.n
     scored = sample.margin is not None and sample.ownership is not None
     ownership = np.array(sample.ownership if scored else [0] * (size * size), dtype=np.int8)
     margin = float(sample.margin) if scored else 0.0
+    value = (winner * to_play).astype(np.int8)
+    short_value = (lambda_returns(sample.root_values, value) if sample.root_values is not None
+                   else np.full(n, np.nan, dtype=np.float32))
     rows = {
         "features": planes.astype(np.uint8),
         "policy": policy,
-        "value": (winner * to_play).astype(np.int8),
+        "value": value,
         "score": (margin * to_play).astype(np.float32),
         "ownership": ownership[None, :] * to_play[:, None],
         "weight": weight,
         "scored": np.full(n, int(scored), dtype=np.int8),
         "reply": reply,
+        "short_value": short_value,
     }
     if with_legal:
         rows["legal"] = legal_masks(positions)
@@ -143,7 +150,8 @@ def build(games: Path, out: Path, val_every: int = 20, per_shard: int = 20000,
                 for _ in range(times[i]):
                     writer.add(rows["features"][i], rows["policy"][i], int(rows["value"][i]),
                                float(rows["score"][i]), rows["ownership"][i], float(rows["weight"][i]),
-                               bool(rows["scored"][i]), game_index, int(rows["reply"][i]))
+                               bool(rows["scored"][i]), game_index, int(rows["reply"][i]),
+                               float(rows["short_value"][i]))
             added_games += 1
             added_positions += len(rows["value"])
         done.add(str(path))

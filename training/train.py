@@ -15,6 +15,11 @@ auxiliary policy targets of ``training.network`` (the network gets its training-
 heads, new ones when the starting checkpoint has none): cross-entropy against the policy
 target raised to ``SOFT_POWER`` and renormalised, weighted as the policy, and against the
 opponent's next move (``reply`` in the shards; positions without one weigh 0).
+
+``--short-value-weight A`` (default 0: off) trains the value head towards
+``(1 - A) * outcome + A * short_value`` where the shards carry a short-term value target
+(``training.value_targets``), the outcome elsewhere; ``short`` in the metrics is that
+loss, while ``value`` stays the error against the outcome alone, so runs compare.
 """
 
 from __future__ import annotations
@@ -61,6 +66,7 @@ class TrainConfig:
     progress: bool = True  # the progress bar; without it, one line per validation
     soft_policy_weight: float = 0.0  # auxiliary soft policy target (0: off)
     reply_policy_weight: float = 0.0  # auxiliary opponent's-reply target (0: off)
+    short_value_weight: float = 0.0  # share of the short-term value target in the value target (0: off)
 
     @property
     def aux_policy(self) -> bool:
@@ -69,8 +75,8 @@ class TrainConfig:
 
 
 SOFT_POWER = 0.25  # the soft policy target: the policy target to this power, renormalised
-METRICS = ["step", "split", "total", "policy", "value", "score", "ownership", "top1", "soft", "reply", "lr",
-           "seconds"]  # metrics.csv's columns (soft and reply empty without auxiliary targets)
+METRICS = ["step", "split", "total", "policy", "value", "score", "ownership", "top1", "soft", "reply", "short",
+           "lr", "seconds"]  # metrics.csv's columns (soft, reply and short empty when those targets are off)
 
 
 def resolve_device(name: str) -> torch.device:
@@ -111,14 +117,22 @@ def losses(model: GoNet, batch: dict[str, torch.Tensor], config: TrainConfig) ->
     target = batch["policy"]
     policy_loss = (-(target * F.log_softmax(policy, dim=1)).sum(1) * w).sum() / norm
     value_loss = ((value.squeeze(1) - batch["value"]) ** 2).mean()
+    trained_value_loss = value_loss
+    if config.short_value_weight > 0:
+        short = batch["short_value"]
+        known = ~torch.isnan(short)
+        blend = (1 - config.short_value_weight) * batch["value"] + config.short_value_weight * torch.nan_to_num(short)
+        trained_value_loss = ((value.squeeze(1) - torch.where(known, blend, batch["value"])) ** 2).mean()
     score_loss = (F.huber_loss(score.squeeze(1), batch["score"], reduction="none", delta=5.0)
                   * scored).sum() / scored_norm
     own_loss = (((ownership - batch["ownership"]) ** 2).mean(1) * scored).sum() / scored_norm
-    total = (policy_loss + config.value_weight * value_loss + config.score_weight * score_loss
+    total = (policy_loss + config.value_weight * trained_value_loss + config.score_weight * score_loss
              + config.ownership_weight * own_loss)
     hits = ((policy.argmax(1) == target.argmax(1)).float() * (w > 0)).sum() / (w > 0).sum().clamp_min(1)
     out = {"total": total, "policy": policy_loss, "value": value_loss, "score": score_loss,
            "ownership": own_loss, "top1": hits}
+    if config.short_value_weight > 0:
+        out["short"] = trained_value_loss
     if config.aux_policy:
         if aux is None:
             raise ValueError("auxiliary policy targets need a network with aux_policy heads")
@@ -300,12 +314,16 @@ def main(argv: list[str] | None = None) -> None:
                         help="weight of the auxiliary soft policy target (default 0: off)")
     parser.add_argument("--reply-policy-weight", type=float, default=0.0,
                         help="weight of the auxiliary opponent's-reply target (default 0: off)")
+    parser.add_argument("--short-value-weight", type=float, default=0.0,
+                        help="share of the short-term value target in the value target (default 0: the outcome)")
     parser.add_argument("--init", type=Path, default=None, help="checkpoint to start from")
     parser.add_argument("--device", default="cpu", help="cpu (default), cuda, or auto (CUDA when there is a GPU)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar; a line per validation")
     args = parser.parse_args(argv)
     if args.value_weight < 0:
         parser.error(f"--value-weight must be >= 0, got {args.value_weight}")
+    if not 0.0 <= args.short_value_weight <= 1.0:
+        parser.error(f"--short-value-weight must be in [0, 1], got {args.short_value_weight}")
     for flag in ("soft_policy_weight", "reply_policy_weight"):
         if getattr(args, flag) < 0:
             parser.error(f"--{flag.replace('_', '-')} must be >= 0, got {getattr(args, flag)}")
@@ -320,7 +338,8 @@ def main(argv: list[str] | None = None) -> None:
                          warmup=args.warmup, validate_every=args.validate_every, lr=args.lr, init=args.init,
                          device=args.device, value_weight=args.value_weight,
                          shuffle_shards=args.shuffle_shards, progress=not args.no_progress, size=args.size,
-                         soft_policy_weight=args.soft_policy_weight, reply_policy_weight=args.reply_policy_weight)
+                         soft_policy_weight=args.soft_policy_weight, reply_policy_weight=args.reply_policy_weight,
+                         short_value_weight=args.short_value_weight)
     first = sorted(args.data.glob("train-*.npz"))
     if not first:
         raise SystemExit(f"no train-*.npz shards in {args.data}")
