@@ -65,6 +65,7 @@ class RoundPlan:
     full_fraction: float = Plan.selfplay_full_fraction
     selfplay_search: str = "puct"  # training.selfplay --search: puct or gumbel
     selfplay_model: str = "float"  # float: the base model plays self-play; int8: its twin (training.quantize)
+    forced_playouts: float = 0.0  # training.selfplay --forced-playouts (0: off)
     mix: str = Plan.round_engine_mix
     max_moves: int | None = None
     steps: int = 2500
@@ -121,7 +122,8 @@ def generator_commands(plan: RoundPlan) -> list[list[str]]:
         commands.append(selfplay_command(plan.player, plan.data("selfplay"), size=plan.size, visits=plan.visits,
                                          fast_visits=plan.fast_visits, full_fraction=plan.full_fraction,
                                          search=plan.selfplay_search, workers=plan.selfplay_workers, seed=plan.seed,
-                                         games=1000000, progress=plan.progress, max_moves=plan.max_moves))
+                                         games=1000000, progress=plan.progress, max_moves=plan.max_moves,
+                                         forced_playouts=plan.forced_playouts))
     if plan.engine_workers > 0:
         commands.append([sys.executable, "-m", "training.engine_games", "--out", str(plan.data("games")),
                          "--mix", plan.mix, "--workers", str(plan.engine_workers), "--size", str(plan.size),
@@ -340,6 +342,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="self-play root search (training.selfplay --search; default puct)")
     p.add_argument("--selfplay-model", choices=("float", "int8"), default=RoundPlan.selfplay_model,
                    help="self-play with the base model or its int8 twin (about twice the games; default float)")
+    p.add_argument("--forced-playouts", type=float, default=RoundPlan.forced_playouts, metavar="K",
+                   help="self-play forced playouts and policy target pruning (training.selfplay; default 0: off)")
     p.add_argument("--max-moves", type=int, help="move cap of the generated games")
     p.add_argument("--steps", type=int, default=RoundPlan.steps)
     p.add_argument("--lr", type=float, default=RoundPlan.lr)
@@ -382,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"--{flag.replace('_', '-')} must be >= 0, got {getattr(a, flag)}")
     plan = RoundPlan(a.round, a.root.resolve(), a.minutes, a.selfplay_workers, a.engine_workers, a.visits,
                      fast_visits=a.fast_visits, full_fraction=a.full_fraction, selfplay_search=a.selfplay_search,
-                     selfplay_model=a.selfplay_model, mix=a.mix,
+                     selfplay_model=a.selfplay_model, mix=a.mix, forced_playouts=a.forced_playouts,
                      max_moves=a.max_moves, steps=a.steps, lr=a.lr, value_weight=a.value_weight,
                      soft_policy_weight=a.soft_policy_weight, reply_policy_weight=a.reply_policy_weight,
                      short_value_weight=a.short_value_weight, threads=a.threads, device=a.device, gate_games=a.gate_games, gate_visits=a.gate_visits,

@@ -28,6 +28,10 @@ always runs in Python. Per move:
   chosen move (the Gumbel draw replaces the temperature; the rules on eyes and passes
   below still apply) and records ``softmax(logits + sigma(completed Q))`` as the target,
   in thousandths (integers, entries that round to 0 left out) in ``visits``.
+- Forced playouts (``--forced-playouts K``, PUCT only, default 0: off): on full searches
+  a root child with fewer than ``sqrt(K * prior * total)`` visits is searched first
+  (KataGo's, K = 2 there), and the recorded target has those visits pruned back out
+  (``training.target_pruning``); fast searches are unchanged.
 - Resignation: a side resigns when its root value stays below
   ``--resign-threshold`` for ``--resign-after`` of its moves in a row, once a quarter
   of the points have been played; in ``--no-resign-fraction`` of the games it may not,
@@ -68,6 +72,7 @@ from gobuddy.go.coords import BLACK, WHITE, color_to_str, to_gtp
 from gobuddy.go.position import Position
 from gobuddy.go.scoring import area_score, ownership, tromp_taylor_margin
 from training.game_shards import GameSample, ShardAppender, count_games
+from training.target_pruning import pruned_visits
 
 __all__ = ["ENGINES", "GameSettings", "SelfPlayConfig", "choose_move", "command", "generate", "play_game", "root_visits",
            "target_counts"]
@@ -97,6 +102,7 @@ class GameSettings:
     gumbel_k: int = 16
     gumbel_fast_k: int = 8
     engine: str = "native"
+    forced_playouts: float = 0.0  # K of forced playouts and target pruning on full PUCT searches (0: off)
 
     @property
     def move_cap(self) -> int:
@@ -116,15 +122,20 @@ class GameSettings:
             raise ValueError(f"root_search must be one of {', '.join(SEARCHES)}, got {self.root_search!r}")
         if self.gumbel_k < 1 or self.gumbel_fast_k < 1:
             raise ValueError(f"gumbel_k and gumbel_fast_k must be >= 1, got {self.gumbel_k}, {self.gumbel_fast_k}")
+        if self.forced_playouts < 0 or (self.forced_playouts > 0 and self.root_search != "puct"):
+            raise ValueError(f"forced_playouts must be >= 0, and only with the puct search, got "
+                             f"{self.forced_playouts} with {self.root_search}")
         if self.engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
 
 
-def root_visits(search: Search) -> dict[str, int]:
-    """The root's visit counts by GTP vertex (moves with at least one visit)."""
+def root_visits(search: Search, forced: float = 0.0) -> dict[str, int]:
+    """The root's visit counts by GTP vertex (moves with at least one visit); with
+    ``forced`` (the search's forced playouts' K) pruned first (``training.target_pruning``)."""
     root = search.root
     size = root.position.size
-    return {to_gtp(int(m), size): int(round(n)) for m, n in zip(root.moves, root.N) if n >= 1}
+    counts = root.N if forced <= 0 else pruned_visits(root.N, root.W, root.prior, search.config.c_puct, forced)
+    return {to_gtp(int(m), size): int(round(n)) for m, n in zip(root.moves, counts) if n >= 1}
 
 
 def target_counts(result: GumbelResult, size: int) -> dict[str, int]:
@@ -184,7 +195,7 @@ def play_game(evaluator: Any, settings: GameSettings, seed: int) -> GameSample:
             k = settings.gumbel_k if full else settings.gumbel_fast_k
             result = gumbel_search(search, budget, gumbel_rng, GumbelConfig(considered=k))
         else:
-            search.config = replace(base, noise=full)
+            search.config = replace(base, noise=full, forced_playouts=settings.forced_playouts if full else 0.0)
             search.set_position(pos, history)
             search.run(visits=budget)
         color = pos.to_play
@@ -205,7 +216,8 @@ def play_game(evaluator: Any, settings: GameSettings, seed: int) -> GameSample:
         if not full:
             visits.append(None)
         else:
-            visits.append(target_counts(result, settings.size) if result is not None else root_visits(search))
+            visits.append(target_counts(result, settings.size) if result is not None
+                          else root_visits(search, settings.forced_playouts))
         history = push_history(history, board_array(pos))
         pos.play(move)
     name = evaluator.name
@@ -353,6 +365,9 @@ def parse_args(argv: list[str] | None = None) -> SelfPlayConfig:
     p.add_argument("--gumbel-fast-k", type=int, default=8, help="Gumbel candidates of a fast search (default 8)")
     p.add_argument("--engine", choices=ENGINES, default=GameSettings.engine,
                    help="the PUCT search compiled (native, the default: the same games, faster) or in Python")
+    p.add_argument("--forced-playouts", type=float, default=0.0, metavar="K",
+                   help="forced playouts and policy target pruning on full PUCT searches (KataGo's K = 2; "
+                        "default 0: off)")
     p.add_argument("--workers", type=int, default=1, help="processes, one onnxruntime thread each")
     p.add_argument("--per-shard", type=int, default=50)
     p.add_argument("--prefix", default="selfplay")
@@ -365,6 +380,7 @@ def parse_args(argv: list[str] | None = None) -> SelfPlayConfig:
         resign_threshold=None if args.never_resign else args.resign_threshold, resign_after=args.resign_after,
         no_resign_fraction=args.no_resign_fraction, max_moves=args.max_moves, root_search=args.search,
         gumbel_k=args.gumbel_k, gumbel_fast_k=args.gumbel_fast_k, engine=args.engine,
+        forced_playouts=args.forced_playouts,
         search=SearchConfig(c_puct=args.c_puct, dirichlet_alpha=args.dirichlet_alpha,
                             batch_size=args.batch_size, pipeline=args.pipeline))
     try:
@@ -380,7 +396,7 @@ def parse_args(argv: list[str] | None = None) -> SelfPlayConfig:
 
 def command(model: Path, out: Path, *, size: int, visits: int, fast_visits: int, full_fraction: float,
             search: str, workers: int, seed: int, games: int, per_shard: int = 25, progress: bool = False,
-            max_moves: int | None = None, engine: str = GameSettings.engine) -> list[str]:
+            max_moves: int | None = None, engine: str = GameSettings.engine, forced_playouts: float = 0.0) -> list[str]:
     """The command line of this module with these settings: the one spelling of it that
     the training rounds (``training.improve``) and the benchmark (``bench.bench_selfplay``)
     run. Not checked here: the values (``parse_args`` checks them when it runs)."""
@@ -388,7 +404,8 @@ def command(model: Path, out: Path, *, size: int, visits: int, fast_visits: int,
              "--visits", str(visits), "--fast-visits", str(fast_visits), "--full-fraction", str(full_fraction),
              "--search", search, "--workers", str(workers), "--seed", str(seed), "--games", str(games),
              "--per-shard", str(per_shard), "--engine", engine]
-            + ([] if progress else ["--no-progress"]) + (["--max-moves", str(max_moves)] if max_moves else []))
+            + ([] if progress else ["--no-progress"]) + (["--max-moves", str(max_moves)] if max_moves else [])
+            + (["--forced-playouts", str(forced_playouts)] if forced_playouts > 0 else []))
 
 
 def main(argv: list[str] | None = None) -> int:

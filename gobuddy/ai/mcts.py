@@ -21,8 +21,10 @@ search never passes away a won game or passes into a lost one when the opponent 
 passed. Positions longer than ``max_moves`` are also scored as they stand.
 
 The tree is reused from one move to the next (``set_position`` finds the new position
-among the descendants of the old root). Dirichlet noise at the root and
-temperature-proportional move choice serve self-play. Limits are root visits (reused
+among the descendants of the old root). Dirichlet noise at the root, forced playouts
+(``forced_playouts``: KataGo's, a root child whose visits are below ``sqrt(k * prior *
+sum N)`` is chosen first, so noise-raised moves get looked at; ``search_node.select``)
+and temperature-proportional move choice serve self-play. Limits are root visits (reused
 visits count) and wall time, plus an external ``threading.Event``; with ``early_stop``
 the search ends once the rest of the budget can no longer change the move: ``True``
 for the most visited move (no other move's visits plus the visits left can pass its), or
@@ -83,6 +85,7 @@ class SearchConfig:
     max_moves: int | None = None
     seed: int | None = None
     pipeline: bool = True
+    forced_playouts: float = 0.0  # KataGo's forced playouts at the root: k (2 in KataGo), 0 for none
 
 
 @dataclass
@@ -247,9 +250,10 @@ class Search:
         path: list[tuple[Node, int]] = []
         vl = self.config.virtual_loss
         c_puct, reduction = self.config.c_puct, self.config.fpu_reduction
+        forced = self.config.forced_playouts
         while node.terminal is None and node.moves is not None:
             if first is None:
-                i = select(node, c_puct, reduction)
+                i = select(node, c_puct, reduction, forced if node is self.root else 0.0)
             else:
                 i, first = first, None
             change(node, i, vl, -vl)

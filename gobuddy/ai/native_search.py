@@ -113,6 +113,7 @@ def load(build_dir: Path = BUILD_DIR) -> ctypes.CDLL:
         "gs_free": (None, [p]),
         "gs_set_root": (i, [p, p, i, i, i, i, i, i, p, long, p, i]),
         "gs_clear": (None, [p]),
+        "gs_set_forced": (None, [p, d]),
         "gs_collect": (i, [p, i, i, p]),
         "gs_batch_legal": (None, [p, i, p]),
         "gs_finish": (i, [p, i, p, p, p, p]),
@@ -393,6 +394,7 @@ class NativeSearch:
         if visits is None and seconds is None and stop is None:
             raise ValueError("NativeSearch.run needs visits, seconds or a stop event")
         lib, handle = engine.lib, engine.handle
+        lib.gs_set_forced(handle, self.config.forced_playouts)  # the config may change between moves
         stats = SearchStats()
         start = time.perf_counter()
         next_progress = start + progress_every

@@ -117,8 +117,10 @@ def set_prior(node: Node, prior: np.ndarray) -> None:
     node.fpu = None
 
 
-def select(node: Node, c_puct: float, fpu_reduction: float) -> int:
-    """The child index PUCT selects (see the module docstring)."""
+def select(node: Node, c_puct: float, fpu_reduction: float, forced: float = 0.0) -> int:
+    """The child index PUCT selects (see the module docstring). With ``forced`` > 0
+    (KataGo's forced playouts, for the root): the children whose ``N`` is below
+    ``sqrt(forced * prior * sum N)`` come first, PUCT choosing among them."""
     if node.fpu is None:
         unvisited = node.N <= 0
         mass = float(np.dot(node.prior, ~unvisited))
@@ -127,6 +129,10 @@ def select(node: Node, c_puct: float, fpu_reduction: float) -> int:
     score = node.prior * (c_puct * math.sqrt(max(node.nsum, 1.0)))
     score /= node.N1
     score += node.Q
+    if forced > 0:
+        short = node.N < np.sqrt(forced * node.prior * node.nsum)
+        if short.any():
+            return int(np.where(short, score, -np.inf).argmax())
     return int(score.argmax())
 
 

@@ -88,8 +88,9 @@ def test_the_ko_point_and_its_retake(more, point, legal, ko, tiny):
     assert native.game_ko() == (None if ko is None else from_gtp(ko, size)) == pos.ko
 
 
-def test_the_trees_are_those_of_the_python_search_move_by_move(twin):
-    config = SearchConfig(komi=7.0, pipeline=False, noise=True, seed=5, max_moves=243)
+@pytest.mark.parametrize("forced", [0.0, 2.0])  # forced playouts at the root (self-play's, KataGo's k = 2)
+def test_the_trees_are_those_of_the_python_search_move_by_move(twin, forced):
+    config = SearchConfig(komi=7.0, pipeline=False, noise=True, seed=5, max_moves=243, forced_playouts=forced)
     python, native = Search(twin, config), NativeSearch(twin, config, 9)
     pos, history = Position(9), ()
     for number in range(40):
@@ -107,11 +108,12 @@ def test_the_trees_are_those_of_the_python_search_move_by_move(twin):
         pos.play(move)
 
 
-@pytest.mark.parametrize("size, seed, cap", [(9, 0, None), (9, 1, None), (7, 2, None), (9, 3, 30)])
-def test_selfplay_plays_the_same_games_natively(size, seed, cap, twin, tiny):
+@pytest.mark.parametrize("size, seed, cap, forced", [(9, 0, None, 0.0), (9, 1, None, 0.0), (7, 2, None, 0.0),
+                                                     (9, 3, 30, 0.0), (9, 4, None, 2.0)])
+def test_selfplay_plays_the_same_games_natively(size, seed, cap, forced, twin, tiny):
     evaluator = twin if size == 9 else tiny[size]
     settings = GameSettings(size=size, komi=7.0, visits=48, fast_visits=12, full_fraction=0.35, max_moves=cap,
-                            no_resign_fraction=1.0 if cap else 0.2)
+                            no_resign_fraction=1.0 if cap else 0.2, forced_playouts=forced)
     python = play_game(evaluator, replace(settings, engine="python"), seed)
     native = play_game(evaluator, replace(settings, engine="native"), seed)
     assert native == python and len(native.moves) > 10

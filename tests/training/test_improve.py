@@ -6,6 +6,7 @@ candidate passed; a second run finds every stage done."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -38,6 +39,9 @@ def test_the_generators_resume_into_the_round_folders(tmp_path):
     assert selfplay[selfplay.index("--out") + 1] == str(tmp_path / "data/improve/r9/selfplay")
     assert selfplay[selfplay.index("--model") + 1] == str(tmp_path / "models/gobuddy-9x9.onnx")
     assert len(generator_commands(RoundPlan("r9", root=tmp_path, engine_workers=1))) == 2
+    assert "--forced-playouts" not in selfplay  # off unless asked
+    (forced,) = generator_commands(replace(plan, forced_playouts=2.0))
+    assert forced[forced.index("--forced-playouts") + 1] == "2.0"
 
 
 @pytest.mark.parametrize("size, model", [(9, "models/gobuddy-9x9.int8.onnx"),

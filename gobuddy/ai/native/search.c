@@ -76,6 +76,7 @@ typedef struct {
     int nbr_count[MAXN];
     uint64_t zob[2][MAXN];     /* [0] black, [1] white */
     double komi, c_puct, fpu_reduction, virtual_loss;
+    double forced;             /* forced playouts' k at the root (0: off; gs_set_forced) */
     int max_moves, batch_size;
     int superko;               /* positional superko (else the simple ko rule only) */
     /* the game: its position, the boards before it (most recent first), seen hashes */
@@ -424,8 +425,10 @@ static inline void change(Node *node, int i, double dn, double dw) {
     if ((old > 0) != (n > 0)) node->fpu_valid = 0;
 }
 
-/* search_node.select: argmax of prior * k / (N + 1) + Q, the first on ties. */
-static int select_child(Engine *e, Node *node) {
+/* search_node.select: argmax of prior * k / (N + 1) + Q, the first on ties; with
+ * forced > 0 (the root's forced playouts), among the children whose N is below
+ * sqrt(forced * prior * sum N) when there are any. */
+static int select_child(Engine *e, Node *node, double forced) {
     int m = node->nchild;
     if (!node->fpu_valid) {
         int count = 0;
@@ -438,15 +441,19 @@ static int select_child(Engine *e, Node *node) {
         node->fpu_valid = 1;
     }
     double k = e->c_puct * sqrt(node->nsum > 1.0 ? node->nsum : 1.0);
-    int best = 0;
-    double top = -INFINITY;
+    int best = 0, forced_best = -1;
+    double top = -INFINITY, forced_top = -INFINITY;
     for (int i = 0; i < m; i++) {
         double score = node->prior[i] * k;
         score /= node->N1[i];
         score += node->Q[i];
         if (score > top) { top = score; best = i; }
+        if (forced > 0 && node->N[i] < sqrt(forced * node->prior[i] * node->nsum) && score > forced_top) {
+            forced_top = score;
+            forced_best = i;
+        }
     }
-    return best;
+    return forced_best >= 0 ? forced_best : best;
 }
 
 static Node *make_child(Engine *e, Node *parent, int i) {
@@ -667,6 +674,11 @@ int gs_set_root(Engine *e, const int8_t *stones, int to_play, int ko, int last_m
 
 /* Forget the tree: no root until the next gs_set_root (the root's accessors below
  * must not be called before). */
+/* Forced playouts at the root from now on: k > 0 (KataGo's 2), or 0 for none. */
+void gs_set_forced(Engine *e, double k) {
+    e->forced = k;
+}
+
 void gs_clear(Engine *e) {
     node_free(e->root);
     e->root = NULL;
@@ -686,7 +698,7 @@ int gs_collect(Engine *e, int slot, int budget, float *planes) {
     for (int t = 0; t < budget; t++) {
         Node *node = e->root;
         while (!node->terminal && node->nchild >= 0) {
-            int i = select_child(e, node);
+            int i = select_child(e, node, node == e->root ? e->forced : 0.0);
             change(node, i, e->virtual_loss, -e->virtual_loss);
             Node *child = node->children ? node->children[i] : NULL;
             if (!child) child = make_child(e, node, i);
