@@ -86,6 +86,7 @@ class RoundPlan:
     size: int = 9
     base_weights: Path | None = None  # torch weights to start from where the size has no shipped model
     surprise_weighting: bool = False  # the training split weighted by policy surprise under ``player``
+    surprise_value: str = "copies"  # with it: every copy trains the value, or "even" (training.surprise)
     deepen: int | None = None  # grow the starting weights to this many residual blocks (training.deepen)
     until: str | None = None
     progress: bool = True
@@ -180,7 +181,8 @@ def build_positions(plan: RoundPlan) -> None:
     from training.surprise import SurpriseWeighting
 
     # the judge is the model that played the self-play games (its prior is what the search overruled)
-    surprise = SurpriseWeighting(plan.player) if plan.surprise_weighting else None
+    surprise = (SurpriseWeighting(plan.player, even_value=plan.surprise_value == "even")
+                if plan.surprise_weighting else None)
     sources = {}
     for tag in ("selfplay", "games"):
         if count_games(plan.data(tag)) > 0:
@@ -370,6 +372,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--surprise-weighting", action="store_true",
                    help="write the training positions by policy surprise under the model that played "
                         "(training.surprise; default: every position once)")
+    p.add_argument("--surprise-value", choices=("copies", "even"), default=RoundPlan.surprise_value,
+                   help="with --surprise-weighting: every copy trains the value (copies, default) or each "
+                        "weighs 1/w there (even)")
     p.add_argument("--deepen", type=int, metavar="BLOCKS",
                    help="grow the starting weights to BLOCKS residual blocks by identity blocks (training.deepen)")
     p.add_argument("--until", choices=STAGES, help="stop after this stage")
@@ -393,7 +398,7 @@ def main(argv: list[str] | None = None) -> int:
                      gate_parallel=a.gate_parallel, seed=a.seed, earlier=tuple(a.earlier), until=a.until,
                      progress=not a.no_progress, size=a.size,
                      base_weights=a.base_weights.resolve() if a.base_weights else None,
-                     surprise_weighting=a.surprise_weighting, deepen=a.deepen)
+                     surprise_weighting=a.surprise_weighting, surprise_value=a.surprise_value, deepen=a.deepen)
     if plan.base_weights is None and not plan.shipped.exists():
         p.error(f"no shipped model at {plan.shipped} (a new size starts from --base-weights)")
     if plan.base_weights is not None and not plan.base_weights.is_file():

@@ -14,9 +14,10 @@ A shard is one ``.npz`` file (``np.savez_compressed``) holding ``n`` positions:
 | ``game``     | int32   | [n]                | index of the game in its source, for splits      |
 | ``reply``    | int16   | [n]                | the opponent's next move (``s*s`` = pass), -1 if none or random |
 | ``short_value`` | float16 | [n]             | short-term value target for the side to move (``training.value_targets``), NaN if the game recorded no root values |
+| ``value_weight`` | float16 | [n]            | weight of the row in the losses of the outcome's targets, value, score and ownership (1; ``1 / w`` for a copy written by surprise weighting with even value, ``training.surprise``) |
 
 Shards written before ``reply`` existed load with ``reply`` = -1 (no reply target), and
-those written before ``short_value`` with NaN (none).
+those written before ``short_value`` with NaN (none), before ``value_weight`` with 1.
 
 Symmetries are applied when streaming (a random one of the 8 for each eighth of a
 batch), so shards store each position once. Shards are written through a temporary file
@@ -37,7 +38,7 @@ from gobuddy.ai import symmetry
 
 DTYPES = {"features": np.uint8, "policy": np.float16, "value": np.int8, "score": np.float16,
           "ownership": np.int8, "weight": np.float16, "scored": np.int8, "game": np.int32,
-          "reply": np.int16, "short_value": np.float16}  # the table above
+          "reply": np.int16, "short_value": np.float16, "value_weight": np.float16}  # the table above
 FIELDS = tuple(DTYPES)
 
 
@@ -52,10 +53,10 @@ class ShardWriter:
 
     def add(self, features: np.ndarray, policy: np.ndarray, value: int, score: float,
             ownership: np.ndarray, weight: float, scored: bool, game: int, reply: int = -1,
-            short_value: float = float("nan")) -> None:
+            short_value: float = float("nan"), value_weight: float = 1.0) -> None:
         """Queue one position; flushes a full shard to disk."""
         for key, item in zip(FIELDS, (features, policy, value, score, ownership, weight, int(scored), game, reply,
-                                      short_value)):
+                                      short_value, value_weight)):
             self._rows[key].append(item)
         if len(self._rows["value"]) >= self.per_shard:
             self.flush()
@@ -76,14 +77,16 @@ class ShardWriter:
 
 
 def load_shard(path: str | Path) -> dict[str, np.ndarray]:
-    """All arrays of one shard (``reply`` all -1 and ``short_value`` all NaN in a shard
-    older than them)."""
+    """All arrays of one shard (``reply`` all -1, ``short_value`` all NaN and
+    ``value_weight`` all 1 in a shard older than them)."""
     with np.load(path) as data:
         shard = {k: data[k] for k in FIELDS if k in data}
     if "reply" not in shard:
         shard["reply"] = np.full(len(shard["value"]), -1, dtype=DTYPES["reply"])
     if "short_value" not in shard:
         shard["short_value"] = np.full(len(shard["value"]), np.nan, dtype=DTYPES["short_value"])
+    if "value_weight" not in shard:
+        shard["value_weight"] = np.ones(len(shard["value"]), dtype=DTYPES["value_weight"])
     return shard
 
 
@@ -148,4 +151,5 @@ def augment(batch: dict[str, np.ndarray], size: int, k: int) -> dict[str, np.nda
         "reply": np.ascontiguousarray(symmetry.forward(reply, size, k)),
         "reply_weight": reply_weight,
         "short_value": batch["short_value"].astype(np.float32),
+        "value_weight": batch["value_weight"].astype(np.float32),
     }

@@ -107,18 +107,25 @@ WEIGHTING = "weighting.json"  # beside the shards: how the training split was we
 def check_weighting(out: Path, surprise: SurpriseWeighting | None) -> dict:
     """The weighting record for ``out``: ``ValueError`` naming both settings when
     ``out`` already holds shards built another way (a folder without a record was built
-    unweighted)."""
-    wanted = {"surprise_model": surprise.digest() if surprise is not None else None}
+    unweighted; a record without ``surprise_value`` trained the value on every copy)."""
+    wanted = surprise.record() if surprise is not None else {"surprise_model": None, "surprise_value": None}
     path = out / WEIGHTING
     if path.exists():
         had = json.loads(path.read_text())
+        if had.get("surprise_model") is not None:
+            had.setdefault("surprise_value", "copies")
     elif (out / "built.json").exists():
         had = {"surprise_model": None}
     else:
         return wanted
-    if had.get("surprise_model") != wanted["surprise_model"]:
-        raise ValueError(f"{out} holds positions weighted by {had.get('surprise_model') or 'nothing'}, "
-                         f"not {wanted['surprise_model'] or 'nothing'}: build into another folder")
+
+    def named(record: dict) -> str:
+        model = record.get("surprise_model")
+        return f"{model} (value: {record.get('surprise_value')})" if model else "nothing"
+
+    if (had.get("surprise_model"), had.get("surprise_value")) != (wanted["surprise_model"], wanted["surprise_value"]):
+        raise ValueError(f"{out} holds positions weighted by {named(had)}, not {named(wanted)}: "
+                         "build into another folder")
     return wanted
 
 
@@ -144,14 +151,15 @@ def build(games: Path, out: Path, val_every: int = 20, per_shard: int = 20000,
             validation = game_targets(sample, val_every)
             writer = val if validation else train
             times = np.ones(len(rows["value"]), dtype=np.int64)
+            value_weight = np.ones(len(rows["value"]))
             if surprise is not None and not validation:
-                times = surprise.copies(rows, sample.digest())
+                times, value_weight = surprise.draw(rows, sample.digest())
             for i in range(len(rows["value"])):
                 for _ in range(times[i]):
                     writer.add(rows["features"][i], rows["policy"][i], int(rows["value"][i]),
                                float(rows["score"][i]), rows["ownership"][i], float(rows["weight"][i]),
                                bool(rows["scored"][i]), game_index, int(rows["reply"][i]),
-                               float(rows["short_value"][i]))
+                               float(rows["short_value"][i]), float(value_weight[i]))
             added_games += 1
             added_positions += len(rows["value"])
         done.add(str(path))
@@ -171,11 +179,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--surprise-model", type=Path, default=None,
                         help="weight the training split by policy surprise under this ONNX model "
                              "(training.surprise; default: every position once)")
+    parser.add_argument("--surprise-value", choices=("copies", "even"), default="copies",
+                        help="with --surprise-model: every copy trains the value (copies, the default), or each "
+                             "copy weighs 1/w in the value loss, so every position counts once there (even)")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     if args.surprise_model is not None and not args.surprise_model.is_file():
         parser.error(f"--surprise-model: no file {args.surprise_model}")
-    surprise = SurpriseWeighting(args.surprise_model) if args.surprise_model is not None else None
+    surprise = (SurpriseWeighting(args.surprise_model, even_value=args.surprise_value == "even")
+                if args.surprise_model is not None else None)
     try:
         check_weighting(args.out, surprise)  # only this refusal becomes a usage error
     except ValueError as exc:

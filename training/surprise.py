@@ -8,7 +8,12 @@ goes to all alike (0.5 each) and half in proportion to their surprise, so the ga
 keeps its number of such positions on average; a weight ``w`` becomes ``floor(w)``
 copies and one more with probability ``w - floor(w)`` (so a dull position may be left
 out). Positions without a target (random openings, fast searches) are written once.
-Copies are not importance-weighted: the position is simply seen more often.
+Copies are not importance-weighted for the policy: the position is simply seen more
+often. The value head may be spared the shift (``even_value``): each copy of a position
+with frequency weight ``w`` then carries value weight ``1 / w`` (at most 2), so in
+expectation every position counts once in the value loss, as unweighted, while the
+policy sees the surprising ones more. Without it every copy trains the value alike
+(the first A/B's arms, 2026-11-27).
 
 ``training.positions --surprise-model M`` applies it to the training split (validation
 is written once per position, so its figures compare with unweighted runs). The prior
@@ -64,11 +69,16 @@ class SurpriseWeighting:
     int8; one onnxruntime thread unless told). The draws are seeded by the game's
     moves, so a rebuild writes the same copies."""
 
-    def __init__(self, path: str | Path, threads: int = 1) -> None:
+    def __init__(self, path: str | Path, threads: int = 1, even_value: bool = False) -> None:
         from gobuddy.ai.onnx_evaluator import OnnxEvaluator
 
         self.path = Path(path)
+        self.even_value = even_value
         self.network = OnnxEvaluator(self.path, intra_threads=threads, max_batch=256)
+
+    def record(self) -> dict[str, str]:
+        """How it weights, as ``training.positions`` records it beside the shards."""
+        return {"surprise_model": self.digest(), "surprise_value": "even" if self.even_value else "copies"}
 
     def digest(self) -> str:
         """The model file's SHA-256 (recorded beside the shards it weighted)."""
@@ -76,8 +86,14 @@ class SurpriseWeighting:
 
     def copies(self, rows: dict[str, np.ndarray], digest: bytes) -> np.ndarray:
         """Copies of each row of ``training.positions.positions_of(..., with_legal=True)``."""
+        return self.draw(rows, digest)[0]
+
+    def draw(self, rows: dict[str, np.ndarray], digest: bytes) -> tuple[np.ndarray, np.ndarray]:
+        """``(copies, value_weight)`` of each row: the value weight of each copy is
+        ``1 / w`` with ``even_value``, else 1."""
         logits = self.network.run_planes(rows["features"].astype(np.float32))[contract.POLICY]
         surprise = policy_surprise(logits, rows["legal"], rows["policy"])
         weights = frequency_weights(surprise, rows["weight"] > 0)
         seed = int.from_bytes(digest[:8], "big")  # the game's digest (GameSample.digest): a rebuild draws alike
-        return copies(weights, np.random.default_rng(seed))
+        value_weight = 1.0 / weights if self.even_value else np.ones(len(weights))
+        return copies(weights, np.random.default_rng(seed)), value_weight

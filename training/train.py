@@ -112,17 +112,19 @@ def losses(model: GoNet, batch: dict[str, torch.Tensor], config: TrainConfig) ->
     policy, value, score, ownership, aux = model.forward_train(batch["features"])
     w = batch["weight"]
     norm = w.sum().clamp_min(1e-6)
-    scored = batch["scored"]
+    vw = batch["value_weight"]  # the outcome's targets (value, score, ownership) weigh each row by it
+    scored = batch["scored"] * vw
     scored_norm = scored.sum().clamp_min(1e-6)
     target = batch["policy"]
     policy_loss = (-(target * F.log_softmax(policy, dim=1)).sum(1) * w).sum() / norm
-    value_loss = ((value.squeeze(1) - batch["value"]) ** 2).mean()
+    vw_norm = vw.sum().clamp_min(1e-6)
+    value_loss = (((value.squeeze(1) - batch["value"]) ** 2) * vw).sum() / vw_norm
     trained_value_loss = value_loss
     if config.short_value_weight > 0:
         short = batch["short_value"]
         known = ~torch.isnan(short)
         blend = (1 - config.short_value_weight) * batch["value"] + config.short_value_weight * torch.nan_to_num(short)
-        trained_value_loss = ((value.squeeze(1) - torch.where(known, blend, batch["value"])) ** 2).mean()
+        trained_value_loss = (((value.squeeze(1) - torch.where(known, blend, batch["value"])) ** 2) * vw).sum() / vw_norm
     score_loss = (F.huber_loss(score.squeeze(1), batch["score"], reduction="none", delta=5.0)
                   * scored).sum() / scored_norm
     own_loss = (((ownership - batch["ownership"]) ** 2).mean(1) * scored).sum() / scored_norm

@@ -306,7 +306,12 @@ def test_surprise_weighting_is_judged_by_the_model_that_played(tmp_path):
                 [GameSample(9, 7.0, moves, "B+5", "B", source="selfplay", visits=[{m: 50} for m in moves])])
     build_positions(plan)
     record = json.loads(plan.data("positions", "selfplay", WEIGHTING).read_text())
-    assert record["surprise_model"] == SurpriseWeighting(plan.player).digest()
+    assert record == {"surprise_model": SurpriseWeighting(plan.player).digest(), "surprise_value": "copies"}
+    even = RoundPlan("r4", root=tmp_path, surprise_weighting=True, surprise_value="even")
+    write_shard(even.data("selfplay", "selfplay-000000.jsonl.gz"),
+                [GameSample(9, 7.0, moves, "B+5", "B", source="selfplay", visits=[{m: 50} for m in moves])])
+    build_positions(even)
+    assert json.loads(even.data("positions", "selfplay", WEIGHTING).read_text())["surprise_value"] == "even"
     plain = RoundPlan("r3", root=tmp_path)
     write_shard(plain.data("selfplay", "selfplay-000000.jsonl.gz"),
                 [GameSample(9, 7.0, moves, "B+5", "B", source="selfplay", visits=[{m: 50} for m in moves])])

@@ -127,3 +127,48 @@ def test_a_folder_built_one_way_is_not_extended_another_way(tmp_path, capsys):
         main(["--games", str(tmp_path / "games"), "--out", str(tmp_path / "x"), "--surprise-model",
               str(tmp_path / "missing.onnx")])
     assert "--surprise-model: no file" in capsys.readouterr().err
+
+
+def test_even_value_gives_each_copy_the_inverse_of_its_weight(tmp_path):
+    """The policy sees surprising positions more; the value, score and ownership losses
+    see every position once in expectation (each copy weighs 1 / w, at most 2)."""
+    samples = games(tmp_path / "games")
+    copies_way = SurpriseWeighting(MODEL)
+    even_way = SurpriseWeighting(MODEL, even_value=True)
+    build(tmp_path / "games", tmp_path / "copies", val_every=4, per_shard=5000, progress=False, surprise=copies_way)
+    build(tmp_path / "games", tmp_path / "even", val_every=4, per_shard=5000, progress=False, surprise=even_way)
+    copied, even = positions(tmp_path / "copies", "train"), positions(tmp_path / "even", "train")
+    assert np.array_equal(copied["features"], even["features"])  # the same copies are drawn
+    assert (copied["value_weight"] == 1).all()
+    assert 0 < even["value_weight"].min() < 1 < even["value_weight"].max() <= 2.0  # w >= 1/2: at most 2
+    for game in np.unique(even["game"]):
+        sample = samples[game - 1]
+        rows = positions_of(sample, with_legal=True)
+        times, weight = even_way.draw(rows, sample.digest())
+        expected = np.repeat(weight, times)
+        np.testing.assert_allclose(even["value_weight"][even["game"] == game], expected, rtol=1e-3)
+    assert (positions(tmp_path / "even", "val")["value_weight"] == 1).all()  # validation: once each, weight 1
+
+
+@pytest.mark.parametrize("first, then, message", [
+    ({}, {"even_value": True}, "weighted by [0-9a-f]{64} \\(value: copies\\), not [0-9a-f]{64} \\(value: even\\)"),
+    ({"even_value": True}, {}, "\\(value: even\\), not [0-9a-f]{64} \\(value: copies\\)"),
+])
+def test_a_folder_keeps_its_value_weighting(tmp_path, first, then, message):
+    games(tmp_path / "games")
+    build(tmp_path / "games", tmp_path / "out", per_shard=5000, progress=False,
+          surprise=SurpriseWeighting(MODEL, **first))
+    with pytest.raises(ValueError, match=message):
+        build(tmp_path / "games", tmp_path / "out", progress=False, surprise=SurpriseWeighting(MODEL, **then))
+
+
+def test_a_record_from_before_the_value_setting_reads_as_copies(tmp_path):
+    import json
+
+    from training.positions import WEIGHTING
+
+    games(tmp_path / "games")
+    judge = SurpriseWeighting(MODEL)
+    build(tmp_path / "games", tmp_path / "out", per_shard=5000, progress=False, surprise=judge)
+    (tmp_path / "out" / WEIGHTING).write_text(json.dumps({"surprise_model": judge.digest()}))  # as first written
+    assert build(tmp_path / "games", tmp_path / "out", progress=False, surprise=judge) == (0, 0)

@@ -101,3 +101,16 @@ def test_the_command_refuses_a_weight_outside_zero_to_one(tmp_path, capsys):
     with pytest.raises(SystemExit):
         train_main(["--data", str(tmp_path), "--run", str(tmp_path / "r"), "--short-value-weight", "1.5"])
     assert "--short-value-weight must be in [0, 1], got 1.5" in capsys.readouterr().err
+
+
+def test_the_outcome_losses_weigh_each_row_by_its_value_weight(tmp_path):
+    torch.manual_seed(0)
+    model = GoNet(NetConfig(planes=NUM_PLANES, blocks=1, channels=8))
+    batch = value_batch(tmp_path, [float("nan")] * 3)
+    batch["value_weight"] = torch.tensor([2.0, 0.5, 1.0])
+    out = losses(model, batch, TrainConfig(data=tmp_path, run=tmp_path / "run", size=SIZE))
+    with torch.no_grad():
+        v = model(batch["features"])[1].squeeze(1)
+    err = (v - batch["value"]) ** 2
+    assert torch.allclose(out["value"], (err * batch["value_weight"]).sum() / 3.5)
+    assert not torch.allclose(out["value"], err.mean())
