@@ -84,13 +84,9 @@ class SurpriseWeighting:
         """The model file's SHA-256 (recorded beside the shards it weighted)."""
         return hashlib.sha256(self.path.read_bytes()).hexdigest()
 
-    def copies(self, rows: dict[str, np.ndarray], digest: bytes) -> np.ndarray:
-        """Copies of each row of ``training.positions.positions_of(..., with_legal=True)``."""
-        return self.draw(rows, digest)[0]
-
     def draw(self, rows: dict[str, np.ndarray], digest: bytes) -> tuple[np.ndarray, np.ndarray]:
-        """``(copies, value_weight)`` of each row: the value weight of each copy is
-        ``1 / w`` with ``even_value``, else 1."""
+        """``(copies, value_weight)`` of each row of ``training.positions.positions_of(...,
+        with_legal=True)``: the value weight of each copy is ``1 / w`` with ``even_value``, else 1."""
         logits = self.network.run_planes(rows["features"].astype(np.float32))[contract.POLICY]
         surprise = policy_surprise(logits, rows["legal"], rows["policy"])
         weights = frequency_weights(surprise, rows["weight"] > 0)

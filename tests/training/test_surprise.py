@@ -102,7 +102,7 @@ def test_the_training_split_is_written_by_surprise_and_validation_once(tmp_path)
     per_game_weighted = np.bincount(train_weighted["game"], minlength=len(per_game_plain))
     for game in np.flatnonzero(per_game_plain):  # the builder numbers the games from 1
         sample = samples[game - 1]
-        expected = judge.copies(positions_of(sample, with_legal=True), sample.digest()).sum()
+        expected = judge.draw(positions_of(sample, with_legal=True), sample.digest())[0].sum()
         assert per_game_weighted[game] == expected, game
     assert not np.array_equal(per_game_plain, per_game_weighted)  # some positions were written more, some less
     # on average a game keeps its count of targeted positions
