@@ -8,7 +8,7 @@ round per session, from the model in ``models/`` to a gated candidate that repla
 | stage | makes (under ``--root``) |
 |---|---|
 | ``games`` | ``data/improve/ROUND/selfplay/`` (``training.selfplay`` with the shipped model) and ``data/improve/ROUND/games/`` (``training.engine_games`` with ``--mix``), side by side for ``--minutes`` |
-| ``positions`` | ``data/improve/ROUND/positions/{selfplay,games,mix}`` (``training.positions``; ``mix`` links both, and the positions of the ``--earlier`` rounds; with ``--surprise-weighting`` the training split is weighted by policy surprise under the model that played, ``training.surprise``) |
+| ``positions`` | ``data/improve/ROUND/positions/{selfplay,games,mix}`` (``training.positions``; ``mix`` links both, and the positions of the ``--earlier`` rounds; with ``--surprise-weighting`` the training split is weighted by policy surprise under the model that played, ``training.surprise``; with ``--reanalyse-visits V`` the self-play games are first reanalysed into ``data/improve/ROUND/reanalysed/`` by the model that played, so their fast moves get policy targets too, ``training.reanalyse``) |
 | ``init`` | ``runs/improve/ROUND/init.pt``: ``models/gobuddy-9x9.pt``, or the ONNX file read back (``training.onnx_import``) when the weights are missing; with ``--deepen N`` grown to N residual blocks by identity blocks (``training.deepen``) |
 | ``train`` | ``runs/improve/ROUND/last.pt`` (``training.train --init``) |
 | ``export`` | ``runs/improve/ROUND/model.onnx`` after the parity check, and its weights ``model.pt`` |
@@ -88,6 +88,7 @@ class RoundPlan:
     surprise_weighting: bool = False  # the training split weighted by policy surprise under ``player``
     surprise_value: str = "copies"  # with it: every copy trains the value, or "even" (training.surprise)
     deepen: int | None = None  # grow the starting weights to this many residual blocks (training.deepen)
+    reanalyse_visits: int = 0  # fill the self-play games' missing policy targets at these visits (0: off)
     until: str | None = None
     progress: bool = True
 
@@ -183,10 +184,19 @@ def build_positions(plan: RoundPlan) -> None:
     # the judge is the model that played the self-play games (its prior is what the search overruled)
     surprise = (SurpriseWeighting(plan.player, even_value=plan.surprise_value == "even")
                 if plan.surprise_weighting else None)
+    games = {tag: plan.data(tag) for tag in ("selfplay", "games")}
+    if plan.reanalyse_visits > 0 and count_games(games["selfplay"]) > 0:
+        from training.reanalyse import ReanalyseConfig, ReanalyseSettings, run as reanalyse
+
+        # resumable by itself (one output shard per input shard); the stage is done only with the mix
+        reanalyse(ReanalyseConfig(plan.player, games["selfplay"], plan.data("reanalysed"),
+                                  ReanalyseSettings(visits=plan.reanalyse_visits), workers=max(1, plan.threads),
+                                  progress=plan.progress))
+        games["selfplay"] = plan.data("reanalysed")
     sources = {}
-    for tag in ("selfplay", "games"):
-        if count_games(plan.data(tag)) > 0:
-            build(plan.data(tag), plan.data("positions", tag), val_every=20, per_shard=5000, progress=plan.progress,
+    for tag, folder in games.items():
+        if count_games(folder) > 0:
+            build(folder, plan.data("positions", tag), val_every=20, per_shard=5000, progress=plan.progress,
                   surprise=surprise)
             sources[tag] = plan.data("positions", tag)
     if not sources:
@@ -377,6 +387,9 @@ def main(argv: list[str] | None = None) -> int:
                         "weighs 1/w there (even)")
     p.add_argument("--deepen", type=int, metavar="BLOCKS",
                    help="grow the starting weights to BLOCKS residual blocks by identity blocks (training.deepen)")
+    p.add_argument("--reanalyse-visits", type=int, default=0, metavar="V",
+                   help="before the positions, search the self-play moves that have no policy target again at V "
+                        "visits with the model that played (training.reanalyse; default 0: off)")
     p.add_argument("--until", choices=STAGES, help="stop after this stage")
     p.add_argument("--no-progress", action="store_true")
     a = p.parse_args(argv)
@@ -384,6 +397,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--minutes must be >= 0, --steps >= 1, worker counts >= 0")
     if not 0.0 <= a.short_value_weight <= 1.0:
         p.error(f"--short-value-weight must be in [0, 1], got {a.short_value_weight}")
+    if a.reanalyse_visits < 0:
+        p.error(f"--reanalyse-visits must be >= 0, got {a.reanalyse_visits}")
     if a.deepen is not None and a.deepen < 1:
         p.error(f"--deepen must be >= 1, got {a.deepen}")
     for flag in ("value_weight", "soft_policy_weight", "reply_policy_weight"):
@@ -398,7 +413,8 @@ def main(argv: list[str] | None = None) -> int:
                      gate_parallel=a.gate_parallel, seed=a.seed, earlier=tuple(a.earlier), until=a.until,
                      progress=not a.no_progress, size=a.size,
                      base_weights=a.base_weights.resolve() if a.base_weights else None,
-                     surprise_weighting=a.surprise_weighting, surprise_value=a.surprise_value, deepen=a.deepen)
+                     surprise_weighting=a.surprise_weighting, surprise_value=a.surprise_value, deepen=a.deepen,
+                     reanalyse_visits=a.reanalyse_visits)
     if plan.base_weights is None and not plan.shipped.exists():
         p.error(f"no shipped model at {plan.shipped} (a new size starts from --base-weights)")
     if plan.base_weights is not None and not plan.base_weights.is_file():

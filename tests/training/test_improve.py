@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -317,3 +318,28 @@ def test_surprise_weighting_is_judged_by_the_model_that_played(tmp_path):
                 [GameSample(9, 7.0, moves, "B+5", "B", source="selfplay", visits=[{m: 50} for m in moves])])
     build_positions(plain)
     assert json.loads(plain.data("positions", "selfplay", WEIGHTING).read_text())["surprise_model"] is None
+
+
+def test_reanalysis_fills_the_fast_moves_targets_before_the_positions(tmp_path, capsys):
+    from training.game_shards import GameSample, read_shard, shard_paths, write_shard
+    from training.improve import build_positions
+
+    tiny_shipped(tmp_path)
+    plan = RoundPlan("r2", root=tmp_path, reanalyse_visits=4, threads=1, progress=False)
+    moves = ["E5", "C3", "G7", "C7", "G3", "pass", "pass"]
+    fast = [None, {"C3": 3}, None, None, {"G3": 3}, None, None]  # two full searches, five fast ones
+    write_shard(plan.data("selfplay", "selfplay-000000.jsonl.gz"),
+                [GameSample(9, 7.0, moves, "B+5", "B", source="selfplay", visits=fast, seed=k) for k in range(3)])
+    build_positions(plan)
+    record = json.loads(plan.data("reanalysed", "reanalysis.json").read_text())
+    assert (record["model"], record["visits"], record["moves"]) == (str(plan.player), 4, "missing")
+    games = read_shard(shard_paths(plan.data("reanalysed"))[0])
+    assert [g.seed for g in games] == [0, 1, 2]
+    for game in games:
+        assert all(v is not None for v in game.visits) and game.visits[1] == {"C3": 3}
+        assert game.notes == ["reanalysed by tiny-shipped at 4 visits: 5 moves"]
+    weights = np.concatenate([load_shard(p)["weight"] for p in plan.data("positions", "selfplay").glob("*.npz")])
+    assert weights.tolist() == [1.0] * 21  # every move of the three games now teaches the policy
+    with pytest.raises(SystemExit):
+        improve_main(["--round", "x", "--root", str(tmp_path), "--reanalyse-visits", "-1"])
+    assert "--reanalyse-visits must be >= 0" in capsys.readouterr().err
