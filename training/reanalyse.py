@@ -23,7 +23,8 @@ replaced (a game without them keeps none: the rest of its moves have no value).
 
 ``OUT`` gets one shard per input shard, under the same name, written whole; a rerun
 skips the shards already there, so a stopped run resumes. ``OUT/reanalysis.json``
-records the settings and a rerun with other settings is refused. Deterministic: the
+records the settings and the model's SHA-256, and a rerun with other settings or another
+model (other bytes, wherever they lie) is refused. Deterministic: the
 same model, settings and games give the same shards (no noise, no temperature).
 
 Not checked: that the games' komi is the model's (each game is searched at its own
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import hashlib
 import json
 import multiprocessing
 import signal
@@ -130,12 +132,14 @@ class ReanalyseConfig:
 
 def check_record(config: ReanalyseConfig) -> dict:
     """The settings record for ``config.out``; ``ValueError`` naming both when the
-    folder already holds shards made with other settings or another model."""
-    wanted = {"model": str(config.model), **asdict(config.settings)}
+    folder already holds shards made with other settings or another model (compared by
+    its SHA-256; the path is kept for people)."""
+    digest = hashlib.sha256(config.model.read_bytes()).hexdigest()
+    wanted = {"model": str(config.model), "model_sha256": digest, **asdict(config.settings)}
     path = config.out / RECORD
     if path.exists():
         had = json.loads(path.read_text())
-        if had != wanted:
+        if {k: v for k, v in had.items() if k != "model"} != {k: v for k, v in wanted.items() if k != "model"}:
             raise ValueError(f"{config.out} holds games reanalysed with {had}, not {wanted}: "
                              "reanalyse into another folder")
     return wanted
@@ -164,7 +168,10 @@ def _shard(path: Path, out: Path, settings: ReanalyseSettings,
     """Reanalyse one shard into ``out`` (same name); returns (games, moves searched)."""
     evaluator, search = made if made is not None else _worker
     games = read_shard(path)
-    done = [reanalyse_game(search, game, settings, evaluator.name) for game in games]
+    try:
+        done = [reanalyse_game(search, game, settings, evaluator.name) for game in games]
+    except ValueError as exc:  # an illegal record, a size the model does not play
+        raise ValueError(f"{path}: {exc}") from None
     write_shard(out / path.name, done)
     searched = sum(sum(_searched(g, i, settings.moves) for i in range(len(g.moves))) for g in games)
     return len(games), searched
@@ -243,6 +250,8 @@ def parse_args(argv: list[str] | None = None) -> ReanalyseConfig:
         p.error(f"--workers must be >= 1, got {args.workers}")
     if not args.games.is_dir():
         p.error(f"--games: no folder {args.games}")
+    if not args.model.is_file():
+        p.error(f"--model: no file {args.model}")
     config = ReanalyseConfig(args.model, args.games, args.out, settings, args.workers, not args.no_progress)
     try:
         check_record(config)
@@ -259,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"\nstopped; {len(shard_paths(config.out))} shards in {config.out}", file=sys.stderr)
         return 130
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, ValueError) as exc:
         print(f"[reanalyse] {exc}", file=sys.stderr)
         return 2
     print(f"reanalysed {games} games ({searched} moves searched) into {config.out}")

@@ -151,6 +151,14 @@ def test_a_folder_made_with_other_settings_is_refused(tmp_path, tiny_model, caps
     run(ReanalyseConfig(tiny_model, games, out, ReanalyseSettings(visits=8), progress=False))
     with pytest.raises(ValueError, match="reanalyse into another folder"):
         run(ReanalyseConfig(tiny_model, games, out, ReanalyseSettings(visits=16), progress=False))
+    # The model is known by its bytes: a copy elsewhere is the same model, other bytes at its path are not.
+    copy = tmp_path / "elsewhere" / "same.onnx"
+    copy.parent.mkdir()
+    copy.write_bytes(tiny_model.read_bytes())
+    assert run(ReanalyseConfig(copy, games, out, ReanalyseSettings(visits=8), progress=False)) == (0, 0)
+    build_tiny_model(size=9, blocks=1, channels=8, seed=8, name="tiny-other").save(copy)
+    with pytest.raises(ValueError, match="reanalyse into another folder"):
+        run(ReanalyseConfig(copy, games, out, ReanalyseSettings(visits=8), progress=False))
     with pytest.raises(SystemExit):
         parse_args(["--model", str(tiny_model), "--games", str(games), "--out", str(out), "--moves", "all",
                     "--visits", "8"])
@@ -179,9 +187,21 @@ def test_command_line_names_a_missing_folder_model_or_empty_folder(tmp_path, tin
     assert main(["--model", str(tiny_model), "--games", str(tmp_path / "empty"), "--out", str(tmp_path / "o"),
                  "--no-progress"]) == 2
     assert "no game shards" in capsys.readouterr().err
-    assert main(["--model", str(tmp_path / "missing.onnx"), "--games", str(tmp_path / "empty"),
-                 "--out", str(tmp_path / "o2"), "--no-progress"]) == 2
-    assert "does not exist" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--model", str(tmp_path / "missing.onnx"), "--games", str(tmp_path / "empty"), "--out",
+              str(tmp_path / "o2")])
+    assert "--model: no file" in capsys.readouterr().err
+
+
+def test_games_of_a_size_the_model_does_not_play_name_their_shard(tmp_path, tiny_model, capsys):
+    games = tmp_path / "games"
+    write_shard(games / "selfplay-000000.jsonl.gz",
+                [GameSample(size=13, komi=7.0, moves=["G7", "pass", "pass"], result="B+7", winner="B")])
+    assert main(["--model", str(tiny_model), "--games", str(games), "--out", str(tmp_path / "o"),
+                 "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "selfplay-000000.jsonl.gz" in err and "13x13" in err
+    assert not shard_paths(tmp_path / "o")  # nothing half made
 
 
 def test_the_command_runs_end_to_end(tmp_path, tiny_model, capsys):
