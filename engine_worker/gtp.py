@@ -56,6 +56,7 @@ class GtpConfig:
     choice: str = "lcb"  # the move after the search: "lcb" (gobuddy.ai.lcb) or "visits" (the most visited)
     early_stop: bool = True  # stop a search once the rest of its budget cannot change the move
     search: str = "auto"  # who runs the search: gobuddy.ai.search_engines (auto: native where it can)
+    score_utility: float = 0.0  # KataGo's score utility in selection (gobuddy.ai.mcts.SearchConfig; 0: off)
 
     def budget(self) -> tuple[int | None, float | None]:
         """(visits, seconds) per move: those given, or with neither the defaults
@@ -97,6 +98,9 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
     parser.add_argument("--search", choices=("auto", "native", "python"), default="auto",
                         help="who runs the search: the compiled tree (native), the Python one (python), or "
                              "auto (default): native unless it cannot be built here")
+    parser.add_argument("--score-utility", type=float, default=0.0, metavar="LAMBDA",
+                        help="lean the search towards larger score leads: LAMBDA * 2/pi * atan(score / 5 points) "
+                             "joins each move's value in selection (KataGo's score utility; default 0: off)")
     parser.add_argument("--level", default=None,
                         help="play at a named level (see --list-levels; 'full' is the default player); "
                              "excludes --visits, --time, --random and --temperature")
@@ -136,13 +140,16 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
     models = () if args.random else tuple(args.model or (str(path) for path in SHIPPED_MODELS))
     if args.threads < 1:
         parser.error(f"--threads must be at least 1, got {args.threads}")
+    if args.score_utility < 0 or (args.score_utility > 0 and (args.random or level is not None)):
+        parser.error(f"--score-utility must be >= 0, and needs the default search player (got {args.score_utility})")
     if args.temperature < 0 or (args.temperature_moves is not None and args.temperature_moves < 0):
         parser.error("--temperature and --temperature-moves must not be negative")
     moves = args.temperature_moves if args.temperature_moves is not None else (30 if args.temperature else 0)
     return GtpConfig(boardsize=args.boardsize, komi=args.komi, superko=not args.simple_ko,
                      seed=args.seed, models=models, visits=args.visits, seconds=args.seconds,
                      threads=args.threads, temperature=args.temperature, temperature_moves=moves, level=level,
-                     choice=args.choice, early_stop=args.early_stop, search=args.search)
+                     choice=args.choice, early_stop=args.early_stop, search=args.search,
+                     score_utility=args.score_utility)
 
 
 def make_evaluator(config: GtpConfig):
@@ -173,7 +180,8 @@ def make_player(config: GtpConfig):
                                          temperature_moves=config.temperature_moves,
                                          lcb=LcbConfig() if config.choice == "lcb" else None,
                                          early_stop=config.early_stop),
-                            SearchConfig(komi=config.komi, seed=config.seed), engine=config.search)
+                            SearchConfig(komi=config.komi, seed=config.seed, score_utility=config.score_utility),
+                            engine=config.search)
     from gobuddy.go.playout import RandomPlayer
 
     return RandomPlayer(seed=config.seed)

@@ -86,6 +86,19 @@ class SearchConfig:
     seed: int | None = None
     pipeline: bool = True
     forced_playouts: float = 0.0  # KataGo's forced playouts at the root: k (2 in KataGo), 0 for none
+    # KataGo's score utility in selection: lambda * 2/pi * atan(mean score lead / scale) (0: off)
+    score_utility: float = 0.0
+    score_scale: float = 5.0  # points; how fast the utility saturates
+
+    def __post_init__(self) -> None:
+        if self.score_utility < 0 or self.score_scale <= 0:
+            raise ValueError(f"score_utility must be >= 0 and score_scale > 0, got {self.score_utility}, "
+                             f"{self.score_scale}")
+
+    @property
+    def utility(self) -> tuple[float, float] | None:
+        """``(factor, scale)`` for ``search_node.select``, or None when off."""
+        return (self.score_utility * 2.0 / math.pi, self.score_scale) if self.score_utility > 0 else None
 
 
 @dataclass
@@ -251,9 +264,10 @@ class Search:
         vl = self.config.virtual_loss
         c_puct, reduction = self.config.c_puct, self.config.fpu_reduction
         forced = self.config.forced_playouts
+        utility = self.config.utility
         while node.terminal is None and node.moves is not None:
             if first is None:
-                i = select(node, c_puct, reduction, forced if node is self.root else 0.0)
+                i = select(node, c_puct, reduction, forced if node is self.root else 0.0, utility)
             else:
                 i, first = first, None
             change(node, i, vl, -vl)

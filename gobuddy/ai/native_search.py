@@ -114,6 +114,7 @@ def load(build_dir: Path = BUILD_DIR) -> ctypes.CDLL:
         "gs_set_root": (i, [p, p, i, i, i, i, i, i, p, long, p, i]),
         "gs_clear": (None, [p]),
         "gs_set_forced": (None, [p, d]),
+        "gs_set_utility": (None, [p, d, d]),
         "gs_collect": (i, [p, i, i, p]),
         "gs_batch_legal": (None, [p, i, p]),
         "gs_finish": (i, [p, i, p, p, p, p]),
@@ -395,6 +396,8 @@ class NativeSearch:
             raise ValueError("NativeSearch.run needs visits, seconds or a stop event")
         lib, handle = engine.lib, engine.handle
         lib.gs_set_forced(handle, self.config.forced_playouts)  # the config may change between moves
+        factor, scale = self.config.utility or (0.0, 1.0)
+        lib.gs_set_utility(handle, factor, scale)
         stats = SearchStats()
         start = time.perf_counter()
         next_progress = start + progress_every

@@ -11,6 +11,12 @@ costs three ufuncs and an ``argmax``, and trees are bit for bit those of the pla
 expressions; ``fpu`` (and the unvisited children's ``Q``) is recomputed only when the
 set of visited children or the prior changes.
 
+With a score utility (``utility = (factor, scale)``, KataGo's: ``factor`` is
+``lambda * 2 / pi``) each child's term gains ``factor * atan(mean / scale)``, ``mean``
+being its mean score lead ``S / N`` when visited and the node's network score lead
+when not (0 without a score head); ``math.atan`` per child, the C library's ``atan``
+as in the compiled search, so the two still build the same trees.
+
 Not checked here: that indices are in range, that priors are finite and not negative.
 """
 
@@ -117,10 +123,20 @@ def set_prior(node: Node, prior: np.ndarray) -> None:
     node.fpu = None
 
 
-def select(node: Node, c_puct: float, fpu_reduction: float, forced: float = 0.0) -> int:
+def score_bonus(node: Node, factor: float, scale: float) -> np.ndarray:
+    """Each child's score utility ``factor * atan(mean / scale)`` (the module docstring)."""
+    mean = np.full(len(node.N), float(node.net_score or 0.0))
+    np.divide(node.S, node.N, out=mean, where=node.N > 0)
+    mean /= scale
+    return factor * np.fromiter(map(math.atan, mean.tolist()), dtype=np.float64, count=len(mean))
+
+
+def select(node: Node, c_puct: float, fpu_reduction: float, forced: float = 0.0,
+           utility: tuple[float, float] | None = None) -> int:
     """The child index PUCT selects (see the module docstring). With ``forced`` > 0
     (KataGo's forced playouts, for the root): the children whose ``N`` is below
-    ``sqrt(forced * prior * sum N)`` come first, PUCT choosing among them."""
+    ``sqrt(forced * prior * sum N)`` come first, PUCT choosing among them. With
+    ``utility`` (``(factor, scale)``), the score utility joins each child's term."""
     if node.fpu is None:
         unvisited = node.N <= 0
         mass = float(np.dot(node.prior, ~unvisited))
@@ -129,6 +145,8 @@ def select(node: Node, c_puct: float, fpu_reduction: float, forced: float = 0.0)
     score = node.prior * (c_puct * math.sqrt(max(node.nsum, 1.0)))
     score /= node.N1
     score += node.Q
+    if utility is not None:
+        score += score_bonus(node, *utility)
     if forced > 0:
         short = node.N < np.sqrt(forced * node.prior * node.nsum)
         if short.any():

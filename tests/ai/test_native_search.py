@@ -88,9 +88,14 @@ def test_the_ko_point_and_its_retake(more, point, legal, ko, tiny):
     assert native.game_ko() == (None if ko is None else from_gtp(ko, size)) == pos.ko
 
 
-@pytest.mark.parametrize("forced", [0.0, 2.0])  # forced playouts at the root (self-play's, KataGo's k = 2)
-def test_the_trees_are_those_of_the_python_search_move_by_move(twin, forced):
-    config = SearchConfig(komi=7.0, pipeline=False, noise=True, seed=5, max_moves=243, forced_playouts=forced)
+@pytest.mark.parametrize("forced, utility", [
+    (0.0, 0.0),
+    (2.0, 0.0),  # forced playouts at the root (self-play's, KataGo's k = 2)
+    (0.0, 0.3),  # a score utility in every selection
+])
+def test_the_trees_are_those_of_the_python_search_move_by_move(twin, forced, utility):
+    config = SearchConfig(komi=7.0, pipeline=False, noise=True, seed=5, max_moves=243, forced_playouts=forced,
+                          score_utility=utility)
     python, native = Search(twin, config), NativeSearch(twin, config, 9)
     pos, history = Position(9), ()
     for number in range(40):

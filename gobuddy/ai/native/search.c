@@ -77,6 +77,7 @@ typedef struct {
     uint64_t zob[2][MAXN];     /* [0] black, [1] white */
     double komi, c_puct, fpu_reduction, virtual_loss;
     double forced;             /* forced playouts' k at the root (0: off; gs_set_forced) */
+    double utility, utility_scale; /* score utility: factor (lambda * 2/pi; 0: off) and scale (gs_set_utility) */
     int max_moves, batch_size;
     int superko;               /* positional superko (else the simple ko rule only) */
     /* the game: its position, the boards before it (most recent first), seen hashes */
@@ -427,7 +428,9 @@ static inline void change(Node *node, int i, double dn, double dw) {
 
 /* search_node.select: argmax of prior * k / (N + 1) + Q, the first on ties; with
  * forced > 0 (the root's forced playouts), among the children whose N is below
- * sqrt(forced * prior * sum N) when there are any. */
+ * sqrt(forced * prior * sum N) when there are any. With a score utility, each term
+ * gains utility * atan(mean / scale), mean = S / N if visited, else the node's
+ * network score lead (search_node.score_bonus, the same operations). */
 static int select_child(Engine *e, Node *node, double forced) {
     int m = node->nchild;
     if (!node->fpu_valid) {
@@ -447,6 +450,11 @@ static int select_child(Engine *e, Node *node, double forced) {
         double score = node->prior[i] * k;
         score /= node->N1[i];
         score += node->Q[i];
+        if (e->utility > 0) {
+            double mean = node->N[i] > 0 ? node->S[i] / node->N[i] : node->net_score;
+            mean /= e->utility_scale;
+            score += e->utility * atan(mean);
+        }
         if (score > top) { top = score; best = i; }
         if (forced > 0 && node->N[i] < sqrt(forced * node->prior[i] * node->nsum) && score > forced_top) {
             forced_top = score;
@@ -677,6 +685,12 @@ int gs_set_root(Engine *e, const int8_t *stones, int to_play, int ko, int last_m
 /* Forced playouts at the root from now on: k > 0 (KataGo's 2), or 0 for none. */
 void gs_set_forced(Engine *e, double k) {
     e->forced = k;
+}
+
+/* Score utility in selection from now on: factor = lambda * 2/pi (0: off), scale in points (> 0). */
+void gs_set_utility(Engine *e, double factor, double scale) {
+    e->utility = factor;
+    e->utility_scale = scale;
 }
 
 void gs_clear(Engine *e) {
