@@ -105,6 +105,9 @@ def test_lz_analyze_streams_until_the_next_command(engine):
     (["--random", "--temperature", "1"], "--temperature and --temperature-moves need the search"),
     (["--random", "--model", "m.onnx"], "--random and --model exclude each other"),
     (["--threads", "0"], "--threads must be at least 1, got 0"),
+    (["--score-utility", "-0.1"], "--score-utility must be >= 0"),
+    (["--random", "--score-utility", "0.3"], "needs the default search player"),
+    (["--level", "full", "--score-utility", "0.3"], "needs the default search player"),
 ])
 def test_options_are_checked(options, message):
     out = subprocess.run([sys.executable, "-m", "engine_worker.gtp", *options], cwd=ROOT,
@@ -122,6 +125,15 @@ def test_without_options_it_plays_the_shipped_models_with_the_default_budget():
     assert config.budget() == (8000, 0.9)  # visits or seconds, whichever comes first
     assert config.search == "auto" and parse_args(["--search", "python"]).search == "python"
     assert config.threads == min(2, os.cpu_count() or 1) and parse_args(["--threads", "1"]).threads == 1
+
+
+def test_the_score_utility_reaches_the_players_search():
+    from engine_worker.gtp import make_player, parse_args
+
+    assert parse_args([]).score_utility == 0.0
+    player = make_player(parse_args(["--score-utility", "0.3", "--visits", "8"]))
+    assert player.search.config.score_utility == 0.3 and player.search.config.utility is not None
+    assert make_player(parse_args(["--visits", "8"])).search.config.utility is None
 
 
 @pytest.mark.parametrize("options, budget", [
