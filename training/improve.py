@@ -66,6 +66,7 @@ class RoundPlan:
     selfplay_search: str = "puct"  # training.selfplay --search: puct or gumbel
     selfplay_model: str = "float"  # float: the base model plays self-play; int8: its twin (training.quantize)
     forced_playouts: float = 0.0  # training.selfplay --forced-playouts (0: off)
+    score_utility: float = 0.0  # training.selfplay --score-utility (0: off)
     mix: str = Plan.round_engine_mix
     max_moves: int | None = None
     steps: int = 2500
@@ -125,7 +126,7 @@ def generator_commands(plan: RoundPlan) -> list[list[str]]:
                                          fast_visits=plan.fast_visits, full_fraction=plan.full_fraction,
                                          search=plan.selfplay_search, workers=plan.selfplay_workers, seed=plan.seed,
                                          games=1000000, progress=plan.progress, max_moves=plan.max_moves,
-                                         forced_playouts=plan.forced_playouts))
+                                         forced_playouts=plan.forced_playouts, score_utility=plan.score_utility))
     if plan.engine_workers > 0:
         commands.append([sys.executable, "-m", "training.engine_games", "--out", str(plan.data("games")),
                          "--mix", plan.mix, "--workers", str(plan.engine_workers), "--size", str(plan.size),
@@ -354,6 +355,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="self-play root search (training.selfplay --search; default puct)")
     p.add_argument("--selfplay-model", choices=("float", "int8"), default=RoundPlan.selfplay_model,
                    help="self-play with the base model or its int8 twin (about twice the games; default float)")
+    p.add_argument("--score-utility", type=float, default=RoundPlan.score_utility, metavar="LAMBDA",
+                   help="self-play with KataGo's score utility in the search (training.selfplay; default 0: off)")
     p.add_argument("--forced-playouts", type=float, default=RoundPlan.forced_playouts, metavar="K",
                    help="self-play forced playouts and policy target pruning (training.selfplay; default 0: off)")
     p.add_argument("--max-moves", type=int, help="move cap of the generated games")
@@ -397,6 +400,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--minutes must be >= 0, --steps >= 1, worker counts >= 0")
     if not 0.0 <= a.short_value_weight <= 1.0:
         p.error(f"--short-value-weight must be in [0, 1], got {a.short_value_weight}")
+    if a.score_utility < 0:
+        p.error(f"--score-utility must be >= 0, got {a.score_utility}")
     if a.reanalyse_visits < 0:
         p.error(f"--reanalyse-visits must be >= 0, got {a.reanalyse_visits}")
     if a.deepen is not None and a.deepen < 1:
@@ -407,6 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     plan = RoundPlan(a.round, a.root.resolve(), a.minutes, a.selfplay_workers, a.engine_workers, a.visits,
                      fast_visits=a.fast_visits, full_fraction=a.full_fraction, selfplay_search=a.selfplay_search,
                      selfplay_model=a.selfplay_model, mix=a.mix, forced_playouts=a.forced_playouts,
+                     score_utility=a.score_utility,
                      max_moves=a.max_moves, steps=a.steps, lr=a.lr, value_weight=a.value_weight,
                      soft_policy_weight=a.soft_policy_weight, reply_policy_weight=a.reply_policy_weight,
                      short_value_weight=a.short_value_weight, threads=a.threads, device=a.device, gate_games=a.gate_games, gate_visits=a.gate_visits,

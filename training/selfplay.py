@@ -32,6 +32,8 @@ always runs in Python. Per move:
   a root child with fewer than ``sqrt(K * prior * total)`` visits is searched first
   (KataGo's, K = 2 there), and the recorded target has those visits pruned back out
   (``training.target_pruning``); fast searches are unchanged.
+- Score utility (``--score-utility LAMBDA``, default 0: off): KataGo's, in every
+  selection of both kinds of search (``gobuddy.ai.mcts.SearchConfig.score_utility``).
 - Resignation: a side resigns when its root value stays below
   ``--resign-threshold`` for ``--resign-after`` of its moves in a row, once a quarter
   of the points have been played; in ``--no-resign-fraction`` of the games it may not,
@@ -368,6 +370,9 @@ def parse_args(argv: list[str] | None = None) -> SelfPlayConfig:
     p.add_argument("--forced-playouts", type=float, default=0.0, metavar="K",
                    help="forced playouts and policy target pruning on full PUCT searches (KataGo's K = 2; "
                         "default 0: off)")
+    p.add_argument("--score-utility", type=float, default=0.0, metavar="LAMBDA",
+                   help="KataGo's score utility in the search's selection (gobuddy.ai.mcts.SearchConfig; "
+                        "default 0: off)")
     p.add_argument("--workers", type=int, default=1, help="processes, one onnxruntime thread each")
     p.add_argument("--per-shard", type=int, default=50)
     p.add_argument("--prefix", default="selfplay")
@@ -382,7 +387,10 @@ def parse_args(argv: list[str] | None = None) -> SelfPlayConfig:
         gumbel_k=args.gumbel_k, gumbel_fast_k=args.gumbel_fast_k, engine=args.engine,
         forced_playouts=args.forced_playouts,
         search=SearchConfig(c_puct=args.c_puct, dirichlet_alpha=args.dirichlet_alpha,
-                            batch_size=args.batch_size, pipeline=args.pipeline))
+                            batch_size=args.batch_size, pipeline=args.pipeline,
+                            score_utility=max(0.0, args.score_utility)))
+    if args.score_utility < 0:
+        p.error(f"--score-utility must be >= 0, got {args.score_utility}")
     try:
         settings.check()
     except ValueError as exc:
@@ -396,7 +404,8 @@ def parse_args(argv: list[str] | None = None) -> SelfPlayConfig:
 
 def command(model: Path, out: Path, *, size: int, visits: int, fast_visits: int, full_fraction: float,
             search: str, workers: int, seed: int, games: int, per_shard: int = 25, progress: bool = False,
-            max_moves: int | None = None, engine: str = GameSettings.engine, forced_playouts: float = 0.0) -> list[str]:
+            max_moves: int | None = None, engine: str = GameSettings.engine, forced_playouts: float = 0.0,
+            score_utility: float = 0.0) -> list[str]:
     """The command line of this module with these settings: the one spelling of it that
     the training rounds (``training.improve``) and the benchmark (``bench.bench_selfplay``)
     run. Not checked here: the values (``parse_args`` checks them when it runs)."""
@@ -405,7 +414,8 @@ def command(model: Path, out: Path, *, size: int, visits: int, fast_visits: int,
              "--search", search, "--workers", str(workers), "--seed", str(seed), "--games", str(games),
              "--per-shard", str(per_shard), "--engine", engine]
             + ([] if progress else ["--no-progress"]) + (["--max-moves", str(max_moves)] if max_moves else [])
-            + (["--forced-playouts", str(forced_playouts)] if forced_playouts > 0 else []))
+            + (["--forced-playouts", str(forced_playouts)] if forced_playouts > 0 else [])
+            + (["--score-utility", str(score_utility)] if score_utility > 0 else []))
 
 
 def main(argv: list[str] | None = None) -> int:

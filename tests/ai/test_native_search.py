@@ -113,12 +113,14 @@ def test_the_trees_are_those_of_the_python_search_move_by_move(twin, forced, uti
         pos.play(move)
 
 
-@pytest.mark.parametrize("size, seed, cap, forced", [(9, 0, None, 0.0), (9, 1, None, 0.0), (7, 2, None, 0.0),
-                                                     (9, 3, 30, 0.0), (9, 4, None, 2.0)])
-def test_selfplay_plays_the_same_games_natively(size, seed, cap, forced, twin, tiny):
+@pytest.mark.parametrize("size, seed, cap, forced, utility", [
+    (9, 0, None, 0.0, 0.0), (9, 1, None, 0.0, 0.0), (7, 2, None, 0.0, 0.0), (9, 3, 30, 0.0, 0.0),
+    (9, 4, None, 2.0, 0.0), (9, 5, None, 0.0, 0.3)])
+def test_selfplay_plays_the_same_games_natively(size, seed, cap, forced, utility, twin, tiny):
     evaluator = twin if size == 9 else tiny[size]
     settings = GameSettings(size=size, komi=7.0, visits=48, fast_visits=12, full_fraction=0.35, max_moves=cap,
-                            no_resign_fraction=1.0 if cap else 0.2, forced_playouts=forced)
+                            no_resign_fraction=1.0 if cap else 0.2, forced_playouts=forced,
+                            search=SearchConfig(pipeline=False, score_utility=utility))
     python = play_game(evaluator, replace(settings, engine="python"), seed)
     native = play_game(evaluator, replace(settings, engine="native"), seed)
     assert native == python and len(native.moves) > 10

@@ -43,6 +43,9 @@ def test_the_generators_resume_into_the_round_folders(tmp_path):
     assert "--forced-playouts" not in selfplay  # off unless asked
     (forced,) = generator_commands(replace(plan, forced_playouts=2.0))
     assert forced[forced.index("--forced-playouts") + 1] == "2.0"
+    assert "--score-utility" not in selfplay
+    (leaning,) = generator_commands(replace(plan, score_utility=0.3))
+    assert leaning[leaning.index("--score-utility") + 1] == "0.3"
 
 
 @pytest.mark.parametrize("size, model", [(9, "models/gobuddy-9x9.int8.onnx"),

@@ -147,6 +147,7 @@ def test_positions_builder_turns_visits_into_policy_targets(tmp_path):
     (["--full-fraction", "0"], "full_fraction"),
     (["--visits", "0"], "visits"),
     (["--workers", "0"], "--workers"),
+    (["--score-utility", "-1"], "--score-utility must be >= 0"),
 ])
 def test_command_line_refuses_bad_settings(argv, message, capsys):
     with pytest.raises(SystemExit):
