@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from training.game_shards import count_games
+from training.game_shards import count_games, shard_paths
 from training.make_model import SHIPPED, Plan, ReachedUntil, StageLog, checkpoint_step, file_digest
 from training.selfplay import command as selfplay_command
 from training.quantize import make_twin, refresh_twin, twin_is_current, twin_path
@@ -186,7 +186,7 @@ def build_positions(plan: RoundPlan) -> None:
     surprise = (SurpriseWeighting(plan.player, even_value=plan.surprise_value == "even")
                 if plan.surprise_weighting else None)
     games = {tag: plan.data(tag) for tag in ("selfplay", "games")}
-    if plan.reanalyse_visits > 0 and count_games(games["selfplay"]) > 0:
+    if plan.reanalyse_visits > 0 and shard_paths(games["selfplay"]):
         from training.reanalyse import ReanalyseConfig, ReanalyseSettings, run as reanalyse
 
         # resumable by itself (one output shard per input shard); the stage is done only with the mix

@@ -54,7 +54,7 @@ from gobuddy.go.position import Position
 from training.game_shards import GameSample, read_shard, shard_paths, write_shard
 from training.selfplay import ENGINES, root_visits
 
-__all__ = ["MOVES", "ReanalyseConfig", "ReanalyseSettings", "check_record", "main", "reanalyse_game", "run"]
+__all__ = ["MOVES", "ReanalyseConfig", "ReanalyseSettings", "check_record", "main", "reanalyse_game", "run", "to_search"]
 
 MOVES = ("missing", "all")
 RECORD = "reanalysis.json"
@@ -82,11 +82,10 @@ class ReanalyseSettings:
             raise ValueError(f"c_puct must be > 0 and batch_size >= 1, got {self.c_puct}, {self.batch_size}")
 
 
-def _searched(sample: GameSample, i: int, moves: str) -> bool:
-    """Whether move ``i`` of ``sample`` is searched again under ``moves``."""
-    if i < sample.opening:
-        return False
-    return moves == "all" or sample.visits is None or sample.visits[i] is None
+def to_search(sample: GameSample, moves: str) -> list[int]:
+    """The indices of the moves of ``sample`` searched again under ``moves``."""
+    return [i for i in range(sample.opening, len(sample.moves))
+            if moves == "all" or sample.visits is None or sample.visits[i] is None]
 
 
 def reanalyse_game(search: Search | NativeSearch, sample: GameSample, settings: ReanalyseSettings,
@@ -94,7 +93,7 @@ def reanalyse_game(search: Search | NativeSearch, sample: GameSample, settings: 
     """``sample`` with new targets from ``search`` (its evaluator named ``name`` in the
     note). ``search.config`` is replaced (no noise, the game's komi). A game with no
     move to search comes back unchanged; ``IllegalMove`` for an illegal record."""
-    todo = [i for i in range(len(sample.moves)) if _searched(sample, i, settings.moves)]
+    todo = to_search(sample, settings.moves)
     if not todo:
         return sample
     search.config = SearchConfig(komi=sample.komi, c_puct=settings.c_puct, batch_size=settings.batch_size,
@@ -173,8 +172,7 @@ def _shard(path: Path, out: Path, settings: ReanalyseSettings,
     except ValueError as exc:  # an illegal record, a size the model does not play
         raise ValueError(f"{path}: {exc}") from None
     write_shard(out / path.name, done)
-    searched = sum(sum(_searched(g, i, settings.moves) for i in range(len(g.moves))) for g in games)
-    return len(games), searched
+    return len(games), sum(len(to_search(g, settings.moves)) for g in games)
 
 
 def run(config: ReanalyseConfig) -> tuple[int, int]:

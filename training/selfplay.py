@@ -379,6 +379,8 @@ def parse_args(argv: list[str] | None = None) -> SelfPlayConfig:
     p.add_argument("--seed", type=int, help="seed of the run (default: random)")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
+    if args.score_utility < 0:  # before SearchConfig, which would refuse it with a traceback
+        p.error(f"--score-utility must be >= 0, got {args.score_utility}")
     settings = GameSettings(
         size=args.size, komi=args.komi, visits=args.visits, fast_visits=args.fast_visits,
         full_fraction=args.full_fraction, temperature=args.temperature, temperature_moves=args.temperature_moves,
@@ -388,9 +390,7 @@ def parse_args(argv: list[str] | None = None) -> SelfPlayConfig:
         forced_playouts=args.forced_playouts,
         search=SearchConfig(c_puct=args.c_puct, dirichlet_alpha=args.dirichlet_alpha,
                             batch_size=args.batch_size, pipeline=args.pipeline,
-                            score_utility=max(0.0, args.score_utility)))
-    if args.score_utility < 0:
-        p.error(f"--score-utility must be >= 0, got {args.score_utility}")
+                            score_utility=args.score_utility))
     try:
         settings.check()
     except ValueError as exc:
