@@ -140,8 +140,8 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
     models = () if args.random else tuple(args.model or (str(path) for path in SHIPPED_MODELS))
     if args.threads < 1:
         parser.error(f"--threads must be at least 1, got {args.threads}")
-    if args.score_utility < 0 or (args.score_utility > 0 and (args.random or level is not None)):
-        parser.error(f"--score-utility must be >= 0, and needs the default search player (got {args.score_utility})")
+    if not 0 <= args.score_utility < float("inf") or (args.score_utility > 0 and (args.random or level is not None)):
+        parser.error(f"--score-utility must be >= 0 and finite, and needs the default search player (got {args.score_utility})")
     if args.temperature < 0 or (args.temperature_moves is not None and args.temperature_moves < 0):
         parser.error("--temperature and --temperature-moves must not be negative")
     moves = args.temperature_moves if args.temperature_moves is not None else (30 if args.temperature else 0)

@@ -400,8 +400,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--minutes must be >= 0, --steps >= 1, worker counts >= 0")
     if not 0.0 <= a.short_value_weight <= 1.0:
         p.error(f"--short-value-weight must be in [0, 1], got {a.short_value_weight}")
-    if a.score_utility < 0:
-        p.error(f"--score-utility must be >= 0, got {a.score_utility}")
+    if not 0 <= a.score_utility < float("inf"):
+        p.error(f"--score-utility must be >= 0 and finite, got {a.score_utility}")
     if a.reanalyse_visits < 0:
         p.error(f"--reanalyse-visits must be >= 0, got {a.reanalyse_visits}")
     if a.deepen is not None and a.deepen < 1:

@@ -379,8 +379,8 @@ def parse_args(argv: list[str] | None = None) -> SelfPlayConfig:
     p.add_argument("--seed", type=int, help="seed of the run (default: random)")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
-    if args.score_utility < 0:  # before SearchConfig, which would refuse it with a traceback
-        p.error(f"--score-utility must be >= 0, got {args.score_utility}")
+    if not 0 <= args.score_utility < float("inf"):  # before SearchConfig, which would refuse it with a traceback
+        p.error(f"--score-utility must be >= 0 and finite, got {args.score_utility}")
     settings = GameSettings(
         size=args.size, komi=args.komi, visits=args.visits, fast_visits=args.fast_visits,
         full_fraction=args.full_fraction, temperature=args.temperature, temperature_moves=args.temperature_moves,

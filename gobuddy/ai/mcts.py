@@ -91,8 +91,8 @@ class SearchConfig:
     score_scale: float = 5.0  # points; how fast the utility saturates
 
     def __post_init__(self) -> None:
-        if self.score_utility < 0 or self.score_scale <= 0:
-            raise ValueError(f"score_utility must be >= 0 and score_scale > 0, got {self.score_utility}, "
+        if not (0 <= self.score_utility < math.inf and 0 < self.score_scale < math.inf):
+            raise ValueError(f"score_utility must be >= 0 and score_scale > 0 (both finite), got {self.score_utility}, "
                              f"{self.score_scale}")
 
     @property

@@ -106,6 +106,8 @@ def test_lz_analyze_streams_until_the_next_command(engine):
     (["--random", "--model", "m.onnx"], "--random and --model exclude each other"),
     (["--threads", "0"], "--threads must be at least 1, got 0"),
     (["--score-utility", "-0.1"], "--score-utility must be >= 0"),
+    (["--score-utility", "nan"], "--score-utility must be >= 0"),
+    (["--score-utility", "inf"], "--score-utility must be >= 0"),
     (["--random", "--score-utility", "0.3"], "needs the default search player"),
     (["--level", "full", "--score-utility", "0.3"], "needs the default search player"),
 ])

@@ -65,9 +65,10 @@ def test_the_config_gives_select_its_factor(utility, scale, expected):
     assert SearchConfig(score_utility=utility, score_scale=scale).utility == expected
 
 
-@pytest.mark.parametrize("utility, scale", [(-0.1, 5.0), (0.3, 0.0), (0.3, -1.0)])
+@pytest.mark.parametrize("utility, scale", [(-0.1, 5.0), (0.3, 0.0), (0.3, -1.0), (math.nan, 5.0), (math.inf, 5.0),
+                                            (0.3, math.nan), (0.3, math.inf)])
 def test_a_negative_utility_or_a_scale_that_is_not_positive_is_refused(utility, scale):
-    with pytest.raises(ValueError, match="score_utility must be >= 0 and score_scale > 0"):
+    with pytest.raises(ValueError, match=r"score_utility must be >= 0 and score_scale > 0 \(both finite\)"):
         SearchConfig(score_utility=utility, score_scale=scale)
 
 
