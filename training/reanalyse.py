@@ -78,8 +78,8 @@ class ReanalyseSettings:
             raise ValueError(f"moves must be one of {', '.join(MOVES)}, got {self.moves!r}")
         if self.engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
-        if self.c_puct <= 0 or self.batch_size < 1:
-            raise ValueError(f"c_puct must be > 0 and batch_size >= 1, got {self.c_puct}, {self.batch_size}")
+        if not 0 < self.c_puct < float("inf") or self.batch_size < 1:
+            raise ValueError(f"c_puct must be > 0 and finite, batch_size >= 1, got {self.c_puct}, {self.batch_size}")
 
 
 def to_search(sample: GameSample, moves: str) -> list[int]:

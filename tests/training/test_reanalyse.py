@@ -170,6 +170,7 @@ def test_a_folder_made_with_other_settings_is_refused(tmp_path, tiny_model, caps
     (["--workers", "0"], "--workers must be >= 1"),
     (["--moves", "some"], "invalid choice"),
     (["--c-puct", "0"], "c_puct must be > 0"),
+    (["--c-puct", "nan"], "c_puct must be > 0"),
 ])
 def test_command_line_refuses_bad_settings(tmp_path, tiny_model, extra, message, capsys):
     (tmp_path / "games").mkdir()
