@@ -57,6 +57,8 @@ class GtpConfig:
     early_stop: bool = True  # stop a search once the rest of its budget cannot change the move
     search: str = "auto"  # who runs the search: gobuddy.ai.search_engines (auto: native where it can)
     score_utility: float = 0.0  # KataGo's score utility in selection (gobuddy.ai.mcts.SearchConfig; 0: off)
+    symmetry: str = "none"  # the network's symmetries per evaluation (gobuddy.ai.onnx_evaluator.SYMMETRY_MODES)
+    resign: bool = True  # the search player resigns a lost game (PlayerConfig.resign_threshold); False: plays on
 
     def budget(self) -> tuple[int | None, float | None]:
         """(visits, seconds) per move: those given, or with neither the defaults
@@ -101,6 +103,12 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
     parser.add_argument("--score-utility", type=float, default=0.0, metavar="LAMBDA",
                         help="lean the search towards larger score leads: LAMBDA * 2/pi * atan(score / 5 points) "
                              "joins each move's value in selection (KataGo's score utility; default 0: off)")
+    parser.add_argument("--symmetry", choices=("none", "random", "average"), default="none",
+                        help="the board symmetries each network evaluation runs: none (default), one drawn at "
+                             "random, or all 8 averaged (8 times the network's work; the Python search)")
+    parser.add_argument("--no-resign", action="store_false", dest="resign",
+                        help="never resign: play every game out (the search player; measuring a raw "
+                             "policy, whose one-visit value is no ground to resign on)")
     parser.add_argument("--level", default=None,
                         help="play at a named level (see --list-levels; 'full' is the default player); "
                              "excludes --visits, --time, --random and --temperature")
@@ -142,6 +150,11 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
         parser.error(f"--threads must be at least 1, got {args.threads}")
     if not 0 <= args.score_utility < float("inf") or (args.score_utility > 0 and (args.random or level is not None)):
         parser.error(f"--score-utility must be >= 0 and finite, and needs the default search player (got {args.score_utility})")
+    if args.symmetry != "none" and (args.random or level is not None or args.search == "native"):
+        parser.error(f"--symmetry {args.symmetry} needs the default search player with --search auto or python "
+                     "(the native search runs the network without symmetries)")
+    if not args.resign and (args.random or level is not None):
+        parser.error("--no-resign needs the default search player, not --random or --level")
     if args.temperature < 0 or (args.temperature_moves is not None and args.temperature_moves < 0):
         parser.error("--temperature and --temperature-moves must not be negative")
     moves = args.temperature_moves if args.temperature_moves is not None else (30 if args.temperature else 0)
@@ -149,7 +162,7 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
                      seed=args.seed, models=models, visits=args.visits, seconds=args.seconds,
                      threads=args.threads, temperature=args.temperature, temperature_moves=moves, level=level,
                      choice=args.choice, early_stop=args.early_stop, search=args.search,
-                     score_utility=args.score_utility)
+                     score_utility=args.score_utility, symmetry=args.symmetry, resign=args.resign)
 
 
 def make_evaluator(config: GtpConfig):
@@ -158,7 +171,8 @@ def make_evaluator(config: GtpConfig):
     from gobuddy.ai.onnx_evaluator import OnnxEvaluator
     from gobuddy.ai.sized_evaluator import SizedEvaluator
 
-    return SizedEvaluator.of([OnnxEvaluator(path, intra_threads=config.threads) for path in config.models])
+    return SizedEvaluator.of([OnnxEvaluator(path, intra_threads=config.threads, symmetry=config.symmetry,
+                                            seed=config.seed) for path in config.models])
 
 
 def make_player(config: GtpConfig):
@@ -179,7 +193,8 @@ def make_player(config: GtpConfig):
                             PlayerConfig(visits=visits, seconds=seconds, temperature=config.temperature,
                                          temperature_moves=config.temperature_moves,
                                          lcb=LcbConfig() if config.choice == "lcb" else None,
-                                         early_stop=config.early_stop),
+                                         early_stop=config.early_stop,
+                                         resign_threshold=PlayerConfig.resign_threshold if config.resign else None),
                             SearchConfig(komi=config.komi, seed=config.seed, score_utility=config.score_utility),
                             engine=config.search)
     from gobuddy.go.playout import RandomPlayer

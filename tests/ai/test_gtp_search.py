@@ -110,6 +110,12 @@ def test_lz_analyze_streams_until_the_next_command(engine):
     (["--score-utility", "inf"], "--score-utility must be >= 0"),
     (["--random", "--score-utility", "0.3"], "needs the default search player"),
     (["--level", "full", "--score-utility", "0.3"], "needs the default search player"),
+    (["--symmetry", "average", "--search", "native"], "--symmetry average needs the default search player"),
+    (["--symmetry", "random", "--random"], "--symmetry random needs the default search player"),
+    (["--symmetry", "average", "--level", "full"], "--symmetry average needs the default search player"),
+    (["--symmetry", "all"], "invalid choice: 'all'"),
+    (["--no-resign", "--random"], "--no-resign needs the default search player"),
+    (["--no-resign", "--level", "full"], "--no-resign needs the default search player"),
 ])
 def test_options_are_checked(options, message):
     out = subprocess.run([sys.executable, "-m", "engine_worker.gtp", *options], cwd=ROOT,
@@ -136,6 +142,25 @@ def test_the_score_utility_reaches_the_players_search():
     player = make_player(parse_args(["--score-utility", "0.3", "--visits", "8"]))
     assert player.search.config.score_utility == 0.3 and player.search.config.utility is not None
     assert make_player(parse_args(["--visits", "8"])).search.config.utility is None
+
+
+# (options, the player's resign threshold, its evaluator's symmetry, who searches)
+MANNERS = [
+    ([], -0.9, "none", "NativeSearch"),
+    (["--no-resign"], None, "none", "NativeSearch"),
+    (["--symmetry", "average"], -0.9, "average", "Search"),
+    (["--symmetry", "random", "--no-resign", "--seed", "3"], None, "random", "Search"),
+]
+
+
+@pytest.mark.parametrize("options, threshold, symmetry, search", MANNERS)
+def test_resignation_and_symmetries_reach_the_player(options, threshold, symmetry, search):
+    from engine_worker.gtp import make_player, parse_args
+
+    player = make_player(parse_args(["--visits", "8", *options]))
+    assert player.config.resign_threshold == threshold
+    assert [part.symmetry for part in player.evaluator.by_size.values()] == [symmetry, symmetry]  # 9x9 and 13x13
+    assert type(player.search).__name__ == search
 
 
 @pytest.mark.parametrize("options, budget", [
