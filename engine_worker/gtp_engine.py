@@ -24,14 +24,16 @@ dead.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Protocol
 
 from gobuddy.go.coords import (
     BLACK, EMPTY, GTP_COLUMNS, MAX_SIZE, MIN_SIZE, WHITE, CoordinateError, color_from_str,
     from_gtp, to_gtp)
 from gobuddy.go.game import RESIGN, Game
+from engine_worker.gtp_clock import Clock
 from engine_worker.gtp_shell import GtpError, GtpShell
 from gobuddy.go.handicap import HandicapError, fixed_handicap_points, free_handicap_points
 from gobuddy.go.position import IllegalMove, Position
@@ -52,20 +54,11 @@ class FinalStatus(Protocol):
 
 class Player(Protocol):
     """Chooses moves for ``genmove``: a flat point, ``game.pass_point`` to pass, or
-    ``RESIGN``. It must not change ``game``; the engine plays the move."""
+    ``RESIGN``. It must not change ``game``; the engine plays the move. ``max_seconds``:
+    the most the move may take by the game's clock (``engine_worker.gtp_clock``; ``None``:
+    no limit beyond the player's own budget)."""
 
-    def genmove(self, game: Game, color: int) -> int: ...
-
-
-@dataclass
-class Clock:
-    """What ``time_settings`` and ``time_left`` said (seconds; 0 byo-yomi time with 0
-    stones means no time limit, per GTP). Kept for players; nothing enforces it."""
-
-    main_time: int = 0
-    byo_yomi_time: int = 0
-    byo_yomi_stones: int = 0
-    left: dict[int, tuple[int, int]] = field(default_factory=dict)  # colour -> (time, stones)
+    def genmove(self, game: Game, color: int, max_seconds: float | None = None) -> int: ...
 
 
 class GtpEngine:
@@ -103,6 +96,7 @@ class GtpEngine:
             "place_free_handicap": lambda a: self.cmd_handicap(a, free_handicap_points),
             "set_free_handicap": self.cmd_set_free_handicap,
             "time_settings": self.cmd_time_settings,
+            "kgs-time_settings": self.cmd_kgs_time_settings,
             "time_left": self.cmd_time_left,
             "final_score": self.cmd_final_score,
             "final_status_list": self.cmd_final_status_list,
@@ -141,6 +135,7 @@ class GtpEngine:
         """An empty board of ``size`` (komi and ko rule kept; ``start``: setup fields)."""
         self.game = Game(size, self.game.ruleset, **start)  # type: ignore[arg-type]
         self.info = {}
+        self.clock.reset()
 
     def cmd_komi(self, args: list[str]) -> None:
         self.game.ruleset = replace(self.game.ruleset, komi=float_arg(arguments(args, 1)[0]))
@@ -162,7 +157,10 @@ class GtpEngine:
 
     def cmd_genmove(self, args: list[str], play: bool) -> str:
         color = color_arg(arguments(args, 1)[0])
-        move = self.player.genmove(self.game, color)
+        started = time.monotonic()
+        move = self.player.genmove(self.game, color, max_seconds=self.allowance(color))
+        if play:
+            self.clock.spent(color, time.monotonic() - started)
         if move == RESIGN:
             return "resign"
         if play:
@@ -199,13 +197,48 @@ class GtpEngine:
             raise GtpError("bad vertex list")
         self._handicap(points)
 
+    def allowance(self, color: int) -> float | None:
+        """The most seconds ``color``'s next move may take by the clock (``None``: no limit)."""
+        pos = self.game.position
+        return self.clock.allowance(color, sum(1 for p in range(pos.n) if pos.board[p] == EMPTY))
+
     def cmd_time_settings(self, args: list[str]) -> None:
         main, byo, stones = (int_arg(a) for a in arguments(args, 3))
-        self.clock = Clock(main, byo, stones)
+        self._set_clock(main, byo, stones)
+
+    def cmd_kgs_time_settings(self, args: list[str]) -> None:
+        """KGS's time systems: ``none``, ``absolute MAIN``, ``canadian MAIN BYO STONES``,
+        and ``byoyomi MAIN PERIOD PERIODS`` (Japanese), played as one-stone Canadian
+        periods (each move within a period; the further periods are a reserve left unused)."""
+        if not args:
+            raise GtpError("syntax error")
+        system, rest = args[0].lower(), args[1:]
+        if system == "none":
+            arguments(rest, 0)
+            self._set_clock(0, 1, 0)
+        elif system == "absolute":
+            self._set_clock(int_arg(arguments(rest, 1)[0]), 0, 0)
+        elif system == "canadian":
+            main, byo, stones = (int_arg(a) for a in arguments(rest, 3))
+            self._set_clock(main, byo, stones)
+        elif system == "byoyomi":
+            main, period, periods = (int_arg(a) for a in arguments(rest, 3))
+            self._set_clock(main, period if periods > 0 else 0, 1 if periods > 0 else 0)
+        else:
+            raise GtpError("syntax error")
+
+    def _set_clock(self, main: int, byo: int, stones: int) -> None:
+        try:
+            self.clock = Clock(main, byo, stones)
+        except ValueError:
+            raise GtpError("syntax error") from None
 
     def cmd_time_left(self, args: list[str]) -> None:
         color_text, seconds, stones = arguments(args, 3)
-        self.clock.left[color_arg(color_text)] = (int_arg(seconds), int_arg(stones))
+        try:
+            self.clock.set_left(color_arg(color_text), int_arg(seconds), int_arg(stones))
+        except ValueError:
+            raise GtpError("syntax error") from None
 
     def cmd_final_score(self, args: list[str]) -> str:
         pos = self.game.position

@@ -13,6 +13,8 @@ Not here: how moves are chosen (``gobuddy.ai.player``, ``gobuddy.ai.levels``).
 
 from __future__ import annotations
 
+import time
+
 import math
 from typing import Any
 
@@ -32,7 +34,9 @@ def register_player(engine: Any, player: Any) -> None:
 
     def cleanup(args: list[str]) -> str:
         color = color_arg(arguments(args, 1)[0])
-        move = player.cleanup_genmove(engine.game, color)
+        started = time.monotonic()
+        move = player.cleanup_genmove(engine.game, color, max_seconds=engine.allowance(color))
+        engine.clock.spent(color, time.monotonic() - started)
         engine.play(color, move)
         return to_gtp(move, engine.game.size)
 

@@ -117,8 +117,9 @@ class LevelPlayer:
             self.search = SearchPlayer(evaluator, PlayerConfig(visits=level.visits, seconds=None),
                                        SearchConfig(komi=komi, seed=self.seed), engine="auto")
 
-    def genmove(self, game: Any, color: int) -> int:
-        """``Player`` protocol: a flat point, pass, or ``RESIGN``."""
+    def genmove(self, game: Any, color: int, max_seconds: float | None = None) -> int:
+        """``Player`` protocol: a flat point, pass, or ``RESIGN``; ``max_seconds`` caps a
+        search level's time (a policy level's one evaluation needs no cap)."""
         pos, history = game_position(game)
         if pos.to_play != color:
             pos.set_to_play(color)
@@ -126,7 +127,7 @@ class LevelPlayer:
             saves = answers_atari(pos, color, pos.last_move)
             if saves:
                 return saves[0].move
-            return self.search.genmove(game, color)
+            return self.search.genmove(game, color, max_seconds=max_seconds)
         if game.size not in self.evaluator.board_sizes:
             raise ValueError(f"the model plays {self.evaluator.board_sizes}, not {game.size}x{game.size}")
         evaluation = self.evaluator.evaluate([Query.of(pos, history)])[0]

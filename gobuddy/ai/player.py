@@ -27,8 +27,9 @@ Move choice after the search (tree reused from move to move):
   own eye-like point nor puts an own chain of two or more stones in atari without
   capturing (so dead stones get captured, sekis are left alone), and never resigns.
 
-Not handled: time controls (``time_left``); each move gets the configured visits and
-seconds."""
+Time controls: ``genmove``'s ``max_seconds`` (the GTP clock's allowance,
+``engine_worker.gtp_clock``) caps a move's seconds below the configured budget; a
+search always makes at least its first visit, whatever the cap."""
 
 from __future__ import annotations
 
@@ -117,13 +118,14 @@ class SearchPlayer:
         self.name = f"gobuddy-mcts({evaluator.name})"
 
     # ------------------------------------------------------------------ genmove
-    def genmove(self, game: Any, color: int) -> int:
-        """``Player`` protocol: a flat point, pass, or ``RESIGN``."""
-        return self._choose(game, color, cleanup=False)
+    def genmove(self, game: Any, color: int, max_seconds: float | None = None) -> int:
+        """``Player`` protocol: a flat point, pass, or ``RESIGN``; ``max_seconds`` caps
+        the search's time (a game clock's allowance) below the configured budget."""
+        return self._choose(game, color, cleanup=False, max_seconds=max_seconds)
 
-    def cleanup_genmove(self, game: Any, color: int) -> int:
+    def cleanup_genmove(self, game: Any, color: int, max_seconds: float | None = None) -> int:
         """As ``genmove``, but plays on until dead stones are captured (see module doc)."""
-        return self._choose(game, color, cleanup=True)
+        return self._choose(game, color, cleanup=True, max_seconds=max_seconds)
 
     def prepare(self, game: Any, color: int | None) -> Position:
         """Set the search on ``game``'s position with ``color`` to move (default: the
@@ -138,7 +140,7 @@ class SearchPlayer:
         self.search.set_position(pos, history)
         return pos
 
-    def _choose(self, game: Any, color: int, cleanup: bool) -> int:
+    def _choose(self, game: Any, color: int, cleanup: bool, max_seconds: float | None = None) -> int:
         cfg = self.config
         self.last_stats = None
         pos = self.prepare(game, color)
@@ -161,7 +163,8 @@ class SearchPlayer:
         early_stop: bool | SettledRule = cfg.early_stop and cfg.temperature_moves <= pos.move_count
         if early_stop and cfg.lcb is not None:
             early_stop = partial(lcb_choice.settled, exclude=contenders, config=cfg.lcb)
-        self.last_stats = self.search.run(visits=cfg.visits, seconds=cfg.seconds, early_stop=early_stop)
+        seconds = cfg.seconds if max_seconds is None else min(max_seconds, cfg.seconds or max_seconds)
+        self.last_stats = self.search.run(visits=cfg.visits, seconds=seconds, early_stop=early_stop)
         root = self.search.root
         if not cleanup and self._should_resign(pos, root.q, color):
             return RESIGN

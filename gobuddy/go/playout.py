@@ -126,8 +126,9 @@ class RandomPlayer:
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
 
-    def genmove(self, game, color: int) -> int:
-        """A move for ``color`` in ``game.position`` (flat point or pass; never resigns).
+    def genmove(self, game, color: int, max_seconds: float | None = None) -> int:
+        """A move for ``color`` in ``game.position`` (flat point or pass; never resigns;
+        instant, so ``max_seconds`` is not needed).
 
         ``game`` is anything with a ``position`` attribute: the GTP engine's ``Game``."""
         return random_move(game.position, self.rng, color)
