@@ -22,9 +22,12 @@ overrides that estimate. ``Clock.reset`` (a new game) gives both colours the ful
   the work around the search), and never less than ``FLOOR`` seconds: a move must be
   made even with the flag about to fall.
 
-Not checked: the runner's own clock (an opponent's ``time_left`` is kept, not used), and
-Japanese byo-yomi (several periods of one stone), which GTP cannot say; a one-stone
-Canadian period plays the same."""
+Japanese byo-yomi (KGS's ``kgs-time_settings byoyomi``: ``periods`` periods of ``byo``
+seconds, each move within one) is kept as one-stone Canadian periods with ``periods``
+set; its ``time_left`` stones count the periods left, so a move may take the period's
+time whatever that count. The further periods stay a reserve, never spent on purpose.
+
+Not checked: the runner's own clock (an opponent's ``time_left`` is kept, not used)."""
 
 from __future__ import annotations
 
@@ -44,10 +47,11 @@ class Clock:
     main_time: float = 0.0
     byo_yomi_time: float = 1.0
     byo_yomi_stones: int = 0
+    periods: int = 0  # Japanese byo-yomi: its number of periods (byo_yomi_stones is then 1); 0: Canadian
     left: dict[int, tuple[float, int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.main_time < 0 or self.byo_yomi_time < 0 or self.byo_yomi_stones < 0:
+        if min(self.main_time, self.byo_yomi_time, self.byo_yomi_stones, self.periods) < 0:
             raise ValueError("time settings must not be negative")
 
     @property
@@ -101,7 +105,7 @@ class Clock:
             return None
         left, stones = self.state(colour)
         if stones > 0:
-            share = left / stones
+            share = left if self.periods else left / stones
         else:
             share = left / max(MIN_MOVES_LEFT, empty_points // 2)
             if self.has_byo_yomi:

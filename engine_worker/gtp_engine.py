@@ -208,8 +208,7 @@ class GtpEngine:
 
     def cmd_kgs_time_settings(self, args: list[str]) -> None:
         """KGS's time systems: ``none``, ``absolute MAIN``, ``canadian MAIN BYO STONES``,
-        and ``byoyomi MAIN PERIOD PERIODS`` (Japanese), played as one-stone Canadian
-        periods (each move within a period; the further periods are a reserve left unused)."""
+        and ``byoyomi MAIN PERIOD PERIODS`` (Japanese; ``engine_worker.gtp_clock``)."""
         if not args:
             raise GtpError("syntax error")
         system, rest = args[0].lower(), args[1:]
@@ -223,13 +222,16 @@ class GtpEngine:
             self._set_clock(main, byo, stones)
         elif system == "byoyomi":
             main, period, periods = (int_arg(a) for a in arguments(rest, 3))
-            self._set_clock(main, period if periods > 0 else 0, 1 if periods > 0 else 0)
+            if periods > 0 and period > 0:
+                self._set_clock(main, period, 1, periods)
+            else:
+                self._set_clock(main, 0, 0)
         else:
             raise GtpError("syntax error")
 
-    def _set_clock(self, main: int, byo: int, stones: int) -> None:
+    def _set_clock(self, main: int, byo: int, stones: int, periods: int = 0) -> None:
         try:
-            self.clock = Clock(main, byo, stones)
+            self.clock = Clock(main, byo, stones, periods)
         except ValueError:
             raise GtpError("syntax error") from None
 

@@ -33,6 +33,8 @@ ALLOWANCES = [
     ((0, 10, 5), (4, 2), 81, reserve(4 / 2)),  # in a period: its seconds over its stones
     ((300, 10, 1), (2, 0), 60, reserve(10)),  # main nearly gone: a byo-yomi stone's share
     ((300, 10, 1), (290, 0), 40, reserve(290 / 20)),  # main time is worth more than a period here
+    ((300, 30, 1, 5), (30, 5), 60, reserve(30)),  # Japanese, 5 periods left: each move within one
+    ((300, 30, 1, 5), (12, 1), 60, reserve(12)),  # the last period, 12 s of it left
 ]
 
 
@@ -77,6 +79,8 @@ def test_bad_settings_are_refused():
     with pytest.raises(ValueError):
         Clock(-1, 0, 0)
     with pytest.raises(ValueError):
+        Clock(0, 30, 1, -2)
+    with pytest.raises(ValueError):
         Clock().set_left(BLACK, 10, -1)
 
 
@@ -94,8 +98,8 @@ COMMANDS = [
     ("kgs-time_settings none", "", (0, 1, 0)),
     ("kgs-time_settings absolute 600", "", (600, 0, 0)),
     ("kgs-time_settings canadian 600 300 25", "", (600, 300, 25)),
-    ("kgs-time_settings byoyomi 600 30 5", "", (600, 30, 1)),  # Japanese: one-stone periods
-    ("kgs-time_settings byoyomi 600 30 0", "", (600, 0, 0)),  # no periods: sudden death
+    ("kgs-time_settings byoyomi 600 30 5", "", (600, 30, 1, 5)),  # Japanese: one-stone periods
+    ("kgs-time_settings byoyomi 600 30 0", "", (600, 0, 0, 0)),  # no periods: sudden death
     ("kgs-time_settings fischer 600 10", "syntax error", (600, 0, 0)),
     ("kgs-time_settings absolute", "syntax error", (600, 0, 0)),
     ("kgs-time_settings", "syntax error", (600, 0, 0)),
@@ -108,7 +112,8 @@ def test_the_time_commands_set_the_clock():
     for command, answer, settings in COMMANDS:
         got = gtp.shell.execute(command).strip()
         assert (command, got) == (command, f"? {answer}" if answer else "=")
-        assert (gtp.clock.main_time, gtp.clock.byo_yomi_time, gtp.clock.byo_yomi_stones) == settings, command
+        clock = gtp.clock
+        assert (clock.main_time, clock.byo_yomi_time, clock.byo_yomi_stones, clock.periods)[:len(settings)] == settings, command
 
 
 class Recorded:
