@@ -3,7 +3,8 @@
 ``time_settings main byo stones`` (GTP 2, section 4.2): ``main`` seconds of main time,
 then Canadian byo-yomi: ``byo`` seconds for every ``stones`` stones. ``byo > 0`` with
 ``stones == 0`` means no time limit (the default before any ``time_settings``);
-``byo == 0`` means nothing after main time (sudden death). ``time_left colour seconds
+``byo == 0`` means nothing after main time (sudden death). All three 0 would be a game of
+no time at all, which no runner means: it is taken as no limit too. ``time_left colour seconds
 stones`` says where a colour's clock stands: ``stones == 0`` in main time, else the
 stones still to play in the current byo-yomi period.
 
@@ -56,8 +57,10 @@ class Clock:
 
     @property
     def limited(self) -> bool:
-        """Whether the settings limit time at all (``byo > 0`` with no stones: they do not)."""
-        return not (self.byo_yomi_time > 0 and self.byo_yomi_stones == 0)
+        """Whether the settings limit time at all (``byo > 0`` with no stones, or no time of
+        any kind: they do not)."""
+        return not ((self.byo_yomi_time > 0 and self.byo_yomi_stones == 0)
+                    or (self.main_time == 0 and self.byo_yomi_time == 0))
 
     @property
     def has_byo_yomi(self) -> bool:

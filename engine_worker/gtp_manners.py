@@ -13,9 +13,8 @@ Not here: how moves are chosen (``gobuddy.ai.player``, ``gobuddy.ai.levels``).
 
 from __future__ import annotations
 
-import time
-
 import math
+import time
 from typing import Any
 
 from engine_worker.gtp_engine import arguments, color_arg, int_arg

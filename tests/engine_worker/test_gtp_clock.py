@@ -25,6 +25,7 @@ def reserve(share: float) -> float:
 ALLOWANCES = [
     ((0, 1, 0), None, 81, None),  # the default: no time limit
     ((0, 30, 0), (5, 0), 81, None),  # byo-yomi time with no stones: no limit, whatever time_left says
+    ((0, 0, 0), None, 81, None),  # no time of any kind: taken as no limit, not as zero seconds
     ((60, 0, 0), None, 81, reserve(60 / 40)),  # sudden death: main over half the empty points
     ((60, 0, 0), None, 9, reserve(60 / MIN_MOVES_LEFT)),  # never spread over fewer than 10 moves
     ((60, 0, 0), (3, 0), 40, reserve(3 / 20)),
