@@ -136,11 +136,12 @@ class LevelPlayer:
         recent = [point for _, point in game.moves[-2:]]
         return choose(pos, evaluation.policy, evaluation.value, self.level.style, level_rng(self.seed, pos), recent)
 
-    def cleanup_genmove(self, game: Any, color: int) -> int:
+    def cleanup_genmove(self, game: Any, color: int, max_seconds: float | None = None) -> int:
         """``kgs-genmove_cleanup``: the policy's favourite among the moves that fill no
-        own eye and put no own chain of two or more stones in atari; pass when none."""
+        own eye and put no own chain of two or more stones in atari; pass when none
+        (``max_seconds`` as in ``genmove``)."""
         if self.search is not None:
-            return self.search.cleanup_genmove(game, color)
+            return self.search.cleanup_genmove(game, color, max_seconds=max_seconds)
         pos, history = game_position(game)
         if pos.to_play != color:
             pos.set_to_play(color)

@@ -213,3 +213,26 @@ def test_two_models_of_one_size_are_refused_by_name(tiny9):
     out = subprocess.run([sys.executable, "-m", "engine_worker.gtp", "--model", path, "--model", path], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "both play 9x9: give one model per board size" in out.stderr, out.stderr
+
+
+# Every player the front end builds keeps to a game clock, kgs-genmove_cleanup included.
+# (options after --model)
+CLOCKED = [
+    ["--visits", "1000000"],  # the search player: minutes a move without the clock
+    ["--level", "20 kyu"],  # a policy level
+    ["--level", "2 kyu"],  # a search level
+]
+
+
+@pytest.mark.parametrize("options", CLOCKED, ids=lambda o: " ".join(o))
+def test_each_player_keeps_to_the_clock(tiny9, options):
+    _, path = tiny9
+    gtp = Gtp("--model", path, "--seed", "1", *options)
+    try:
+        assert gtp.ask("kgs-time_settings byoyomi 0 1 3") == ""  # one second a move
+        started = time.perf_counter()
+        moves = [gtp.ask(command) for command in ("genmove b", "genmove w", "kgs-genmove_cleanup b")]
+        assert all(move != "resign" and from_gtp(move, 9) <= 81 for move in moves), moves
+        assert time.perf_counter() - started < 20  # not minutes: each search stopped within its second
+    finally:
+        gtp.close()
