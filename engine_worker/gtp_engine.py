@@ -341,7 +341,7 @@ def vertex_arg(text: str, size: int) -> int:
 
 
 def int_arg(text: str) -> int:
-    if not (text.isascii() and text.isdigit()):
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:  # no GTP number needs more digits
         raise GtpError("syntax error")
     return int(text)
 

@@ -124,6 +124,8 @@ COMMANDS = [
     ("time_settings 300 30 5", "="), ("time_settings 300 30", "? syntax error"),
     ("time_settings a 30 5", "? syntax error"), ("time_left b 120 0", "="),
     ("time_left x 120 0", "? syntax error"), ("time_left w 1.5 0", "? syntax error"),
+    ("time_settings " + "9" * 5000 + " 0 0", "? syntax error"), ("boardsize " + "9" * 19, "? syntax error"),
+    ("komi " + "9" * 5000, "? syntax error"),
     ("final_status_list good", "? syntax error"), ("final_status_list", "? syntax error"),
     ("loadsgf", "? syntax error"), ("loadsgf /nonexistent/game.sgf", "? cannot load file"),
     ("printsgf a b", "? syntax error"), ("known_command", "? syntax error"),
