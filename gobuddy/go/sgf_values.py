@@ -24,6 +24,8 @@ from gobuddy.go.sgf_grammar import RawProperty, Repairs, split_compose, unescape
 
 _SIZE = re.compile(r"\s*(\d+)\s*(?:([:xX×])\s*(\d+))?\s*")
 _NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)?")
+MAX_DIGITS = 6  # a size or a number of stones longer than this is refused before int() (Python
+#                 refuses more than 4,300 digits with a plain ValueError, not an SgfError)
 _WORDS = {"R": "R", "RESIGN": "R", "RESIGNATION": "R", "T": "T", "TIME": "T", "TIMEOUT": "T",
           "F": "F", "FORFEIT": "F", "ILLEGAL": "F"}
 _FF4_RESULT = re.compile(r"(?:[BW]\+(?:\d+(?:\.\d+)?|R|Resign|T|Time|F|Forfeit)?|0|Draw|Void|\?)")
@@ -101,6 +103,8 @@ def board_size(prop: RawProperty, repairs: Repairs) -> int:
     if m is None:
         raise prop.error(f"SZ expects a board size such as SZ[9], found {raw.strip()!r}", 0)
     cols, sep, rows = m.group(1), m.group(2), m.group(3) or m.group(1)
+    if max(len(cols), len(rows)) > MAX_DIGITS:
+        raise prop.error(f"board size {raw.strip()[:20]!r}... is not supported (expected {MIN_SIZE} to {MAX_SIZE})", 0)
     if int(cols) != int(rows):
         raise prop.error(f"non-square board SZ[{raw.strip()}] is not supported", 0)
     if sep and sep != ":":
@@ -132,9 +136,11 @@ def komi(prop: RawProperty, repairs: Repairs) -> float:
 def handicap(prop: RawProperty, repairs: Repairs) -> int:
     """``HA``: a number of stones; anything else is read as the number in it, or 0."""
     raw = one(prop, repairs).strip()
-    if raw.isdigit():
+    if raw.isdigit() and len(raw) <= MAX_DIGITS:
         return int(raw)
     found = _NUMBER.search(raw)
+    if found and len(found.group()) > MAX_DIGITS + 8:
+        raise prop.error(f"HA expects a number of stones, found {raw[:20]!r}...", 0)
     value = max(0, int(float(found.group().replace(",", ".")))) if found else 0
     repairs.add(f"HA odd {raw}", f"HA[{raw}] is not a number of stones", f"read as HA[{value}]", prop.value_where[0])
     return value

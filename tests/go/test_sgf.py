@@ -199,6 +199,9 @@ MALFORMED_TEXT = [
     ("(;SZ[9]AB[tt])", 1, 10, "bad point AB[tt]: SGF point 'tt' is off a 9x9 board"),
     ("(;SZ[9]AB[aa:b])", 1, 10, "bad point AB[aa:b]: 'b' is not an SGF point"),
     ("(;SZ[26])", 1, 5, "board size 26 is not supported (expected 2 to 25)"),
+    ("(;SZ[" + "9" * 5000 + "])", 1, 5, "board size '99999999999999999999'... is not supported (expected 2 to 25)"),
+    ("(;SZ[9]HA[" + "9" * 5000 + "])", 1, 10, "HA expects a number of stones, found '99999999999999999999'..."),
+    ("(;SZ[9]HA[x" + "9" * 400 + "])", 1, 10, "HA expects a number of stones, found 'x9999999999999999999'..."),
     ("(;SZ[19:9])", 1, 5, "non-square board SZ[19:9] is not supported"),
     ("(;SZ[nine])", 1, 5, "SZ expects a board size such as SZ[9], found 'nine'"),
     ("(;SZ[9];B[ee]W[aa][bb])", 1, 19, "W takes one value, found 2"),
@@ -210,7 +213,7 @@ MALFORMED_TEXT = [
 ]
 
 
-@pytest.mark.parametrize("text,line,column,reason", MALFORMED_TEXT, ids=[m[0] or "empty" for m in MALFORMED_TEXT])
+@pytest.mark.parametrize("text,line,column,reason", MALFORMED_TEXT, ids=[m[0][:40] or "empty" for m in MALFORMED_TEXT])
 def test_malformed_text_names_line_column_and_expectation(text, line, column, reason):
     for strict in (True, False):
         with pytest.raises(SgfError) as error:
