@@ -81,7 +81,7 @@ from gobuddy.go.game import Game as GoGame
 from gobuddy.go.game import Ruleset
 from gobuddy.go.position import Position
 from gobuddy.go.record import GameError, GameRecord, Node
-from gobuddy.go.sgf import SgfError, dump_sgf, read_sgf
+from gobuddy.go.sgf import dump_sgf, read_sgf
 
 log = logging.getLogger("dashboard.sgf_io")
 INFO_EXTRA = ("black_rank", "white_rank", "date", "place", "event")
@@ -213,7 +213,7 @@ def import_sgf_file(session: Session, data: bytes | str, now: datetime | None = 
     imported."""
     try:
         read = read_sgf(data)
-    except SgfError as exc:
+    except ValueError as exc:  # SgfError, and any other value the reader could not take
         raise SgfImportError(f"not a valid SGF file: {exc}") from None
     records = read.records
     if not records:

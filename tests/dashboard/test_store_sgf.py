@@ -175,6 +175,8 @@ BAD_FILES = [
     ("long name", GOOD + "(;SZ[9]PB[" + "x" * 65 + "])", "game 2 of 2: black 'xxx"),
     ("off board", "(;SZ[9];B[kk])", "line 1, column 10: bad move B[kk]: SGF point 'kk' is off"),
     ("dead setup", "(;SZ[9]AB[aa]AW[ba][ab])", "the game: setup before the first move: the chain at A9 has no liberties"),
+    ("size of 5,000 digits", "(;SZ[" + "9" * 5000 + "])", "line 1, column 5: board size '99999999999999999999'..."),
+    ("handicap of 400 digits", "(;SZ[9]HA[" + "9" * 400 + "];B[ee])", "line 1, column 10: HA expects a number"),
 ]
 
 
