@@ -90,17 +90,17 @@ def win_rates(record: Any, colour: str, judge: Any, visits: int) -> list[Rate]:
     from gobuddy.ai.player import game_position
     from gobuddy.go.game import Game
 
-    game, _ = Game.from_record(record)
+    moves = Game.from_record(record)[0].moves
+    game, _ = Game.from_record(record, until=1)  # the setup, before move 1; replayed move by move
     me = BLACK if colour == "B" else WHITE
     rates = []
-    for k, (mover, point) in enumerate(game.moves):
-        if mover != me:
-            continue
-        before, _ = Game.from_record(record, until=k + 1)  # stopped before move number k + 1
-        pos, history = game_position(before)
-        judge.set_position(pos, history)
-        judge.run(visits=visits, early_stop=False)
-        rates.append(Rate(k + 1, (judge.root.q + 1) / 2, to_gtp(point, game.size)))
+    for k, (mover, point) in enumerate(moves):
+        if mover == me:
+            pos, history = game_position(game)
+            judge.set_position(pos, history)
+            judge.run(visits=visits, early_stop=False)
+            rates.append(Rate(k + 1, (judge.root.q + 1) / 2, to_gtp(point, game.size)))
+        game.play(point, mover)
     return rates
 
 
@@ -112,7 +112,6 @@ def analyse(folder: Path, player: str, model: Path | None = None, visits: int = 
     from gobuddy.ai.mcts import SearchConfig
     from gobuddy.ai.onnx_evaluator import OnnxEvaluator
     from gobuddy.ai.search_engines import make_search
-    from gobuddy.go.game import Game
     from gobuddy.go.sgf import read_sgf
 
     games = []
@@ -135,7 +134,7 @@ def analyse(folder: Path, player: str, model: Path | None = None, visits: int = 
                 raise ValueError(f"{path} plays {evaluator.board_sizes}, not the games' {size}x{size}")
             judges[(size, komi)] = make_search(evaluator, SearchConfig(komi=komi, seed=1))[0]
         rates = win_rates(record, colour, judges[(size, komi)], visits)
-        moves = len(Game.from_record(record)[0].moves)
+        moves = len(record.main_line()) - 1  # the root holds the setup, every other node a move
         turns.append(turn_of(name, colour, record.info.result or "", moves, rates, below))
         if progress:
             print(f"[turning_points] {i}/{len(chosen)} {name}", flush=True)
