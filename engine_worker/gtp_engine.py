@@ -157,10 +157,7 @@ class GtpEngine:
 
     def cmd_genmove(self, args: list[str], play: bool) -> str:
         color = color_arg(arguments(args, 1)[0])
-        started = time.monotonic()
-        move = self.player.genmove(self.game, color, max_seconds=self.allowance(color))
-        if play:
-            self.clock.spent(color, time.monotonic() - started)
+        move = self.clocked(color, self.player.genmove, spend=play)
         if move == RESIGN:
             return "resign"
         if play:
@@ -196,6 +193,15 @@ class GtpEngine:
                 or size * size in points):
             raise GtpError("bad vertex list")
         self._handicap(points)
+
+    def clocked(self, color: int, choose: Callable[..., int], spend: bool = True) -> int:
+        """``choose(game, color, max_seconds=...)`` under the clock's allowance; with
+        ``spend`` (a move that is played) the time it took runs ``color``'s clock down."""
+        started = time.monotonic()
+        move = choose(self.game, color, max_seconds=self.allowance(color))
+        if spend:
+            self.clock.spent(color, time.monotonic() - started)
+        return move
 
     def allowance(self, color: int) -> float | None:
         """The most seconds ``color``'s next move may take by the clock (``None``: no limit)."""

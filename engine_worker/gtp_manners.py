@@ -14,7 +14,6 @@ Not here: how moves are chosen (``gobuddy.ai.player``, ``gobuddy.ai.levels``).
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 from engine_worker.gtp_engine import arguments, color_arg, int_arg
@@ -33,9 +32,7 @@ def register_player(engine: Any, player: Any) -> None:
 
     def cleanup(args: list[str]) -> str:
         color = color_arg(arguments(args, 1)[0])
-        started = time.monotonic()
-        move = player.cleanup_genmove(engine.game, color, max_seconds=engine.allowance(color))
-        engine.clock.spent(color, time.monotonic() - started)
+        move = engine.clocked(color, player.cleanup_genmove)
         engine.play(color, move)
         return to_gtp(move, engine.game.size)
 
