@@ -145,7 +145,8 @@ def test_a_search_with_no_time_limit_of_its_own_keeps_to_the_clock():
     started = time.monotonic()
     for command in ("genmove b", "genmove w", "kgs-genmove_cleanup b"):
         assert not ask(gtp, command).startswith("?")
-        assert recorded.player.last_stats.elapsed < 1.0, command  # the search's own time
+        # stopped by its clock, not its million visits (how long it ran depends on the load)
+        assert recorded.player.last_stats.stopped_by in ("time", "settled"), command
     assert recorded.given == [pytest.approx(reserve(1.0))] * 3
     assert time.monotonic() - started < 10  # not minutes: every search stopped on time
     assert gtp.clock.state(BLACK) == (1, 1)  # each move ran within its period, and a new one started
