@@ -89,3 +89,38 @@ def test_the_shipped_twins_are_of_the_shipped_models(model):
     assert q.twin_is_current(MODELS / model)
     planes = q.policy_game_positions(MODELS / model, 96, seed=9)
     assert q.agreement(MODELS / model, q.twin_path(MODELS / model), planes).problems() == []
+
+
+def test_only_the_trunk_is_quantized_and_the_heads_keep_their_range(planes, tmp_path):
+    """Calibrated on close positions only, the twin still gives the lead of lopsided ones:
+    the heads are float, so no head output is clipped to the calibration's range."""
+    import numpy as np
+    import onnx
+
+    source = OnnxEvaluator(MODELS / "gobuddy-9x9.onnx")
+    lead = source.run_planes(planes)["score_lead"].ravel()
+    close, lopsided = planes[np.abs(lead) < 4][:128], np.abs(lead) > 12
+    assert len(close) == 128 and lopsided.sum() >= 10, "the fixture's games lack close or lopsided positions"
+    out = tmp_path / "twin.onnx"
+    q.quantize(MODELS / "gobuddy-9x9.onnx", out, close, planes[np.abs(lead) < 4][128:])
+    twin_lead = OnnxEvaluator(out).run_planes(planes[lopsided])["score_lead"].ravel()
+    # clipped to the calibration's range it would be off by tens of points (leads up to 70)
+    assert np.abs(twin_lead - lead[lopsided]).mean() < 2.0
+    graph = onnx.load(str(out)).graph
+    made_by = {output: node.op_type for node in graph.node for output in node.output}
+    for node in graph.node:
+        if node.op_type in ("Conv", "Gemm"):
+            weight = made_by.get(node.input[1], "float initializer")
+            trunk = node.name.startswith(q.TRUNK)
+            assert weight == ("DequantizeLinear" if trunk else "float initializer"), node.name
+
+
+def test_a_model_without_our_trunk_is_refused():
+    import onnx
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="/other/Relu")], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    with pytest.raises(q.QuantizeError, match="no residual trunk"):
+        q.heads_of(onnx.helper.make_model(graph))
