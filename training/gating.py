@@ -11,7 +11,10 @@ The match is played in chunks of ``--step`` games and stops as soon as the verdi
 cannot change (all remaining games lost still pass, or all won still fail), so a
 clear result costs fewer games. ``OUT/gating.json`` holds the verdict; a re-run with
 it present only reads it. The exit status is 0 when the candidate passes, 1 when
-it fails, 2 when the match cannot be played (a missing model, bad counts).
+it fails, 2 when the match cannot be played (a missing model, bad counts) or an
+accepted candidate cannot be shipped. ``--promote`` ships it as ``training.shipping``
+does: the ONNX file, its torch weights (``.pt`` beside the candidate, required) and its
+int8 twin, or nothing when no twin agrees with it.
 
 The match folder is tied to the two model files by their SHA-256: a re-run with
 different files under the same names is refused instead of mixing their games.
@@ -26,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-import shutil
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -37,6 +39,8 @@ from training.gtp_game import GameRules
 from training.levels_fit import elo_difference
 from training.make_model import file_digest
 from training.match import DEFAULT_OPENING, MatchConfig, move_sequence, parse_opening, run_match
+from training.quantize import QuantizeError
+from training.shipping import ship
 
 __all__ = ["GateConfig", "GateResult", "decide", "gate", "main"]
 
@@ -189,7 +193,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[GateConfig, Path | None]:
     p.add_argument("--opening", default="2", help="random opening moves before each pair of games, N or "
                                                   "LOW-HIGH; 0 for none (default %(default)s)")
     p.add_argument("--engine-args", default="", help="extra engine_worker.gtp arguments for both engines")
-    p.add_argument("--promote", type=Path, help="copy the candidate here when it passes")
+    p.add_argument("--promote", type=Path, help="ship the candidate here when it passes (with its .pt and "
+                                                "its int8 twin)")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     out = args.out or Path("runs/gating") / f"{args.candidate.stem}-vs-{args.current.stem}"
@@ -202,6 +207,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[GateConfig, Path | None]:
     config = GateConfig(args.candidate, args.current, out, args.games, args.visits, args.threshold, args.step,
                         rules, args.parallel, args.seed, args.engine_args, progress=not args.no_progress,
                         opening=opening)
+    if args.promote is not None and not args.candidate.with_suffix(".pt").is_file():
+        p.error(f"--promote: no torch weights {args.candidate.with_suffix('.pt')} beside the candidate")
     return config, args.promote
 
 
@@ -218,8 +225,12 @@ def main(argv: list[str] | None = None) -> int:
     print(result.line())
     if result.accepted and promote is not None:
         promote.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(config.candidate, promote)
-        print(f"promoted {config.candidate} -> {promote}")
+        try:
+            ship(config.candidate, promote)
+        except QuantizeError as exc:
+            print(f"gating: accepted but not shipped, {promote} is unchanged: {exc}", file=sys.stderr)
+            return 2
+        print(f"promoted {config.candidate} -> {promote} (with its weights and int8 twin)")
     return 0 if result.accepted else 1
 
 

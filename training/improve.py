@@ -13,7 +13,7 @@ round per session, from the model in ``models/`` to a gated candidate that repla
 | ``train`` | ``runs/improve/ROUND/last.pt`` (``training.train --init``) |
 | ``export`` | ``runs/improve/ROUND/model.onnx`` after the parity check, and its weights ``model.pt`` |
 | ``gating`` | ``runs/improve/ROUND/gating/gating.json`` (``training.gating``, candidate against the shipped model) |
-| ``promote`` | only if the candidate passed: ``models/gobuddy-9x9.onnx`` and ``.pt`` replaced by it, and its int8 twin ``.int8.onnx`` made (``training.quantize``) |
+| ``promote`` | only if the candidate passed: ``models/gobuddy-9x9.onnx``, its ``.pt`` and its int8 twin ``.int8.onnx`` replaced by the candidate's (``training.shipping``: the twin is made first; when none agrees with the candidate, nothing is replaced and the stage fails) |
 
 Every stage is skipped when its output exists; games are counted on disk and the time
 already spent generating is kept in ``runs/improve/ROUND/stages.json`` (every 30 s, so
@@ -43,9 +43,10 @@ from pathlib import Path
 from typing import Callable
 
 from training.game_shards import count_games, shard_paths
-from training.make_model import SHIPPED, Plan, ReachedUntil, StageLog, checkpoint_step, file_digest
+from training.make_model import SHIPPED, Plan, ReachedUntil, StageLog, checkpoint_step
 from training.selfplay import command as selfplay_command
-from training.quantize import make_twin, refresh_twin, twin_is_current, twin_path
+from training.quantize import make_twin, twin_is_current, twin_path
+from training.shipping import is_shipped, ship
 
 STAGES = ("base", "games", "positions", "init", "train", "export", "gating", "promote")
 
@@ -300,13 +301,6 @@ def accepted(plan: RoundPlan) -> bool:
     return verdict.exists() and bool(json.loads(verdict.read_text())["accepted"])
 
 
-def promote(plan: RoundPlan) -> None:
-    """Replace the shipped model, its weights and its int8 twin by the accepted candidate."""
-    shutil.copyfile(plan.run("model.pt"), plan.shipped.with_suffix(".pt"))
-    shutil.copyfile(plan.run("model.onnx"), plan.shipped)
-    refresh_twin(plan.shipped)
-
-
 def improve(plan: RoundPlan) -> bool:
     """Run the stages not yet done; True when the candidate replaced the shipped model."""
     log = StageLog(plan.run("stages.json"), plan.until, prefix="improve")
@@ -326,9 +320,8 @@ def improve(plan: RoundPlan) -> bool:
         log.run("export", lambda: export(plan), lambda: plan.run("model.pt").exists())
         log.run("gating", lambda: gating(plan), lambda: plan.run("gating", "gating.json").exists())
         if accepted(plan):
-            log.run("promote", lambda: promote(plan),
-                    lambda: plan.shipped.exists() and file_digest(plan.shipped) == file_digest(plan.run("model.onnx"))
-                    and twin_is_current(plan.shipped))
+            log.run("promote", lambda: ship(plan.run("model.onnx"), plan.shipped),
+                    lambda: is_shipped(plan.shipped, plan.run("model.onnx")))
     except ReachedUntil as reached:
         print(f"[improve] stopped after {reached} (--until)", flush=True)
         return False

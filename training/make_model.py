@@ -71,7 +71,8 @@ from pathlib import Path
 from typing import Callable
 
 from training.game_shards import count_games, shard_paths
-from training.quantize import refresh_twin, twin_is_current
+from training.quantize import twin_is_current
+from training.shipping import is_shipped, ship
 from training.positions import build as build_positions
 
 REPO = Path(__file__).resolve().parent.parent
@@ -538,14 +539,6 @@ def write_card(plan: Plan) -> None:
     plan.path("models", "MODEL_CARD.md").write_text(render(facts))
 
 
-def ship(best: Path, shipped: Path) -> None:
-    """Copy the best model and its torch weights (``model.pt`` beside it) to ``models/``,
-    and make its int8 twin (``training.quantize``)."""
-    shutil.copyfile(best.with_suffix(".pt"), shipped.with_suffix(".pt"))
-    shutil.copyfile(best, shipped)
-    refresh_twin(shipped)
-
-
 def stage_names(plan: Plan) -> list[str]:
     """Every stage of ``plan``, in the order they run."""
     names = (["pachi"] if plan.needs_pachi else []) + ["engine-games", "positions", "train", "export"]
@@ -563,12 +556,6 @@ def stage_names(plan: Plan) -> list[str]:
     if plan.s13_rounds > 0:
         names += ["s13-start"] + rounds_of(S13) + ["s13-ship"]
     return names + list(strength_matches(plan)) + ["card"]
-
-
-def shipped_is(shipped: Path, best: Path) -> bool:
-    """Whether ``shipped`` is ``best`` with its weights and a current int8 twin."""
-    return (shipped.exists() and file_digest(shipped) == file_digest(best)
-            and shipped.with_suffix(".pt").exists() and twin_is_current(shipped))
 
 
 def make_model(plan: Plan) -> None:
@@ -595,7 +582,7 @@ def make_model(plan: Plan) -> None:
         for spec in nine:
             run_round(plan, log, spec)
         best, shipped = best_model(plan, len(nine) + 1), plan.path("models", SHIPPED)
-        log.run("ship", lambda: ship(best, shipped), lambda: shipped_is(shipped, best))
+        log.run("ship", lambda: ship(best, shipped), lambda: is_shipped(shipped, best))
         thirteen = [spec for spec in specs if spec.line == S13]
         if thirteen:
             start = line_start(plan, S13)
@@ -603,7 +590,7 @@ def make_model(plan: Plan) -> None:
             for spec in thirteen:
                 run_round(plan, log, spec)
             best_13, shipped_13 = best_model(plan, len(thirteen) + 1, S13), plan.path("models", SHIPPED_13)
-            log.run("s13-ship", lambda: ship(best_13, shipped_13), lambda: shipped_is(shipped_13, best_13))
+            log.run("s13-ship", lambda: ship(best_13, shipped_13), lambda: is_shipped(shipped_13, best_13))
         for name, (ours, opponent, out, size) in strength_matches(plan).items():
             label = "gobuddy-policy" if name == "strength-policy" else "gobuddy"
             log.run(name, lambda o=ours, b=opponent, f=out, n=label, z=size: run_strength(plan, o, b, f, n, z),

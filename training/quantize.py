@@ -205,17 +205,6 @@ def make_twin(model: Path, *, positions: int = 1024, check_positions: int = 1024
     return quantize(model, twin_path(model), planes[:positions], planes[positions:])
 
 
-def refresh_twin(model: Path) -> Agreement | None:
-    """After ``model`` was replaced: make its twin, or, when it would not be a twin,
-    remove the old one (it belongs to the model before) and say so; None then."""
-    try:
-        return make_twin(model)
-    except QuantizeError as exc:
-        twin_path(model).unlink(missing_ok=True)
-        print(f"[quantize] no int8 twin for {model}: {exc}", flush=True)
-        return None
-
-
 def twin_of(twin: Path) -> str | None:
     """The SHA-256 of the model ``twin`` was made from (its provenance); None if unreadable."""
     import onnx

@@ -62,22 +62,6 @@ def test_calibration_shards_must_exist(tmp_path):
         q.shard_positions(tmp_path, 10, seed=0)
 
 
-def test_a_model_replaced_gets_a_new_twin_or_none(tmp_path, monkeypatch):
-    """After a promotion the twin is the new model's, or, when the new model has no
-    twin, the old model's twin is gone (it would play for the new one)."""
-    model = tmp_path / "gobuddy-9x9.onnx"
-    model.write_bytes((MODELS / "gobuddy-9x9.onnx").read_bytes())
-    q.twin_path(model).write_bytes(b"the twin of the model before")
-    assert not q.twin_is_current(model)
-    monkeypatch.setattr(q, "MIN_TOP_MOVE", 1.01)
-    assert q.refresh_twin(model) is None
-    assert not q.twin_path(model).exists() and q.twin_is_current(model)
-    monkeypatch.undo()
-    found = q.refresh_twin(model)
-    assert found is not None and found.problems() == []
-    assert q.twin_path(model).exists() and q.twin_is_current(model)
-
-
 @pytest.mark.parametrize("model", ["gobuddy-9x9.onnx", "gobuddy-13x13.onnx"])
 def test_the_shipped_twins_are_of_the_shipped_models(model):
     """Each shipped model ships with its int8 twin, made from it (a promoted model
