@@ -10,8 +10,9 @@ CPUs (bench/RESULTS.md), so a search at the same time budget gets that many more
 The heads stay in float: a head's range is only as wide as the calibration positions
 made it, and a 13x13 score lead of 170 points was clipped to the 64 that the
 calibration games had reached (a 9-point mean error); in float the heads cost nothing
-measurable and agree better (top move 96% rather than 94-95%). The int8 file keeps the model contract (tensor names, metadata); its model name
-gains ``-int8`` and its provenance names the source and the calibration.
+measurable and agree better (top move 96% rather than 94-95%). The int8 file keeps the
+model contract (tensor names, metadata); its model name gains ``-int8`` and its
+provenance names the source and the calibration.
 
 Calibration and check positions are positions of games, never random boards: the
 features of position shards (``--data``), else positions of games the source plays
