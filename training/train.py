@@ -281,6 +281,7 @@ def train(config: TrainConfig, planes: int) -> Path:
         if step % 100 == 0:
             writer.writerow({"step": step, "split": "train", **{k: f"{v:.5f}" for k, v in running.items()},
                              "lr": f"{lr:.5f}", "seconds": f"{time.time() - started:.0f}"})
+            metrics.flush()  # progress a watcher can see between validations (--no-progress runs)
         if step % config.checkpoint_every == 0 or step == config.steps:
             save()
         if val_paths and (step % config.validate_every == 0 or step == config.steps):
