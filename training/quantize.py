@@ -133,6 +133,8 @@ def agreement(source: Path, twin: Path, planes: np.ndarray) -> Agreement:
 
 
 TRUNK = ("/stem/", "/blocks/")  # ONNX node-name prefixes of training.network's trunk
+METHOD = ("onnxruntime static QDQ of the trunk: int8 weights per channel, uint8 activations, MinMax; "
+          "heads in float")  # recorded in each twin's provenance; a new method, a new text
 
 
 def heads_of(model) -> list[str]:
@@ -173,8 +175,7 @@ def quantize(source: Path, out: Path, calibration: np.ndarray, check: np.ndarray
         meta = {p.key: p.value for p in original.metadata_props}
         provenance = json.loads(meta.get(META_PROVENANCE, "{}") or "{}")
         provenance["quantized"] = {"from": meta.get(META_MODEL_NAME, source.name), "source_sha256": file_digest(source),
-                                   "method": "onnxruntime static QDQ of the trunk: int8 weights per channel, "
-                                             "uint8 activations, MinMax; heads in float", "calibration_positions": len(calibration)}
+                                   "method": METHOD, "calibration_positions": len(calibration)}
         meta.update({META_MODEL_NAME: meta.get(META_MODEL_NAME, source.stem) + "-int8",
                      META_PROVENANCE: json.dumps(provenance)})
         del twin.metadata_props[:]
@@ -206,15 +207,23 @@ def make_twin(model: Path, *, positions: int = 1024, check_positions: int = 1024
     return quantize(model, twin_path(model), planes[:positions], planes[positions:])
 
 
-def twin_of(twin: Path) -> str | None:
-    """The SHA-256 of the model ``twin`` was made from (its provenance); None if unreadable."""
+def made_how(twin: Path) -> dict | None:
+    """The ``quantized`` part of ``twin``'s provenance (``from``, ``source_sha256``,
+    ``method``, ...); None if unreadable or not a twin."""
     import onnx
 
     try:
         meta = {p.key: p.value for p in onnx.load(str(twin)).metadata_props}
-        return json.loads(meta[META_PROVENANCE])["quantized"]["source_sha256"]
+        made = json.loads(meta[META_PROVENANCE])["quantized"]
+        return made if isinstance(made, dict) else None
     except Exception:  # any unreadable or foreign file is not a twin
         return None
+
+
+def twin_of(twin: Path) -> str | None:
+    """The SHA-256 of the model ``twin`` was made from (its provenance); None if unreadable."""
+    made = made_how(twin)
+    return made.get("source_sha256") if made else None
 
 
 def twin_is_current(model: Path) -> bool:

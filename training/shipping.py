@@ -3,10 +3,11 @@ are replaced together or not at all.
 
 The engines play the twin (``engine_worker.shipped``), so a model shipped without one
 would leave every engine without its default model. The twin is therefore made beside
-the source first (``training.quantize``; one already there and made from these bytes is
-kept, so the twin a strength match played is the one shipped), and only when it agrees
-with its source are the three files copied. ``make_model``'s ship stages and
-``training.improve``'s promote stage both ship this way.
+the source first (``training.quantize``). One already there, made from these bytes by
+today's method, is kept, so the twin a strength match played is the one shipped; one
+made by an older method is made again. Only when the twin agrees with its source are
+the three files copied. ``make_model``'s ship stages, ``training.improve``'s promote
+stage and ``training.gating --promote`` all ship this way.
 """
 
 from __future__ import annotations
@@ -14,15 +15,16 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from training.quantize import make_twin, twin_of, twin_path
+from training.quantize import METHOD, made_how, make_twin, twin_path
 
 
 def has_current_twin(model: Path) -> bool:
-    """Whether the int8 twin beside ``model`` exists and was made from its bytes."""
+    """Whether the int8 twin beside ``model`` exists, was made from its bytes and by
+    today's method (``training.quantize.METHOD``)."""
     from training.make_model import file_digest  # (make_model imports this module)
 
-    twin = twin_path(model)
-    return model.exists() and twin.exists() and twin_of(twin) == file_digest(model)
+    made = made_how(twin_path(model)) if model.exists() else None
+    return made is not None and made.get("source_sha256") == file_digest(model) and made.get("method") == METHOD
 
 
 def is_shipped(shipped: Path, source: Path) -> bool:

@@ -27,9 +27,9 @@ def folders(tmp_path, monkeypatch):
     for src, dst in ((MODELS / "gobuddy-13x13.onnx", run / "model.onnx"),
                      (MODELS / "gobuddy-13x13.pt", run / "model.pt"),
                      (MODELS / "gobuddy-9x9.onnx", models / "gobuddy.onnx"),
-                     (MODELS / "gobuddy-9x9.pt", models / "gobuddy.pt"),
-                     (MODELS / "gobuddy-9x9.int8.onnx", models / "gobuddy.int8.onnx")):
+                     (MODELS / "gobuddy-9x9.pt", models / "gobuddy.pt")):
         dst.write_bytes(src.read_bytes())
+    q.make_twin(models / "gobuddy.onnx", positions=64, check_positions=64)
     return run / "model.onnx", models / "gobuddy.onnx"
 
 
@@ -63,6 +63,17 @@ def test_a_twin_of_other_bytes_beside_the_candidate_is_made_again(folders):
     assert not shipping.has_current_twin(candidate)
     shipping.ship(candidate, shipped)
     assert shipping.is_shipped(shipped, candidate)
+
+
+def test_a_twin_of_these_bytes_by_an_older_method_is_made_again(folders, monkeypatch):
+    candidate, shipped = folders
+    monkeypatch.setattr(q, "METHOD", "whole network int8, MinMax")  # as twins were made before
+    q.make_twin(candidate, positions=64, check_positions=64)
+    monkeypatch.undo()
+    assert q.twin_of(q.twin_path(candidate)) == file_digest(candidate)
+    assert not shipping.has_current_twin(candidate)
+    shipping.ship(candidate, shipped)
+    assert q.made_how(q.twin_path(shipped))["method"] == q.METHOD and shipping.is_shipped(shipped, candidate)
 
 
 def test_no_twin_that_agrees_means_nothing_shipped(folders, monkeypatch):
