@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     game = Game(config.boardsize, Ruleset("chinese", config.komi, simple_ko=not config.superko))
     try:
         player = make_player(config)
-    except ValueError as exc:  # e.g. two models of one size
+    except (ValueError, FileNotFoundError) as exc:  # e.g. two models of one size, a missing file
         print(f"python -m engine_worker.gtp: error: {exc}", file=sys.stderr)
         return 2
     if getattr(player, "search_note", ""):  # auto fell back to the Python search: say why, once

@@ -38,7 +38,8 @@ from training.engine_spec import Toolbox, parse_engine
 from training.gtp_game import GameRules
 from training.levels_fit import elo_difference
 from training.make_model import file_digest
-from training.match import DEFAULT_OPENING, MatchConfig, move_sequence, parse_opening, run_match
+from training.match import (DEFAULT_OPENING, MatchConfig, MatchSetupError, move_sequence, parse_opening,
+                            run_match)
 from training.quantize import QuantizeError
 from training.shipping import ship
 
@@ -216,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     config, promote = parse_args(argv)
     try:
         result = gate(config)
-    except (FileNotFoundError, ValueError) as exc:
+    except (FileNotFoundError, ValueError, MatchSetupError) as exc:
         print(f"gating: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -55,7 +55,7 @@ from training.engine_spec import EngineSpec, Toolbox, parse_engine
 from training.gtp_game import GameRules
 from training.make_model import file_digest
 from training.levels_fit import Game, Ladder, bootstrap, rank_of
-from training.match import MatchConfig, read_entries, run_match
+from training.match import MatchConfig, MatchSetupError, read_entries, run_match
 
 __all__ = ["Pairing", "collect_games", "level_engine", "main", "pin_model", "pinned_model", "schedule"]
 
@@ -240,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             print(f"\nstopped; finished games kept in {args.out}", file=sys.stderr)
             return 130
+        except MatchSetupError as exc:
+            print(f"python -m training.levels: error: {exc}", file=sys.stderr)
+            return 2
     games, scores = collect_games(args.out)
     if not games:
         print(f"no games in {args.out}", file=sys.stderr)

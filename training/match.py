@@ -12,7 +12,12 @@ area scoring with the engines' dead stones, move cap, per-move timeout) and writ
 the output folder as ``game-NNNN.sgf`` plus one line of ``games.jsonl``; after each game
 ``summary.json`` and ``summary.md`` are rewritten (wins, Wilson 95% interval, time per
 move per engine, distinct games). Ctrl-C stops cleanly: finished games are kept, games
-in play are dropped, engines are closed. Re-running into the same folder with the same
+in play are dropped, engines are closed. Before the first game each engine is started once and asked to set
+up a game (``boardsize``, ``clear_board``, ``komi``): an engine that cannot (a missing
+program or model, a crash at start) stops the match with an error naming it, and
+nothing is recorded. A missing engine is a broken harness, not a lost game, so it is
+never scored as a forfeit; one that cannot start later in the match stops it the same
+way (finished games are kept). Re-running into the same folder with the same
 engines and opening setting plays only the games still missing (raise ``--games`` to
 extend a match).
 
@@ -37,6 +42,7 @@ import json
 import random
 import re
 import sys
+import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,15 +56,19 @@ from gobuddy.go.record import GameRecord
 from gobuddy.go.sgf import dump_sgf
 from training.engine_games import parse_opening, random_opening
 from training.engine_spec import EngineSpec, Toolbox, parse_engine
-from training.gtp_client import EngineFailure
+from training.gtp_client import EngineFailure, GtpError
 from training.gtp_game import GameResult, GameRules, play_game
 from training.match_report import markdown, summarize
 
-__all__ = ["MatchConfig", "main", "move_sequence", "pair_opening", "parse_opening", "read_entries", "report",
-           "run_match"]
+__all__ = ["MatchConfig", "MatchSetupError", "check_engines", "main", "move_sequence", "pair_opening",
+           "parse_opening", "read_entries", "report", "run_match"]
 
 DEFAULT_OPENING = (2, 2)
 _SGF_MOVE = re.compile(r";\s*([BW])\[([a-z]{0,2})\]")
+
+
+class MatchSetupError(RuntimeError):
+    """An engine cannot start or set up a game, so the match cannot measure anything."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +140,33 @@ def _opening(config: MatchConfig, index: int) -> list[str]:
     return pair_opening(config.rules.size, config.opening, config.seed, index // 2, config.rules.superko)
 
 
+def check_engines(config: MatchConfig) -> None:
+    """Start each engine once and set up an empty game on it; ``MatchSetupError`` naming
+    the engine, what failed and the last line it wrote on stderr, when one cannot.
+    Not checked: that the engine can play a move (a failure there is the engine's
+    own, and loses its game)."""
+    rules = config.rules
+    for spec in (config.engine_a, config.engine_b):
+        with tempfile.TemporaryDirectory(prefix="match-check-") as scratch:
+            log = Path(scratch) / "stderr.log"
+            client = None
+            try:
+                client = spec.start(seed=config.seed, stderr=log, timeout=rules.move_timeout)
+                for command in (f"boardsize {rules.size}", "clear_board", f"komi {rules.komi:g}"):
+                    client.command(command, timeout=rules.move_timeout)
+            except (EngineFailure, GtpError) as exc:
+                if client is not None:
+                    client.close()
+                    client = None
+                said = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+                last = f"; its last words: {said[-1].strip()[:300]}" if said else ""
+                raise MatchSetupError(f"engine {spec.name!r} cannot set up a {rules.size}x{rules.size} game "
+                                      f"({' '.join(spec.argv())}): {exc}{last}") from exc
+            finally:
+                if client is not None:
+                    client.close()
+
+
 def _play_one(config: MatchConfig, index: int, stop: threading.Event) -> tuple[int, GameResult]:
     a_black = index % 2 == 0
     black, white = (config.engine_a, config.engine_b) if a_black else (config.engine_b, config.engine_a)
@@ -141,10 +178,8 @@ def _play_one(config: MatchConfig, index: int, stop: threading.Event) -> tuple[i
             try:
                 clients.append(spec.start(seed=config.seed * 100_003 + index, stderr=log,
                                           timeout=config.rules.move_timeout))
-            except EngineFailure as exc:  # an engine that cannot start forfeits
-                winner = "W" if colour == "black" else "B"
-                return index, GameResult(moves=[], result=f"{winner}+F", reason="forfeit",
-                                         winner=winner, notes=[str(exc)])
+            except EngineFailure as exc:  # the harness failed, not the engine's play: no result
+                raise MatchSetupError(f"game {index}: {exc}") from exc
         return index, play_game(clients[0], clients[1], config.rules, opening=_opening(config, index), stop=stop)
     finally:
         for client in clients:
@@ -215,19 +250,22 @@ def report(summary: dict[str, Any]) -> str:
 def run_match(config: MatchConfig) -> dict[str, Any]:
     """Play the missing games of the match in ``config.out``; return the summary.
 
-    Raises ``KeyboardInterrupt`` after a clean stop (finished games and the summary
-    are on disk)."""
+    Raises ``KeyboardInterrupt`` after a clean stop, and ``MatchSetupError`` when an
+    engine cannot start (before the first game: nothing is written; later: finished
+    games and the summary are on disk)."""
     if config.engine_a.name == config.engine_b.name:
         raise ValueError(f"both engines are named {config.engine_a.name!r}; give --name-a/--name-b")
-    config.out.mkdir(parents=True, exist_ok=True)
     entries = _load(config)
+    done = {e["index"] for e in entries}
+    if any(i not in done for i in range(config.games)):
+        check_engines(config)
+    config.out.mkdir(parents=True, exist_ok=True)
     (config.out / "match.json").write_text(json.dumps(config.identity()) + "\n")
     sequences = {}
     for e in entries:
         sgf = config.out / e["sgf"]
         if sgf.exists():
             sequences[e["index"]] = move_sequence(sgf.read_text())
-    done = {e["index"] for e in entries}
     todo = [i for i in range(config.games) if i not in done]
     stop = threading.Event()
     a, b = config.engine_a.name, config.engine_b.name
@@ -259,7 +297,7 @@ def run_match(config: MatchConfig) -> dict[str, Any]:
                 _write_summary(config, entries, sequences)
                 bar.update(1)
                 show()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, MatchSetupError):
         stop.set()
         for future in futures:
             future.cancel()
@@ -333,6 +371,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"\nstopped; finished games kept in {config.out}", file=sys.stderr)
         return 130
+    except MatchSetupError as exc:
+        print(f"python -m training.match: error: {exc}", file=sys.stderr)
+        return 2
     print(report(summary))
     return 0
 

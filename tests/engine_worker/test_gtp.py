@@ -278,6 +278,13 @@ def test_options_set_size_komi_and_ko_rule():
     assert bad.returncode == 2 and "--boardsize must be from 2 to 25" in bad.stderr
 
 
+def test_a_missing_model_is_one_clear_line_not_a_traceback():
+    bad = subprocess.run([sys.executable, "-m", "engine_worker.gtp", "--model", "/nonexistent/model.onnx"],
+                         cwd=ROOT, capture_output=True, text=True, input="name\n")
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.strip() == "python -m engine_worker.gtp: error: model file /nonexistent/model.onnx does not exist"
+
+
 def test_quit_ends_the_process_and_start_up_is_fast():
     start = time.monotonic()
     e = Engine()

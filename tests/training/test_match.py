@@ -48,15 +48,6 @@ def test_a_two_game_match_then_one_more(tmp_path, capsys):
         run(out, 3, engine_b="gnugo:2")
 
 
-def test_an_engine_that_cannot_start_forfeits(tmp_path):
-    out = tmp_path / "match"
-    assert main(["--engine-a", "ours", "--engine-b", "/nonexistent/engine", "--games", "2",
-                 "--out", str(out), "--no-progress"]) == 0
-    entries = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
-    assert sorted(e["result"] for e in entries) == ["B+F", "W+F"]
-    assert all(e["winner"] == "ours" and "cannot start" in e["notes"][0] for e in entries)
-
-
 def test_command_line_help():
     done = subprocess.run([sys.executable, "-m", "training.match", "--help"], capture_output=True, text=True)
     assert done.returncode == 0 and "--engine-a" in done.stdout and "--parallel" in done.stdout
