@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from engine_worker.shipped import shipped_twins
+from engine_worker.shipped import level_models, shipped_twins
 from gobuddy.bus.cli import add_broker_arguments, bus_config_from_args
 from gobuddy.bus.config import BusConfig
 from gobuddy.bus.topics import ENGINE_GROUP, TopicError, shared
@@ -28,6 +28,7 @@ from gobuddy.bus.topics import ENGINE_GROUP, TopicError, shared
 # The shipped models' int8 twins, one per board size (``engine_worker.shipped``), as paths
 # relative to the checkout the worker runs in (as a container's working directory is).
 DEFAULT_MODELS = shipped_twins(Path("models"))
+DEFAULT_LEVEL_MODELS = level_models(Path("models"))  # what the levels' calibration played
 DEFAULT_VISIT_CAP = 5000
 
 
@@ -53,6 +54,9 @@ class WorkerConfig:
 
     bus: BusConfig
     models: tuple[Path, ...] = DEFAULT_MODELS  # one ONNX model per board size
+    # The models the opponent levels below ``full`` play, one per board size; a size
+    # without one plays its level moves with ``models``. Empty: the levels play ``models``.
+    level_models: tuple[Path, ...] = ()
     visit_cap: int = DEFAULT_VISIT_CAP
     threads: int = 1
     share_group: str = ENGINE_GROUP
@@ -90,6 +94,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--model", type=Path, action="append", default=None,
                    help="ONNX model; once per board size for several (default: "
                         f"{' and '.join(map(str, DEFAULT_MODELS))})")
+    p.add_argument("--level-model", type=Path, action="append", default=None,
+                   help="the ONNX model the opponent levels below 'full' play, once per board size: the "
+                        "one their calibration played (default without --model: those of "
+                        f"{' and '.join(map(str, DEFAULT_LEVEL_MODELS))} that exist; with --model, or "
+                        "'none': the levels play --model)")
     p.add_argument("--visits", type=int, default=DEFAULT_VISIT_CAP,
                    help="most visits one request gets; requests asking for more get this "
                         f"(default {DEFAULT_VISIT_CAP})")
@@ -123,9 +132,18 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[WorkerConfig, str]:
             hint = (" (the shipped model is missing from this checkout: restore models/ with git, "
                     "or run `make model`)") if model in DEFAULT_MODELS else ""
             p.error(f"--model: {model} does not exist{hint}")
+    if args.level_model is None:  # with the shipped models, the shipped level models this checkout has
+        level = () if args.model else tuple(m for m in DEFAULT_LEVEL_MODELS if m.is_file())
+    elif [str(m) for m in args.level_model] == ["none"]:
+        level = ()
+    else:
+        level = tuple(args.level_model)
+        for model in level:
+            if not model.is_file():
+                p.error(f"--level-model: {model} does not exist")
     try:
         bus = bus_config_from_args(args, role="engine", persistent_session=False)
-        config = WorkerConfig(bus=bus, models=models, visit_cap=args.visits, threads=args.threads,
+        config = WorkerConfig(bus=bus, models=models, level_models=level, visit_cap=args.visits, threads=args.threads,
                               share_group=args.share_group, batch_size=args.batch_size, cache_size=args.cache_size,
                               max_queue=args.max_queue,
                               max_queue_per_requester=args.max_queue_per_requester,

@@ -19,7 +19,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from engine_worker.shipped import shipped_twins
+from engine_worker.shipped import level_models, shipped_twins
 
 # The budget per move when neither --visits nor --time is given, whichever comes first.
 # The time decides on the 2-core project machines (the shipped int8 twin searches about
@@ -36,6 +36,10 @@ DEFAULT_THREADS = min(2, os.cpu_count() or 1)
 # The models played without --model: the shipped models' int8 twins, one per board size
 # (``engine_worker.shipped``): ``boardsize`` takes the sizes they play.
 SHIPPED_MODELS = shipped_twins()
+# The models a level below ``full`` plays without --model: the one its calibration played
+# (``models/levels/``), else the shipped one of that size.
+LEVEL_MODELS = tuple(pinned if pinned.is_file() else shipped
+                     for pinned, shipped in zip(level_models(), SHIPPED_MODELS))
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,8 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
                              "policy, whose one-visit value is no ground to resign on)")
     parser.add_argument("--level", default=None,
                         help="play at a named level (see --list-levels; 'full' is the default player); "
-                             "excludes --visits, --time, --random and --temperature")
+                             "excludes --visits, --time, --random and --temperature. Without --model a level "
+                             "below 'full' plays the model its calibration played (models/levels/)")
     parser.add_argument("--list-levels", action="store_true",
                         help="print the level names, weakest first, one a line, and exit")
     args = parser.parse_args(argv)
@@ -145,7 +150,9 @@ def parse_args(argv: list[str] | None = None) -> GtpConfig:
         parser.error("--visits and --time need the search, not --random")
     if args.random and (args.temperature or args.temperature_moves is not None):
         parser.error("--temperature and --temperature-moves need the search, not --random")
-    models = () if args.random else tuple(args.model or (str(path) for path in SHIPPED_MODELS))
+    below_full = level is not None and not level_named(level).is_full
+    defaults = LEVEL_MODELS if below_full else SHIPPED_MODELS
+    models = () if args.random else tuple(args.model or (str(path) for path in defaults))
     if args.threads < 1:
         parser.error(f"--threads must be at least 1, got {args.threads}")
     if not 0 <= args.score_utility < float("inf") or (args.score_utility > 0 and (args.random or level is not None)):

@@ -126,26 +126,28 @@ class CountingEvaluator:
 class EngineWorker:
     """One worker process's engine, queue and bus client; see the module docstring.
 
-    ``evaluator`` defaults to the ONNX models of ``config.models``, one per board size
-    (tests may pass another ``Evaluator``)."""
+    ``evaluator`` defaults to the ONNX models of ``config.models``, one per board size,
+    and ``level_evaluator`` (what the opponent levels below ``full`` play) to those of
+    ``config.level_models``, with ``config.models`` for a size they lack; tests may pass
+    other ``Evaluator``s (a given ``evaluator`` alone plays the levels too)."""
 
-    def __init__(self, config: WorkerConfig, evaluator: Any = None) -> None:
+    def __init__(self, config: WorkerConfig, evaluator: Any = None, level_evaluator: Any = None) -> None:
         self.config = config
         if evaluator is None:
-            from gobuddy.ai.onnx_evaluator import OnnxEvaluator
-            from gobuddy.ai.sized_evaluator import SizedEvaluator
-
-            evaluator = SizedEvaluator.of([OnnxEvaluator(path, intra_threads=config.threads)
-                                           for path in config.models])
+            evaluator, built_level = _onnx_evaluators(config)
+            level_evaluator = level_evaluator or built_level
         self.evaluator = CountingEvaluator(evaluator)
+        self.level_evaluator = self.evaluator if level_evaluator in (None, evaluator) else CountingEvaluator(
+            level_evaluator)
         self.cache = AnswerCache(config.cache_size)
         self.jobs = JobQueue(config.max_queue, config.max_queue_per_requester)
         self._job_s = FIRST_GUESS_S  # moving average of a job's wall time (admission estimates)
         self._held: dict[tuple, Job] = {}  # (requester, request id) -> its job, queued or running
         self._held_lock = threading.Lock()
         self.client: BusClient | None = None
-        self._search: Any = None  # a Search or NativeSearch (gobuddy.ai.search_engines)
-        self._search_rules: tuple[float, bool, int] | None = None
+        # (rules, a Search or NativeSearch of gobuddy.ai.search_engines) for the full
+        # player (False) and the levels (True)
+        self._searches: dict[bool, tuple[tuple[float, bool, int], Any]] = {}
         self._search_noted = False  # the note of a fallback to the Python search is logged once
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -175,9 +177,10 @@ class EngineWorker:
             thread = threading.Thread(target=target, name=f"engine-{name}", daemon=True)
             thread.start()
             self._threads.append(thread)
-        log.info("engine worker %s ready: models %s (%s), group %s, visit cap %d", self.worker_id,
-                 " ".join(map(str, self.config.models)),
-                 self.evaluator.name, self.config.share_group, self.config.visit_cap)
+        log.info("engine worker %s ready: models %s (%s), levels %s (%s), group %s, visit cap %d",
+                 self.worker_id, " ".join(map(str, self.config.models)), self.evaluator.name,
+                 " ".join(map(str, self.config.level_models)) or "the same", self.level_evaluator.name,
+                 self.config.share_group, self.config.visit_cap)
 
     def stop(self) -> None:
         """Stop the running search, publish the offline status and disconnect."""
@@ -343,7 +346,7 @@ class EngineWorker:
             seconds /= 2
 
         if level is not None:
-            chosen = level_answer(self._search_for(job), level, job.prepared.position, job.prepared.history,
+            chosen = level_answer(self._search_for(job, for_level=True), level, job.prepared.position, job.prepared.history,
                                   request.seed or 0, _recent(request), top_k=request.top_k, seconds=seconds,
                                   ownership=request.include_ownership)
             self._deliver(job, self._wire(chosen, request).to_dict())
@@ -397,19 +400,33 @@ class EngineWorker:
         return wire_answer(analysis, id=request.id, board_id=request.board_id, worker=self.worker_id,
                            judgement=judgement, final_status=dead)
 
-    def _search_for(self, job: Job) -> Any:
+    def _search_for(self, job: Job, for_level: bool = False) -> Any:
         """The search tree (``gobuddy.ai.search_engines``: the configured engine; both
-        make the same trees), kept between requests of the same komi, ko rule and board
-        size (a continuing game reuses its subtree)."""
+        make the same trees) of the full player, or with ``for_level`` of the levels'
+        models; each kept between requests of the same komi, ko rule and board size (a
+        continuing game reuses its subtree)."""
         rules = (job.request.position.komi, job.prepared.position.superko, job.prepared.position.size)
-        if self._search is None or self._search_rules != rules:
+        kept = self._searches.get(for_level)
+        if kept is None or kept[0] != rules:
             config = SearchConfig(komi=rules[0], batch_size=self.config.batch_size)
-            self._search, note = make_search(self.evaluator, config, self.config.search)
+            search, note = make_search(self.level_evaluator if for_level else self.evaluator, config,
+                                       self.config.search)
             if note and not self._search_noted:
                 log.warning("%s: searching in Python", note)
                 self._search_noted = True
-            self._search_rules = rules
-        return self._search
+            kept = self._searches[for_level] = (rules, search)
+        return kept[1]
+
+    @property
+    def _search(self) -> Any:
+        """The full player's search tree last used (None before the first request)."""
+        kept = self._searches.get(False)
+        return None if kept is None else kept[1]
+
+    def _evaluations(self) -> int:
+        """Positions evaluated so far, by the full player and the levels."""
+        extra = self.level_evaluator.count if self.level_evaluator is not self.evaluator else 0
+        return self.evaluator.count + extra
 
     def _personalise(self, cached: dict[str, Any], job: Job, started: float) -> dict[str, Any]:
         """A cached answer dressed for this request."""
@@ -484,9 +501,9 @@ class EngineWorker:
     # ---- status (the status thread) ----------------------------------------------------------
 
     def _status_loop(self) -> None:
-        last_count, last_time = self.evaluator.count, time.monotonic()
+        last_count, last_time = self._evaluations(), time.monotonic()
         while not self._stopping.wait(self.config.status_interval_s):
-            count, now = self.evaluator.count, time.monotonic()
+            count, now = self._evaluations(), time.monotonic()
             rate = (count - last_count) / max(now - last_time, 1e-9)
             last_count, last_time = count, now
             client = self.client
@@ -498,6 +515,23 @@ class EngineWorker:
                                   cache_hits=self.cache.hits, invalid=client.stats["rejected"])
             except Exception as exc:
                 log.warning("could not publish the status: %s", exc)
+
+
+def _onnx_evaluators(config: WorkerConfig) -> tuple[Any, Any]:
+    """(the full player's evaluator, the levels' evaluator) from the configured files;
+    a size without a level model plays its levels with its ``models`` one (the same
+    session, loaded once)."""
+    from gobuddy.ai.onnx_evaluator import OnnxEvaluator
+    from gobuddy.ai.sized_evaluator import SizedEvaluator
+
+    full = [OnnxEvaluator(path, intra_threads=config.threads) for path in config.models]
+    if not config.level_models:
+        one = SizedEvaluator.of(full)
+        return one, one
+    levels = [OnnxEvaluator(path, intra_threads=config.threads) for path in config.level_models]
+    covered = {size for part in levels for size in part.board_sizes}
+    levels += [part for part in full if not covered & set(part.board_sizes)]
+    return SizedEvaluator.of(full), SizedEvaluator.of(levels)
 
 
 def _level_of(request: EngineRequest) -> Level | None:

@@ -32,7 +32,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine_worker.shipped import shipped_twins
+from engine_worker.shipped import level_models as calibrated_level_models, shipped_twins
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -46,6 +46,8 @@ class LaunchConfig:
     workers: int = 2
     visits: int = 200
     models: tuple[Path, ...] = shipped_twins(REPO / "models")  # the engine workers': one per board size
+    # what the opponent levels below "full" play: the models their calibration played
+    level_models: tuple[Path, ...] = calibrated_level_models(REPO / "models")
     board_id: str = "board-sim"
     simulate_game: bool = True
     extra_env: dict[str, str] = field(default_factory=dict)
@@ -194,7 +196,7 @@ def _stop_on_sigterm(signum: int, frame: object) -> None:
 
 def run(config: LaunchConfig) -> None:
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
-    for model in config.models:
+    for model in (*config.models, *config.level_models):
         if not model.exists():
             raise SystemExit(f"the model {model} is missing: it ships with the repository (git lfs is not used)")
     for port, what in ((config.broker_port, "broker"), (config.dashboard_port, "dashboard")):
@@ -217,6 +219,8 @@ def run(config: LaunchConfig) -> None:
         for i in range(config.workers):
             launcher.start(f"engine-{i + 1}", [py, "-m", "engine_worker", *account(f"engine-{i + 1}"),
                                                *(a for m in config.models for a in ("--model", str(m))),
+                                               *(a for m in config.level_models
+                                                 for a in ("--level-model", str(m))),
                                                "--visits", str(config.visits),
                                                "--threads", "1", "--nice", "10"])
         launcher.start("recorder", [py, "-m", "dashboard.recorder", *account("recorder"), "--db", db_url])

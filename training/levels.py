@@ -26,9 +26,13 @@ Progress: one bar over the matches, one per match.
 **The model is pinned.** A calibration takes hours and may span sessions in which the
 shipped model changes. When ``--out`` holds no game yet, the shipped int8 twin of the
 size is copied to ``--out/model.int8.onnx`` and every level plays that copy
-(``--model``), to the last game; the report names it by checksum and says whether the
-shipped model is still the same file. A folder with games and no pin (played before
-pinning) plays on with the shipped model, and the report says the model is not recorded.
+(``--model``), to the last game; the report names it by checksum. Writing the report
+installs the pin as ``--level-model`` (default ``models/levels/gobuddy-NxN.int8.onnx``,
+committed): the file every level but ``full`` plays in the product
+(``engine_worker.shipped.level_models``), so the report's ranks stay true when a
+stronger model is promoted. A folder with games and no pin (played before pinning)
+plays on with the shipped model, installs nothing, and the report says the model is
+not recorded.
 
 Then ``training.levels_fit`` fits a Bradley-Terry (Elo) ladder to every decided game,
 anchored at GNU Go level 10 = 0 Elo, with bootstrap 95% intervals, checks that the
@@ -49,7 +53,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from engine_worker.shipped import REPO_MODELS
+from engine_worker.shipped import LEVELS_DIR, REPO_MODELS
 from gobuddy.ai.levels import LEVELS
 from training.engine_spec import EngineSpec, Toolbox, parse_engine
 from training.gtp_game import GameRules
@@ -57,7 +61,8 @@ from training.make_model import file_digest
 from training.levels_fit import Game, Ladder, bootstrap, rank_of
 from training.match import MatchConfig, MatchSetupError, read_entries, run_match
 
-__all__ = ["Pairing", "collect_games", "level_engine", "main", "pin_model", "pinned_model", "schedule"]
+__all__ = ["Pairing", "collect_games", "install_pin", "level_engine", "main", "model_line", "pin_model", "pinned_model",
+           "schedule"]
 
 REPO = Path(__file__).resolve().parent.parent
 ANCHOR = "gnugo-10"
@@ -117,16 +122,37 @@ def pin_model(out: Path, shipped: Path) -> Path | None:
     return out / PIN_NAME
 
 
-def model_line(pin: Path | None, shipped: Path) -> str:
-    """The report's sentence on the model the levels played."""
+def install_pin(pin: Path, installed: Path) -> bool:
+    """Copy the calibration's pinned model to ``installed`` (``models/levels/...``: what
+    the levels play in the product), atomically; False when it is already that file."""
+    if installed.is_file() and file_digest(installed) == file_digest(pin):
+        return False
+    installed.parent.mkdir(parents=True, exist_ok=True)
+    part = installed.with_name(installed.name + ".part")
+    shutil.copyfile(pin, part)
+    part.replace(installed)
+    return True
+
+
+def model_line(pin: Path | None, shipped: Path, installed: Path | None = None) -> str:
+    """The report's sentence on the model the levels played, the file they play in the
+    product (``installed``) and how the full player's model today compares."""
     if pin is None:
         return ("Model: not recorded (these games were played before the calibration pinned its model; "
                 "the levels played the models shipped on the days they were played).")
     played, now = file_digest(pin), (file_digest(shipped) if shipped.is_file() else None)
+    line = (f"Model: the levels played `{shipped.name}` as pinned in `{pin.parent.name}/{pin.name}` "
+            f"(SHA-256 {played[:12]})")
+    if installed is not None and installed.is_file() and file_digest(installed) == played:
+        line += (f". Every level but full plays that same file in the product (`models/{installed.parent.name}/"
+                 f"{installed.name}`), so these ranks hold when a stronger model is promoted; full plays the "
+                 "shipped model, ")
+        return line + ("the same file today." if played == now else
+                       f"a newer one today (SHA-256 {(now or '?')[:12]}): at least as strong as its row says.")
     same = ("the same file as the shipped model today" if played == now else
             "**not** the shipped model today: the ranks below are those of the pinned model, rerun the "
             "calibration into a new folder for the shipped one")
-    return f"Model: the levels played `{shipped.name}` as pinned in `{pin.parent.name}/{pin.name}` (SHA-256 {played[:12]}), {same}."
+    return f"{line}, {same}."
 
 
 def schedule(games: int = 20, full_games: int = 12, probe: int = 6, gnugo: tuple[int, ...] = (0, 5, 10),
@@ -205,6 +231,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "report: data/levels-NxN/, models/LEVELS-NxN.md)")
     p.add_argument("--out", type=Path, default=None, help="games folder (default data/levels)")
     p.add_argument("--report", type=Path, default=None, help="the table written (default models/LEVELS.md)")
+    p.add_argument("--level-model", type=Path, default=None,
+                   help="where the pinned model is installed with the report, for the levels to play in the "
+                        "product (default models/levels/gobuddy-NxN.int8.onnx)")
     p.add_argument("--games", type=int, default=20, help="games of an adjacent pair (default 20)")
     p.add_argument("--full-games", type=int, default=12, help="games of the pair with 'full' (default 12)")
     p.add_argument("--gnugo-games", type=int, default=10, help="games against a GNU Go level (default 10)")
@@ -220,6 +249,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     suffix = "" if args.size == 9 else f"-{args.size}x{args.size}"
     args.out = args.out or REPO / "data" / f"levels{suffix}"
     args.report = args.report or REPO / "models" / f"LEVELS{suffix}.md"
+    args.level_model = args.level_model or REPO_MODELS / LEVELS_DIR / f"gobuddy-{args.size}x{args.size}.int8.onnx"
     return args
 
 
@@ -251,9 +281,12 @@ def main(argv: list[str] | None = None) -> int:
 
     fitted, anchor = ladder(games, args.samples, args.seed)
     ordered = all(fitted.elo[x] < fitted.elo[y] for x, y in zip(fitted.order, fitted.order[1:]))
+    pin = pinned_model(args.out)
+    if pin is not None and install_pin(pin, args.level_model):  # the report and what the levels play agree
+        print(f"installed {pin} as {args.level_model}: the levels play it from now on", file=sys.stderr)
     write_report(args.report, fitted, scores, [level.name for level in LEVELS], level_id, anchor, ANCHOR_GOR,
                  rank_of, settings=vars(args) | {"gnugo": list(gnugo)}, ordered=ordered,
-                 model=model_line(pinned_model(args.out), shipped))
+                 model=model_line(pin, shipped, args.level_model))
     print(args.report.read_text())
     if not ordered:
         print("the levels are NOT strictly ordered: retune gobuddy/ai/levels.py", file=sys.stderr)

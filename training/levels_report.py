@@ -192,5 +192,5 @@ def write_report(path: Path, ladder: Ladder, scores: dict[tuple[str, str], list[
                  "GNU Go's moves and the full level's 0.9 s moves. The calibration before it (2026-11-25/26, r5's "
                  "float model, 434 games, `data/levels-r5-float/`) took about 55.", ""] if size == 9 else []),
               "Settings: " + ", ".join(f"{k}={v}" for k, v in sorted(settings.items())
-                                       if k not in ("report", "out", "report_only", "no_progress")) + "."]
+                                       if k not in ("report", "out", "report_only", "no_progress", "level_model")) + "."]
     path.write_text("\n".join(lines) + "\n")

@@ -96,6 +96,20 @@ def test_every_python_module_named_in_compose_exists():
         assert importlib.util.find_spec(module) is not None, f"compose runs python -m {module}, which does not exist"
 
 
+@pytest.mark.parametrize("worker", ["engine-1", "engine-2"])
+def test_each_engine_worker_plays_the_shipped_models_and_the_calibrated_level_models(rendered, worker):
+    from engine_worker.shipped import level_models, shipped_twins
+
+    command = rendered["services"][worker]["command"]
+    words = command if isinstance(command, list) else command.split()
+    named = {flag: [words[i + 1] for i, word in enumerate(words) if word == flag]
+             for flag in ("--model", "--level-model")}
+    assert named["--model"] == [str(path) for path in shipped_twins(Path("models"))]
+    assert named["--level-model"] == [str(path) for path in level_models(Path("models"))]
+    for path in named["--model"] + named["--level-model"]:
+        assert (REPO / path).is_file(), f"{worker} names {path}, which the image (COPY models) would not hold"
+
+
 def test_the_compose_broker_starts_and_passes_its_health_check(rendered, tmp_path):
     """The broker's compose command (make_config, then mosquitto) with what `make deploy`
     writes, on loopback ports; then the compose health check as the `health` account,

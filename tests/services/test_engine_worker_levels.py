@@ -57,3 +57,4 @@ def test_a_level_outside_genmove_is_refused_naming_the_field(worker, client) -> 
     with pytest.raises(EngineRequestFailed) as failure:
         client("dashboard").request(make_request("lvl-hint", MOVES, purpose="analysis", level="20 kyu"), timeout_s=5)
     assert failure.value.error.field == "level" and "genmove" in failure.value.error.error
+

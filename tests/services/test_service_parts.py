@@ -36,11 +36,31 @@ def test_worker_command_line(tmp_path: Path) -> None:
     two, _ = worker_args(["--model", str(model), "--model", str(other), "--password-file", str(secret),
                           "--username", "engine-x-1"])
     assert two.models == (model, other)
+    assert config.level_models == () and two.level_models == ()  # --model alone: the levels play it too
+
+
+def test_worker_level_models(tmp_path: Path, monkeypatch) -> None:
+    secret = tmp_path / "engine-x-1.password"
+    secret.write_text("s3cret\n")
+    account = ["--password-file", str(secret), "--username", "engine-x-1"]
+    monkeypatch.chdir(tmp_path)  # the defaults are relative: models/... in the checkout
+    for path in ("models/gobuddy-9x9.int8.onnx", "models/gobuddy-13x13.int8.onnx",
+                 "models/levels/gobuddy-9x9.int8.onnx"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(b"")
+    shipped, _ = worker_args(account)  # the shipped models: the level models this checkout has
+    assert shipped.level_models == (Path("models/levels/gobuddy-9x9.int8.onnx"),)
+    none, _ = worker_args([*account, "--level-model", "none"])
+    assert none.level_models == ()
+    given, _ = worker_args([*account, "--model", "models/gobuddy-9x9.int8.onnx",
+                            "--level-model", "models/levels/gobuddy-9x9.int8.onnx"])
+    assert given.level_models == (Path("models/levels/gobuddy-9x9.int8.onnx"),)
 
 
 @pytest.mark.parametrize("argv, words", [
     ([], "models/gobuddy-9x9.int8.onnx does not exist (the shipped model is missing"),
     (["--model", "{model}", "--model", "missing.onnx"], "--model: missing.onnx does not exist"),
+    (["--model", "{model}", "--level-model", "missing.onnx"], "--level-model: missing.onnx does not exist"),
     (["--model", "{model}", "--share-group", "a/b"], "shared subscription group"),
     (["--model", "{model}", "--username", "bad id"], "'bad id' is not a client id"),
     (["--model", "{model}", "--password-file", "/nonexistent/engine-1.password"], "--password-file"),

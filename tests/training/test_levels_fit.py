@@ -155,6 +155,7 @@ def test_each_board_size_is_calibrated_into_its_own_folder_and_report(options, s
     args = parse_args(options)
     assert args.size == size
     assert args.out == REPO / out and args.report == REPO / report  # an absolute path stays as it is
+    assert args.level_model == REPO / "models" / "levels" / f"gobuddy-{size}x{size}.int8.onnx"
 
 
 def _game_in(folder) -> None:
@@ -195,6 +196,48 @@ def test_a_calibration_pins_the_model_it_starts_with_to_its_last_game(tmp_path, 
         assert "--model" not in level_engine("5 kyu", model=pin).extra
         assert model_line(pin, shipped).startswith("Model: not recorded")
     assert not list(out.glob("*.part"))
+
+
+def test_writing_the_report_installs_the_pin_as_what_the_levels_play(tmp_path, capsys):
+    from training.levels import main
+
+    out, installed = tmp_path / "levels", tmp_path / "models" / "levels" / "gobuddy-9x9.int8.onnx"
+    folder = out / "L-30-kyu__L-25-kyu"
+    folder.mkdir(parents=True)
+    results = ["L-25-kyu", "L-25-kyu", "L-25-kyu", "L-30-kyu"]
+    folder.joinpath("games.jsonl").write_text("".join(
+        json.dumps({"black": "L-30-kyu", "white": "L-25-kyu", "winner": w, "reason": "score"}) + "\n"
+        for w in results))
+    (out / "model.int8.onnx").write_bytes(b"the model the games were played with")
+    argv = ["--report-only", "--out", str(out), "--report", str(tmp_path / "LEVELS.md"),
+            "--level-model", str(installed), "--samples", "20"]
+    assert main(argv) == 0
+    assert installed.read_bytes() == b"the model the games were played with"
+    assert "installed" in capsys.readouterr().err
+    line = [row for row in (tmp_path / "LEVELS.md").read_text().splitlines() if row.startswith("Model:")][0]
+    assert "Every level but full plays that same file in the product (`models/levels/gobuddy-9x9.int8.onnx`)" in line
+    assert main(argv) == 0 and "installed" not in capsys.readouterr().err  # already there: left alone
+
+
+@pytest.mark.parametrize("installed, shipped, words", [
+    (b"pinned", b"pinned", "plays that same file in the product (`models/levels/m.onnx`), so these ranks hold "
+                           "when a stronger model is promoted; full plays the shipped model, the same file today."),
+    (b"pinned", b"promoted", "full plays the shipped model, a newer one today (SHA-256 "),
+    (b"other", b"pinned", "the same file as the shipped model today."),         # not installed: the old words
+    (b"other", b"promoted", "**not** the shipped model today"),
+])
+def test_the_model_line_says_what_the_levels_and_full_play(tmp_path, installed, shipped, words):
+    from training.levels import install_pin, model_line
+
+    pin = tmp_path / "levels" / "model.int8.onnx"
+    pin.parent.mkdir()
+    pin.write_bytes(b"pinned")
+    (tmp_path / "shipped.onnx").write_bytes(shipped)
+    (tmp_path / "levels" / "m.onnx").write_bytes(installed)
+    assert words in model_line(pin, tmp_path / "shipped.onnx", tmp_path / "levels" / "m.onnx")
+    assert install_pin(pin, tmp_path / "levels" / "m.onnx") == (installed != b"pinned")
+    assert (tmp_path / "levels" / "m.onnx").read_bytes() == b"pinned"
+    assert not list(tmp_path.glob("levels/*.part"))
 
 
 def test_a_missing_shipped_model_is_named_when_there_is_nothing_to_pin(tmp_path):
