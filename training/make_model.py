@@ -17,7 +17,7 @@ continues from ``last.pt``), so an interrupted run is simply started again:
 | ``round-K-selfplay`` | ``data/selfplay/round-K/`` (``training.selfplay`` with the current best model; in a late round its int8 twin) |
 | ``round-K-engine-games`` | ``data/round-games/round-K/`` (``training.engine_games`` with the round's mix) |
 | ``round-K-positions`` | ``data/positions/round-K/`` and ``data/positions/round-K-engine/`` |
-| ``round-K-train`` | ``runs/make_model/round-K/last.pt``: an early round from the previous round's checkpoint, on the positions of the last ``window`` rounds (self-play and engine games; ``engine_shards_in_mix`` supervised shards too); a late round from the best model's weights, on every late round's positions |
+| ``round-K-train`` | ``runs/make_model/round-K/last.pt``: an early round from the previous round's checkpoint, on the positions of the last ``window`` rounds (self-play and engine games; ``engine_shards_in_mix`` supervised shards too); a late round from the best model's weights, on its own positions (from the second late round on, written by policy surprise under the twin that played) |
 | ``round-K-export`` | ``runs/make_model/round-K/model.onnx`` (and ``models/candidate.onnx``) |
 | ``round-K-gating`` | ``runs/make_model/gating/round-K/gating.json`` (``training.gating`` against the best so far) |
 | ``ship`` | ``models/gobuddy-9x9.onnx`` and its torch weights ``models/gobuddy-9x9.pt``: the best model (the last accepted round, else the supervised one); and its int8 twin ``models/gobuddy-9x9.int8.onnx`` (``training.quantize``) |
@@ -35,9 +35,12 @@ The default plan is the recipe of the shipped lines (models/MODEL_CARD.md, "Line
   counts games: 1,400 self-play games of 200/50 visits and 300 engine games a round,
   3,000 steps at lr 0.015 from the previous round's weights, a window of three rounds,
   gating at 55%;
-- one late round, r12's recipe: 10,000 games of the best model (r12 trained on about
-  9,400 r5 games of r6-r11 and 757 of its own) played by its int8 twin, and 800 engine
-  games; 3,000 steps at lr 0.003 from the best model's weights;
+- two late rounds. The first is r12's recipe: 10,000 games of the best model (r12
+  trained on about 9,400 r5 games of r6-r11 and 757 of its own) played by its int8 twin,
+  and 800 engine games; 3,000 steps at lr 0.003 from the best model's weights. The second
+  is r18's: 10,000 more games of the best model's twin (r18 trained on about 10,900 of
+  r12's twin, r14-r18), no engine games, the positions written by policy surprise under
+  that twin (``training.surprise``); 2,000 steps at lr 0.003 from the best's weights;
 - the 13x13 line, s13r1-s13r4's recipe: the shipped 9x9 weights exported at 13x13, then
   four rounds of 700 twin self-play games at 13x13, 600 steps at lr 0.003 from the line's
   best, each on every game of the line (s13r1 trained 1,000 steps at lr 0.01 on 297 games
@@ -45,7 +48,7 @@ The default plan is the recipe of the shipped lines (models/MODEL_CARD.md, "Line
 
 Where the lineage differs (r6-r11 varied the self-play search, s13r1-s13r4 counted
 minutes), the recipe takes the settings of the rounds that were promoted. On two cores
-the supervised start and early rounds take about 10 hours, the late round about 3 more
+the supervised start and early rounds take about 10 hours, each late round about 3 more
 (the twin's 3,200 games a core-hour, the engine games, training) and the 13x13 line about
 4 (750 games a core-hour); it has not been run end to end at these counts (``tests/training/test_make_model.py`` runs every stage at
 tiny counts).
@@ -119,10 +122,13 @@ class Plan:
     engine_shards_in_mix: int = 0
     # Late rounds (r12's recipe, after r6-r11): many games of the best model, played by its
     # int8 twin, and a gentle fine-tune from its weights on every game of the late rounds.
-    late_rounds: int = 1
+    # From the second on, r18's recipe: the twin's games only, written by policy surprise
+    # under the twin (training.surprise), ``late_surprise_steps`` steps on that round's games.
+    late_rounds: int = 2
     late_selfplay_games: int = 10_000
     late_engine_games: int = 800
     late_lr: float = 0.003
+    late_surprise_steps: int = 2_000
     # The 13x13 line (s13r1-s13r4): the shipped 9x9 weights exported at 13x13, then rounds
     # of the twin's 13x13 self-play, each fine-tuned from the best on every game of the line.
     s13_rounds: int = 4
@@ -157,14 +163,14 @@ class Plan:
 
 def quick_plan(root: Path, workers: int = 2) -> Plan:
     """Tiny counts for tests: two GNU Go level 1 games, a 1x8 network, 1 round (of two
-    self-play and two GNU Go level 1 games), 1 late round and 1 round of the 13x13 line
-    (two self-play games each)."""
+    self-play and two GNU Go level 1 games), 2 late rounds (r12's and r18's recipes) and
+    1 round of the 13x13 line (two self-play games each)."""
     return Plan(root=root, workers=workers, engine_games=2, engine_mix="gnugo:1", engine_max_moves=60,
                 val_every=1000, blocks=1, channels=8, steps=3, batch_size=16, warmup=1, train_threads=1,
                 rounds=1, selfplay_games=2, selfplay_visits=4, selfplay_fast_visits=2, selfplay_max_moves=40,
                 round_engine_games=2, round_engine_mix="gnugo:1", round_steps=2, round_batch_size=16,
-                late_rounds=1, late_selfplay_games=2, late_engine_games=0, s13_rounds=1, s13_selfplay_games=2,
-                s13_steps=2,
+                late_rounds=2, late_selfplay_games=2, late_engine_games=0, late_surprise_steps=2, s13_rounds=1,
+                s13_selfplay_games=2, s13_steps=2,
                 engine_shards_in_mix=1, gate_games=2, gate_visits=2, strength_games=2, gnugo_level=1,
                 pachi_playouts=0, ours_args="--visits 4", match_max_moves=40)
 
@@ -185,6 +191,7 @@ class RoundSpec:
     window: tuple[int, ...]
     supervised_shards: int  # the supervised engine games' last training shards in its mix
     late: bool  # trains from the best model's weights (not the previous round's), self-play by its twin
+    surprise: bool = False  # its self-play positions written by policy surprise under the model that played
 
     @property
     def name(self) -> str:
@@ -198,9 +205,13 @@ def round_specs(plan: Plan) -> list[RoundSpec]:
                        plan.round_lr, tuple(range(max(1, k - plan.window + 1), k + 1)), plan.engine_shards_in_mix,
                        False) for k in range(1, plan.rounds + 1)]
     first_late = plan.rounds + 1
-    specs += [RoundSpec("", k, plan.size, plan.late_selfplay_games, plan.late_engine_games, plan.round_steps,
-                        plan.late_lr, tuple(range(first_late, k + 1)), 0, True)
-              for k in range(first_late, first_late + plan.late_rounds)]
+    for k in range(first_late, first_late + plan.late_rounds):
+        if k == first_late:  # r12's: with engine games, on every late round's positions so far
+            specs.append(RoundSpec("", k, plan.size, plan.late_selfplay_games, plan.late_engine_games,
+                                   plan.round_steps, plan.late_lr, (k,), 0, True))
+        else:  # r18's: the twin's games only, surprise-weighted, on this round's positions
+            specs.append(RoundSpec("", k, plan.size, plan.late_selfplay_games, 0, plan.late_surprise_steps,
+                                   plan.late_lr, (k,), 0, True, surprise=True))
     specs += [RoundSpec(S13, k, 13, plan.s13_selfplay_games, 0, plan.s13_steps, plan.s13_lr, tuple(range(1, k + 1)),
                         0, True) for k in range(1, plan.s13_rounds + 1)]
     return specs
@@ -446,7 +457,12 @@ def run_round(plan: Plan, log: StageLog, spec: RoundSpec) -> None:
                 lambda: count_games(engine_games, "engine") >= spec.engine_games)
 
     def round_positions() -> None:
-        build_positions(games, positions, plan.val_every)
+        surprise = None
+        if spec.surprise:  # judged by the model that played: its prior is what the search overruled
+            from training.surprise import SurpriseWeighting
+
+            surprise = SurpriseWeighting(selfplay_model(best, spec.late))
+        build_positions(games, positions, plan.val_every, surprise=surprise)
         if spec.engine_games > 0:
             build_positions(engine_games, engine_positions, plan.val_every)
 

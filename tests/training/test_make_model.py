@@ -143,6 +143,7 @@ ROUNDS = [
     ("round-1", 9, 1_400, 300, 3_000, 0.015, (1,), False),
     ("round-5", 9, 1_400, 300, 3_000, 0.015, (3, 4, 5), False),
     ("round-6", 9, 10_000, 800, 3_000, 0.003, (6,), True),            # r12's recipe: from the best, its twin plays
+    ("round-7", 9, 10_000, 0, 2_000, 0.003, (7,), True),              # r18's: the twin's games, surprise-weighted
     ("s13-round-1", 13, 700, 0, 600, 0.003, (1,), True),              # from the shipped 9x9 weights at 13x13
     ("s13-round-4", 13, 700, 0, 600, 0.003, (1, 2, 3, 4), True),
 ]
@@ -153,6 +154,7 @@ def test_the_default_plan_has_the_rounds_of_both_shipped_lines(name, size, games
     spec = next(s for s in round_specs(Plan()) if s.name == name)
     assert (spec.size, spec.selfplay_games, spec.engine_games, spec.steps, spec.lr, spec.window, spec.late) == (
         size, games, engine, steps, lr, window, late)
+    assert spec.surprise == (name == "round-7")
 
 
 def test_the_default_plan_is_the_shipped_lines_recipe():
@@ -188,10 +190,16 @@ def test_quick_make_model_runs_every_stage_then_skips_them(tmp_path, capsys):
                  "runs/make_model/gating/round-1/gating.json", "models/candidate.onnx", "models/gobuddy-9x9.onnx",
                  "runs/make_model/supervised/model.pt", "models/gobuddy-9x9.pt",
                  "data/selfplay/round-2/selfplay-000000.jsonl.gz", "runs/make_model/gating/round-2/gating.json",
+                 "data/selfplay/round-3/selfplay-000000.jsonl.gz", "runs/make_model/gating/round-3/gating.json",
                  "runs/make_model/s13-start/model.onnx", "data/selfplay/s13-round-1/selfplay-000000.jsonl.gz",
                  "runs/make_model/gating/s13-round-1/gating.json", "models/gobuddy-13x13.onnx",
                  "models/gobuddy-13x13.pt"]:
         assert (root / path).exists(), path
+    # r18's recipe: round 3's positions were written by policy surprise under the twin that played
+    weighting = json.loads((root / "data/positions/round-3/weighting.json").read_text())
+    assert weighting["surprise_model"] and weighting["surprise_value"] == "copies"
+    assert not (root / "data/positions/round-2/weighting.json").exists() or json.loads(
+        (root / "data/positions/round-2/weighting.json").read_text())["surprise_model"] is None
     shipped_weights = torch.load(root / "models/gobuddy-9x9.pt", map_location="cpu", weights_only=False)
     net = GoNet(NetConfig(**shipped_weights["net"]))
     net.load_state_dict(shipped_weights["model"])

@@ -83,10 +83,12 @@ def test_only_the_trunk_is_quantized_and_the_heads_keep_their_range(planes, tmp_
 
     source = OnnxEvaluator(MODELS / "gobuddy-9x9.onnx")
     lead = source.run_planes(planes)["score_lead"].ravel()
-    close, lopsided = planes[np.abs(lead) < 4][:128], np.abs(lead) > 12
-    assert len(close) == 128 and lopsided.sum() >= 10, "the fixture's games lack close or lopsided positions"
+    close, lopsided = planes[np.abs(lead) < 4], np.abs(lead) > 12
+    assert len(close) >= 240 and lopsided.sum() >= 10, "the fixture's games lack close or lopsided positions"
     out = tmp_path / "twin.onnx"
-    q.quantize(MODELS / "gobuddy-9x9.onnx", out, close, planes[np.abs(lead) < 4][128:])
+    # calibrated on 200 close positions; checked on the other close ones and every other position
+    # (128 close positions alone left r18's value 0.08 off on the close check: too few to calibrate)
+    q.quantize(MODELS / "gobuddy-9x9.onnx", out, close[:200], np.concatenate([close[200:], planes[np.abs(lead) >= 4]]))
     twin_lead = OnnxEvaluator(out).run_planes(planes[lopsided])["score_lead"].ravel()
     # clipped to the calibration's range it would be off by tens of points (leads up to 70)
     assert np.abs(twin_lead - lead[lopsided]).mean() < 2.0
