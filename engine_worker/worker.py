@@ -346,9 +346,9 @@ class EngineWorker:
             seconds /= 2
 
         if level is not None:
-            chosen = level_answer(self._search_for(job, for_level=True), level, job.prepared.position, job.prepared.history,
-                                  request.seed or 0, _recent(request), top_k=request.top_k, seconds=seconds,
-                                  ownership=request.include_ownership)
+            chosen = level_answer(self._search_for(job, for_level=True), level, job.prepared.position,
+                                  job.prepared.history, request.seed or 0, _recent(request), top_k=request.top_k,
+                                  seconds=seconds, ownership=request.include_ownership)
             self._deliver(job, self._wire(chosen, request).to_dict())
             return
 

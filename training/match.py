@@ -12,14 +12,14 @@ area scoring with the engines' dead stones, move cap, per-move timeout) and writ
 the output folder as ``game-NNNN.sgf`` plus one line of ``games.jsonl``; after each game
 ``summary.json`` and ``summary.md`` are rewritten (wins, Wilson 95% interval, time per
 move per engine, distinct games). Ctrl-C stops cleanly: finished games are kept, games
-in play are dropped, engines are closed. Before the first game each engine is started once and asked to set
-up a game (``boardsize``, ``clear_board``, ``komi``): an engine that cannot (a missing
-program or model, a crash at start) stops the match with an error naming it, and
-nothing is recorded. A missing engine is a broken harness, not a lost game, so it is
-never scored as a forfeit; one that cannot start later in the match stops it the same
-way (finished games are kept). Re-running into the same folder with the same
-engines and opening setting plays only the games still missing (raise ``--games`` to
-extend a match).
+in play are dropped, engines are closed. Before the first game each engine is started
+once and asked to set up a game (``boardsize``, ``clear_board``, ``komi``): an engine
+that cannot (a missing program or model, a crash at start) stops the match with an
+error naming it, and nothing is recorded. A missing engine is a broken harness, not a
+lost game, so it is never scored as a forfeit; one that cannot start later in the match
+stops it the same way (finished games are kept). Re-running into the same folder with
+the same engines and opening setting plays only the games still missing (raise
+``--games`` to extend a match).
 
 Openings (``--opening N`` or ``LOW-HIGH``, default 2): engines that are deterministic
 for a given position (ours at fixed visits, GNU Go) would replay the same two games
