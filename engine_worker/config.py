@@ -143,7 +143,8 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[WorkerConfig, str]:
                 p.error(f"--level-model: {model} does not exist")
     try:
         bus = bus_config_from_args(args, role="engine", persistent_session=False)
-        config = WorkerConfig(bus=bus, models=models, level_models=level, visit_cap=args.visits, threads=args.threads,
+        config = WorkerConfig(bus=bus, models=models, level_models=level, visit_cap=args.visits,
+                              threads=args.threads,
                               share_group=args.share_group, batch_size=args.batch_size, cache_size=args.cache_size,
                               max_queue=args.max_queue,
                               max_queue_per_requester=args.max_queue_per_requester,

@@ -7,7 +7,8 @@ fixed answers, or lists of successive ones, the last repeated (``null`` -> ``? u
 command``);
 ``refuse_play`` is a list of vertices whose ``play`` is refused; ``hang_on`` is a
 command name after which the engine never answers again; ``exit_on`` one at which it
-exits; ``unknown`` a list of command names answered ``? unknown command``; ``stderr_bytes`` is written to stderr before every answer; ``chatter`` is a
+exits; ``unknown`` a list of command names answered ``? unknown command``;
+``stderr_bytes`` is written to stderr before every answer; ``chatter`` is a
 line printed to stdout before every answer (not GTP: clients must skip it); ``id``
 true echoes a numeric command id in answers. Everything else is
 answered with an empty success.
