@@ -43,7 +43,8 @@ from pathlib import Path
 from typing import Callable
 
 from training.game_shards import count_games, shard_paths
-from training.make_model import SHIPPED, Plan, ReachedUntil, StageLog, checkpoint_step
+from training.match import MatchSetupError
+from training.make_model import SHIPPED, Plan, ReachedUntil, StageLog, checkpoint_step, file_digest
 from training.selfplay import command as selfplay_command
 from training.quantize import make_twin, twin_is_current, twin_path
 from training.shipping import is_shipped, ship
@@ -424,25 +425,47 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\n[improve] stopped; run it again to continue", file=sys.stderr)
         return 130
-    shipped = plan.shipped.resolve()
-    if twin_path(shipped).exists() and twin_is_current(shipped):
-        shipped = twin_path(shipped)  # what the engines play: the int8 twin
+    except MatchSetupError as exc:  # gating could not start an engine: nothing was recorded
+        print(f"[improve] gating: {exc}", file=sys.stderr)
+        return 2
+    print(strength_commands(plan), flush=True)
+    return 0
+
+
+def strength_commands(plan: RoundPlan) -> str:
+    """What to measure next: nothing for a candidate not (yet) accepted; the bars before
+    promotion for one accepted and not promoted (its twin, as it would ship); the model
+    card's rows for one promoted (the shipped twin)."""
+    candidate = plan.run("model.onnx")
+    if not accepted(plan):
+        return f"[improve] round {plan.name}: no candidate accepted by gating, so no strength matches to play"
+    promoted = plan.shipped.exists() and candidate.exists() and file_digest(plan.shipped) == file_digest(candidate)
+    model = plan.shipped.resolve() if promoted else candidate
+    if twin_path(model).exists() and twin_is_current(model):
+        model = twin_path(model)  # what the engines play: the int8 twin
     size = "" if plan.size == 9 else f" --size {plan.size}"  # the match's board is 9x9 unless told
 
     def match(ours: str, rest: str, out: str) -> str:
-        return (f"python -m training.match --engine-a 'ours:--model {shipped}{ours}' {rest}{size}"
+        return (f"python -m training.match --engine-a 'ours:--model {model}{ours}' {rest}{size}"
                 f" --out runs/strength/{out}")
 
-    matches = [match("", "--engine-b gnugo:10 --games 40 --seed 100", f"{plan.name}-gnugo")]
+    games = 40 if promoted else 80  # a bar is measured over at least 80 games; the card's rows add to it
+    matches = [match("", f"--engine-b gnugo:10 --games {games} --seed 100", f"{plan.name}-gnugo")]
     matches += [match("", f"--engine-b pachi:27000 --games 40 --seed {seed}", f"{plan.name}-pachi-s{seed}")
                 for seed in (100, 200)]
-    matches.append(match(" --visits 1", "--engine-b gnugo:10 --games 40 --seed 100 --parallel 2",
+    matches.append(match(" --visits 1 --threads 1", f"--engine-b gnugo:10 --games {games} --seed 100 --parallel 2",
                          f"{plan.name}-policy"))
-    print("[improve] strength for the model card (about 15, 2 x 35 and 2 minutes on 2 cores; pick Pachi's playouts\n"
-          "  so that its s/move in the summary is about 1: 27,000 on the Intel Xeon of 2026-11-25; two seeds, since\n"
-          "  two 40-game Pachi matches of r4 differed by 10 points):\n  " + "\n  ".join(matches), flush=True)
-    return 0
-
+    if promoted:
+        head = "[improve] strength for the model card"
+    else:
+        head = (f"[improve] round {plan.name} was accepted and not promoted (--until): its bars before promotion,"
+                f" then this command without --until promotes it"
+                + ("" if model != candidate else f" (make its twin first: python -m training.quantize --model "
+                                                   f"{candidate})"))
+    minutes = "15, 2 x 35 and 4" if promoted else "30, 2 x 35 and 8"
+    return (head + f" (about {minutes} minutes on 2 cores; pick Pachi's playouts\n"
+            "  so that its s/move in the summary is about 1: 27,000 on the Intel Xeon of 2026-11-25; two seeds, since\n"
+            "  two 40-game Pachi matches of r4 differed by 10 points):\n  " + "\n  ".join(matches))
 
 if __name__ == "__main__":
     sys.exit(main())

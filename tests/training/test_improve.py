@@ -181,8 +181,7 @@ def test_a_13x13_round_starts_from_9x9_weights(tmp_path):
 
 
 @pytest.mark.parametrize("size, board", [(13, " --size 13")])  # a 9x9 round's --until base never stops
-def test_the_strength_matches_printed_are_at_the_rounds_size(tmp_path, capsys, size, board):
-    """The match commands a round prints play on its board (a 13x13 model refuses 9x9)."""
+def test_a_round_not_gated_prints_no_strength_matches(tmp_path, capsys, size, board):
     from training.export import save_weights
 
     tiny_shipped(tmp_path)
@@ -191,10 +190,38 @@ def test_the_strength_matches_printed_are_at_the_rounds_size(tmp_path, capsys, s
     argv = ["--round", "t", "--root", str(tmp_path), "--until", "base", "--no-progress",
             "--size", str(size), "--base-weights", str(weights)]
     assert improve_main(argv) == 0
-    commands = [line for line in capsys.readouterr().out.splitlines() if "training.match" in line]
-    assert len(commands) == 4
-    assert all(f"gobuddy-{size}x{size}.onnx" in c and ("--size" in c) == bool(board) for c in commands)
-    assert all(board in c for c in commands)
+    out = capsys.readouterr().out
+    assert "training.match" not in out and "no candidate accepted by gating" in out
+
+
+# (the round's gating verdict, whether the candidate is the shipped model, the model the
+# printed matches play, the games of the GNU Go and raw-policy matches)
+STATES = [
+    (False, False, None, None),                                       # rejected: nothing to measure
+    (True, False, "runs/improve/t/model.onnx", 80),                   # accepted, --until gating: the bars first
+    (True, True, "models/gobuddy-13x13.onnx", 40),                    # promoted: the card's rows
+]
+
+
+@pytest.mark.parametrize("accepted, promoted, model, games", STATES)
+def test_the_strength_matches_printed_follow_the_rounds_verdict(tmp_path, accepted, promoted, model, games):
+    """The match commands a round prints: for the model it would ship or shipped, on
+    the round's board (a 13x13 model refuses 9x9)."""
+    from training.improve import strength_commands
+
+    plan = RoundPlan("t", root=tmp_path, size=13)
+    plan.run("gating").mkdir(parents=True)
+    plan.run("gating", "gating.json").write_text(json.dumps({"accepted": accepted}))
+    plan.run("model.onnx").write_bytes(b"candidate")
+    plan.shipped.parent.mkdir(parents=True)
+    plan.shipped.write_bytes(b"candidate" if promoted else b"shipped before")
+    commands = [line for line in strength_commands(plan).splitlines() if "training.match" in line]
+    if model is None:
+        assert commands == []
+        return
+    assert len(commands) == 4 and all(f"--model {tmp_path / model}" in c and " --size 13" in c for c in commands)
+    assert [c.split("--games ")[1].split()[0] for c in commands] == [str(games), "40", "40", str(games)]
+    assert ("without --until promotes it" in strength_commands(plan)) == (not promoted)
 
 
 def test_sigterm_stops_the_generators_and_keeps_the_time_spent(tmp_path):
