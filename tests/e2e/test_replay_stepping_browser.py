@@ -144,9 +144,11 @@ def test_a_quick_run_of_keys_is_one_report_and_the_slider_steps_too(page):
     board_at(page, 4)
     panel_at(page, 4)
     log = page.evaluate("() => window.__log")
-    # the board drew move 4 (the observer sees the four redraws of one task as one), then
-    # one run, which reported move 4: not a run per step
-    assert log[:3] == ["board:4", "run:running", "run:notRunning"], log
+    # the board drew move 4 before any run (the observer sees the four redraws of one task
+    # as one), and the server learned move 4 (panel_at) in at most one run, not one a step
+    # (a busy machine may show the run's two states in one observer call, or none)
+    assert log[0] == "board:4" and [e for e in log if e.startswith("board:")] == ["board:4"], log
+    assert log.count("run:running") <= 1, log
     slider = page.locator(".gb-replay-slider")
     slider.focus()
     page.keyboard.press("ArrowRight")  # with the slider focused, one step (its own is prevented)
