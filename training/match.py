@@ -149,22 +149,22 @@ def check_engines(config: MatchConfig) -> None:
     for spec in (config.engine_a, config.engine_b):
         with tempfile.TemporaryDirectory(prefix="match-check-") as scratch:
             log = Path(scratch) / "stderr.log"
+            failure: Exception | None = None
             client = None
             try:
                 client = spec.start(seed=config.seed, stderr=log, timeout=rules.move_timeout)
                 for command in (f"boardsize {rules.size}", "clear_board", f"komi {rules.komi:g}"):
                     client.command(command, timeout=rules.move_timeout)
             except (EngineFailure, GtpError) as exc:
+                failure = exc
+            finally:
                 if client is not None:
-                    client.close()
-                    client = None
+                    client.close()  # before its stderr is read: all of it is written
+            if failure is not None:
                 said = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
                 last = f"; its last words: {said[-1].strip()[:300]}" if said else ""
                 raise MatchSetupError(f"engine {spec.name!r} cannot set up a {rules.size}x{rules.size} game "
-                                      f"({' '.join(spec.argv())}): {exc}{last}") from exc
-            finally:
-                if client is not None:
-                    client.close()
+                                      f"({' '.join(spec.argv())}): {failure}{last}") from failure
 
 
 def _play_one(config: MatchConfig, index: int, stop: threading.Event) -> tuple[int, GameResult]:

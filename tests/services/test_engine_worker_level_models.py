@@ -8,21 +8,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from gobuddy.ai.levels import LevelPlayer, level_named
-from gobuddy.ai.onnx_evaluator import OnnxEvaluator
-from gobuddy.go.coords import BLACK, WHITE, from_gtp
-from gobuddy.go.game import Game, Ruleset
+from gobuddy.go.coords import from_gtp
 from tests.services.processes import Service, make_request, spawn_worker, start_service
+from tests.services.test_engine_worker_levels import MOVES, _local_move
 from tests.tiny_model import build_tiny_model
-
-MOVES = [("B", "E5"), ("W", "C4"), ("B", "D4")]
-
-
-def _local_move(model, level: str, seed: int) -> int:
-    game = Game(9, Ruleset("chinese", 7.0))
-    for colour, vertex in MOVES:
-        game.play(from_gtp(vertex, 9), BLACK if colour == "B" else WHITE)
-    return LevelPlayer(OnnxEvaluator(model), level_named(level), seed=seed).genmove(game, WHITE)
 
 
 @pytest.fixture(scope="module")
