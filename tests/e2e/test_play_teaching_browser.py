@@ -60,6 +60,13 @@ def teacher(page) -> Any:
     return page.locator(".st-key-play_teacher")
 
 
+def teacher_said(page, timeout_ms: int = 30_000) -> str:
+    """The teacher's whole stop, once drawn: the panel's elements arrive one by one, so
+    wait for its last one (the "Keep my move" button) before reading it."""
+    teacher(page).get_by_role("button", name="Keep my move").wait_for(timeout=timeout_ms)
+    return teacher(page).inner_text()
+
+
 def stored_pass(store: Store, game_id: str, timeout_s: float = 10.0) -> None:
     """Wait until the record holds the pass of move 3 and the take-back before it (a
     reload before the recorder caught up would offer to abandon the game instead)."""
@@ -101,8 +108,7 @@ def test_the_teacher_stops_a_big_mistake_lets_a_good_move_pass_and_records_both_
         assert teacher(page).count() == 0
         # a big mistake: passing in the opening; the teacher stops the game, the engine waits
         page.get_by_role("button", name="Pass").click()
-        teacher(page).wait_for(timeout=30_000)
-        said = teacher(page).inner_text()
+        said = teacher_said(page)
         found = re.search(r"Teacher: pass loses about ([\d.]+) points?\. A better move was ([A-HJ-Z]\d)", said)
         assert found, said
         lost, better = float(found.group(1)), found.group(2)
@@ -124,8 +130,7 @@ def test_the_teacher_stops_a_big_mistake_lets_a_good_move_pass_and_records_both_
         stored_pass(store, game_id)
         page.reload()
         wait_for_app(page)
-        teacher(page).wait_for(timeout=30_000)
-        assert re.search(r"Teacher: pass loses about [\d.]+ points?\.", teacher(page).inner_text())
+        assert re.search(r"Teacher: pass loses about [\d.]+ points?\.", teacher_said(page))
         page.locator(f'{BOARD}[data-move-count="3"]').wait_for(timeout=30_000)  # the board draws after the panel
         time.sleep(1.0)  # the engine still waits: still three moves
         assert page.locator(f'{BOARD}[data-move-count="3"]').count() == 1
