@@ -50,22 +50,34 @@ def deepen(model: GoNet, blocks: int, seed: int = 0) -> GoNet:
     return grown
 
 
-def deepen_checkpoint(source: Path, out: Path, blocks: int, seed: int = 0) -> dict:
-    """Read a checkpoint (``model`` and ``net`` keys: ``training.train``'s or a shipped
-    ``.pt``), write the grown one to ``out`` for ``training.train --init``; returns its
-    provenance."""
+def read_network(source: Path) -> tuple[GoNet, dict]:
+    """The network of a checkpoint (``model`` and ``net`` keys: ``training.train``'s or
+    a shipped ``.pt``) and the checkpoint itself. Raises ``ValueError`` for another file."""
     state = torch.load(source, map_location="cpu", weights_only=False)
     if not isinstance(state, dict) or "model" not in state or "net" not in state:
         raise ValueError(f"{source}: not a checkpoint with 'model' and 'net' (training.train writes them)")
     model = GoNet(NetConfig(**state["net"]))
     model.load_state_dict(state["model"])
-    grown = deepen(model, blocks, seed)
-    provenance = {"deepened_from": str(source), "blocks_before": model.config.blocks, "blocks": blocks,
-                  "parent_provenance": state.get("provenance")}
+    return model, state
+
+
+def write_grown(out: Path, grown: GoNet, provenance: dict) -> None:
+    """Write ``grown`` as a step-0 checkpoint that ``training.train --init`` starts from
+    (written whole or not at all)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     torch.save({"model": grown.state_dict(), "net": asdict(grown.config), "step": 0, "provenance": provenance}, tmp)
     tmp.replace(out)
+
+
+def deepen_checkpoint(source: Path, out: Path, blocks: int, seed: int = 0) -> dict:
+    """Read a checkpoint (``read_network``), write the grown one to ``out`` for
+    ``training.train --init``; returns its provenance."""
+    model, state = read_network(source)
+    grown = deepen(model, blocks, seed)
+    provenance = {"deepened_from": str(source), "blocks_before": model.config.blocks, "blocks": blocks,
+                  "parent_provenance": state.get("provenance")}
+    write_grown(out, grown, provenance)
     return provenance
 
 

@@ -1,0 +1,113 @@
+"""Growing a network wider: the wider network computes what the old one did, keeps
+every old weight, opens its new channels with training, composes with deepening, and
+``python -m training.widen`` writes a checkpoint that training starts from."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from gobuddy.ai.features import NUM_PLANES  # noqa: E402
+from training.deepen import deepen  # noqa: E402
+from training.network import GoNet, NetConfig  # noqa: E402
+from training.train import TrainConfig, losses, train  # noqa: E402
+from training.widen import main, widen  # noqa: E402
+
+from tests.training.test_aux_policy import SIZE, batch_of, write_positions  # noqa: E402
+from tests.training.test_deepen import SHIPPED, outputs, trained_small  # noqa: E402
+
+
+@pytest.mark.parametrize("blocks, channels", [(1, 12), (3, 16), (4, 9), (6, 24)])
+def test_the_wider_network_gives_the_old_outputs(blocks, channels):
+    old = trained_small(blocks)  # 8 channels, a pooling block every third
+    wide = widen(old, channels)
+    assert wide.config.channels == channels and wide.blocks[0].conv1.weight.shape[:2] == (channels, channels)
+    x = torch.rand(4, NUM_PLANES, SIZE, SIZE)
+    for a, b in zip(outputs(old, x), outputs(wide, x)):
+        assert torch.allclose(a, b, atol=1e-5), (a - b).abs().max()
+
+
+def test_old_weights_keep_their_values_and_the_pooled_input_its_two_halves():
+    old = trained_small(3)
+    wide = widen(old, 12)
+    assert torch.equal(wide.blocks[1].conv2.weight[:8, :8], old.blocks[1].conv2.weight)
+    assert torch.equal(wide.stem[1].running_var[:8], old.stem[1].running_var)
+    pooled_old, pooled_new = old.blocks[2].pool_fc.weight, wide.blocks[2].pool_fc.weight  # [out, mean | max]
+    assert pooled_new.shape == (12, 24)
+    assert torch.equal(pooled_new[:8, 0:8], pooled_old[:, 0:8])  # the means
+    assert torch.equal(pooled_new[:8, 12:20], pooled_old[:, 8:16])  # the maxes
+    assert pooled_new[:8, 8:12].abs().sum() == 0 and pooled_new[:8, 20:24].abs().sum() == 0
+    assert wide.blocks[1].conv1.weight[:8, 8:].abs().sum() == 0  # new in, old out: closed
+    assert wide.blocks[1].conv1.weight[8:, :].abs().sum() > 0  # new out: live
+    assert wide.policy_conv[0].weight.shape[1] == 12 and wide.policy_conv[0].weight[:, 8:].abs().sum() == 0
+
+
+def test_widen_and_deepen_compose():
+    old = trained_small(2)
+    grown = deepen(widen(old, 16), 4)
+    x = torch.rand(3, NUM_PLANES, SIZE, SIZE)
+    for a, b in zip(outputs(old, x), outputs(grown, x)):
+        assert torch.allclose(a, b, atol=1e-5)
+
+
+@pytest.mark.parametrize("channels", [8, 6])
+def test_widen_only_adds_channels(channels):
+    with pytest.raises(ValueError, match="already has 8 channels"):
+        widen(trained_small(2), channels)
+
+
+def test_the_new_channels_learn(tmp_path):
+    rng = np.random.default_rng(2)
+    batch = batch_of(tmp_path, [int(r) for r in rng.integers(0, SIZE * SIZE + 1, 32)])
+    wide = widen(trained_small(3), 12).train()
+    out = losses(wide, batch, TrainConfig(data=tmp_path, run=tmp_path / "run", size=SIZE))
+    out["total"].backward()
+    closed = wide.blocks[2].conv1.weight.grad[:8, 8:]  # zero now, and its inputs are live
+    assert closed.abs().sum() > 0
+    assert wide.policy_conv[0].weight.grad[:, 8:].abs().sum() > 0
+
+
+def test_the_command_writes_a_checkpoint_that_training_starts_from(tmp_path, capsys):
+    data = tmp_path / "data"
+    rng = np.random.default_rng(1)
+    write_positions(data, [int(r) for r in rng.integers(-1, SIZE * SIZE + 1, 40)])
+    small = TrainConfig(data=data, run=tmp_path / "small", size=SIZE, steps=2, batch_size=8, lr=0.01, warmup=1,
+                        blocks=2, channels=8, validate_every=2, checkpoint_every=1, threads=1, progress=False)
+    train(small, NUM_PLANES)
+    wide_path = tmp_path / "wide.pt"
+    assert main(["--checkpoint", str(tmp_path / "small" / "last.pt"), "--channels", "12", "--out", str(wide_path)]) == 0
+    assert "channels_before" in capsys.readouterr().out
+    state = torch.load(wide_path, weights_only=False)
+    assert state["net"]["channels"] == 12 and state["step"] == 0 and state["provenance"]["channels_before"] == 8
+    again = TrainConfig(data=data, run=tmp_path / "wide", size=SIZE, steps=2, batch_size=8, lr=0.01, warmup=1,
+                        validate_every=2, checkpoint_every=1, threads=1, progress=False, init=wide_path)
+    train(again, NUM_PLANES)
+    after = torch.load(tmp_path / "wide" / "last.pt", weights_only=False)
+    assert after["net"]["channels"] == 12 and after["step"] == 2
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--channels", "64"], "already has 64 channels"),
+    (["--channels", "96", "--checkpoint", "missing.pt"], "No such file"),
+])
+def test_the_command_refuses_with_a_reason(tmp_path, capsys, argv, message):
+    args = ["--checkpoint", str(SHIPPED), "--out", str(tmp_path / "x.pt")] + argv
+    assert main(args) == 1
+    assert message in capsys.readouterr().out
+    assert not (tmp_path / "x.pt").exists()
+
+
+@pytest.mark.skipif(not SHIPPED.exists(), reason="the shipped 9x9 model")
+def test_the_shipped_model_widened_plays_as_before(tmp_path):
+    assert main(["--checkpoint", str(SHIPPED), "--channels", "80", "--out", str(tmp_path / "w.pt")]) == 0
+    old_state = torch.load(SHIPPED, weights_only=False)
+    old = GoNet(NetConfig(**old_state["net"]))
+    old.load_state_dict(old_state["model"])
+    new_state = torch.load(tmp_path / "w.pt", weights_only=False)
+    wide = GoNet(NetConfig(**new_state["net"]))
+    wide.load_state_dict(new_state["model"])
+    x = (torch.rand(8, NUM_PLANES, 9, 9) > 0.7).float()
+    for a, b in zip(outputs(old, x), outputs(wide, x)):
+        assert torch.allclose(a, b, atol=1e-5)
