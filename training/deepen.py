@@ -21,14 +21,13 @@ block costs as much time a move as any other, so 9 blocks search about two third
 
 from __future__ import annotations
 
-import argparse
-import json
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 
 import torch
 
-from training.network import GoNet, NetConfig
+from training.grow import grow_checkpoint, grow_main
+from training.network import GoNet
 
 
 def deepen(model: GoNet, blocks: int, seed: int = 0) -> GoNet:
@@ -50,52 +49,15 @@ def deepen(model: GoNet, blocks: int, seed: int = 0) -> GoNet:
     return grown
 
 
-def read_network(source: Path) -> tuple[GoNet, dict]:
-    """The network of a checkpoint (``model`` and ``net`` keys: ``training.train``'s or
-    a shipped ``.pt``) and the checkpoint itself. Raises ``ValueError`` for another file."""
-    state = torch.load(source, map_location="cpu", weights_only=False)
-    if not isinstance(state, dict) or "model" not in state or "net" not in state:
-        raise ValueError(f"{source}: not a checkpoint with 'model' and 'net' (training.train writes them)")
-    model = GoNet(NetConfig(**state["net"]))
-    model.load_state_dict(state["model"])
-    return model, state
-
-
-def write_grown(out: Path, grown: GoNet, provenance: dict) -> None:
-    """Write ``grown`` as a step-0 checkpoint that ``training.train --init`` starts from
-    (written whole or not at all)."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    torch.save({"model": grown.state_dict(), "net": asdict(grown.config), "step": 0, "provenance": provenance}, tmp)
-    tmp.replace(out)
-
-
 def deepen_checkpoint(source: Path, out: Path, blocks: int, seed: int = 0) -> dict:
-    """Read a checkpoint (``read_network``), write the grown one to ``out`` for
+    """Read a checkpoint (``grow.read_network``), write the grown one to ``out`` for
     ``training.train --init``; returns its provenance."""
-    model, state = read_network(source)
-    grown = deepen(model, blocks, seed)
-    provenance = {"deepened_from": str(source), "blocks_before": model.config.blocks, "blocks": blocks,
-                  "parent_provenance": state.get("provenance")}
-    write_grown(out, grown, provenance)
-    return provenance
+    return grow_checkpoint(source, out, deepen, "blocks", blocks, "deepened", seed)
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.deepen", description=__doc__.split("\n\n")[0])
-    p.add_argument("--checkpoint", type=Path, required=True, help="the trained network (.pt with model and net)")
-    p.add_argument("--blocks", type=int, required=True, help="residual blocks of the grown network")
-    p.add_argument("--out", type=Path, required=True, help="where to write the grown checkpoint")
-    p.add_argument("--seed", type=int, default=0, help="seed of the new blocks' conv weights")
-    a = p.parse_args(argv)
-    try:
-        provenance = deepen_checkpoint(a.checkpoint, a.out, a.blocks, a.seed)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"[deepen] refused: {exc}", flush=True)
-        return 1
-    print(f"[deepen] wrote {a.out}: {json.dumps({k: v for k, v in provenance.items() if k != 'parent_provenance'})}",
-          flush=True)
-    return 0
+    return grow_main(argv, "python -m training.deepen", __doc__, deepen, "blocks", "deepened",
+                     "residual blocks of the grown network")
 
 
 if __name__ == "__main__":

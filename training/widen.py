@@ -23,14 +23,12 @@ the same time.
 
 from __future__ import annotations
 
-import argparse
-import json
 from dataclasses import replace
 from pathlib import Path
 
 import torch
 
-from training.deepen import read_network, write_grown
+from training.grow import grow_checkpoint, grow_main
 from training.network import GoNet
 
 
@@ -87,31 +85,14 @@ def widen(model: GoNet, channels: int, seed: int = 0) -> GoNet:
 
 
 def widen_checkpoint(source: Path, out: Path, channels: int, seed: int = 0) -> dict:
-    """Read a checkpoint (``deepen.read_network``), write the wider one to ``out`` for
+    """Read a checkpoint (``grow.read_network``), write the wider one to ``out`` for
     ``training.train --init``; returns its provenance."""
-    model, state = read_network(source)
-    grown = widen(model, channels, seed)
-    provenance = {"widened_from": str(source), "channels_before": model.config.channels, "channels": channels,
-                  "parent_provenance": state.get("provenance")}
-    write_grown(out, grown, provenance)
-    return provenance
+    return grow_checkpoint(source, out, widen, "channels", channels, "widened", seed)
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.widen", description=__doc__.split("\n\n")[0])
-    p.add_argument("--checkpoint", type=Path, required=True, help="the trained network (.pt with model and net)")
-    p.add_argument("--channels", type=int, required=True, help="channels of the wider tower")
-    p.add_argument("--out", type=Path, required=True, help="where to write the wider checkpoint")
-    p.add_argument("--seed", type=int, default=0, help="seed of the new channels' weights")
-    a = p.parse_args(argv)
-    try:
-        provenance = widen_checkpoint(a.checkpoint, a.out, a.channels, a.seed)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"[widen] refused: {exc}", flush=True)
-        return 1
-    print(f"[widen] wrote {a.out}: {json.dumps({k: v for k, v in provenance.items() if k != 'parent_provenance'})}",
-          flush=True)
-    return 0
+    return grow_main(argv, "python -m training.widen", __doc__, widen, "channels", "widened",
+                     "channels of the wider tower")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Growing a network deeper: the grown network computes what the old one did (its new
-blocks are identities), the old blocks keep their kind, the new blocks still learn, and
-``python -m training.deepen`` writes a checkpoint that training starts from."""
+blocks are identities), the old blocks keep their kind and the new blocks still learn
+(the command line: ``test_grow``)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from gobuddy.ai.features import NUM_PLANES  # noqa: E402
-from training.deepen import deepen, main  # noqa: E402
+from training.deepen import deepen  # noqa: E402
 from training.network import GoNet, NetConfig  # noqa: E402
-from training.train import TrainConfig, losses, train  # noqa: E402
+from training.train import TrainConfig, losses  # noqa: E402
 
-from tests.training.test_aux_policy import SIZE, batch_of, write_positions  # noqa: E402
+from tests.training.test_aux_policy import SIZE, batch_of  # noqa: E402
 
 SHIPPED = Path(__file__).resolve().parents[2] / "models" / "gobuddy-9x9.pt"
 
@@ -82,48 +82,3 @@ def test_the_new_blocks_learn(tmp_path):
     out["total"].backward()
     new_gamma = grown.blocks[1].bn2.weight
     assert new_gamma.grad is not None and new_gamma.grad.abs().sum() > 0  # the identity opens up
-
-
-def test_the_command_writes_a_checkpoint_that_training_starts_from(tmp_path, capsys):
-    data = tmp_path / "data"
-    rng = np.random.default_rng(1)
-    write_positions(data, [int(r) for r in rng.integers(-1, SIZE * SIZE + 1, 40)])
-    small = TrainConfig(data=data, run=tmp_path / "small", size=SIZE, steps=2, batch_size=8, lr=0.01, warmup=1,
-                        blocks=1, channels=8, validate_every=2, checkpoint_every=1, threads=1, progress=False)
-    train(small, NUM_PLANES)
-    grown_path = tmp_path / "grown.pt"
-    assert main(["--checkpoint", str(tmp_path / "small" / "last.pt"), "--blocks", "3", "--out", str(grown_path)]) == 0
-    assert "blocks_before" in capsys.readouterr().out
-    state = torch.load(grown_path, weights_only=False)
-    assert state["net"]["blocks"] == 3 and state["step"] == 0
-    assert state["provenance"]["blocks_before"] == 1
-    again = TrainConfig(data=data, run=tmp_path / "grown", size=SIZE, steps=2, batch_size=8, lr=0.01, warmup=1,
-                        validate_every=2, checkpoint_every=1, threads=1, progress=False, init=grown_path)
-    train(again, NUM_PLANES)
-    after = torch.load(tmp_path / "grown" / "last.pt", weights_only=False)
-    assert after["net"]["blocks"] == 3 and after["step"] == 2
-
-
-@pytest.mark.parametrize("argv, message", [
-    (["--blocks", "4"], "already has 6 blocks"),
-    (["--blocks", "8", "--checkpoint", "missing.pt"], "No such file"),
-])
-def test_the_command_refuses_with_a_reason(tmp_path, capsys, argv, message):
-    args = ["--checkpoint", str(SHIPPED), "--out", str(tmp_path / "x.pt")] + argv
-    assert main(args) == 1
-    assert message in capsys.readouterr().out
-    assert not (tmp_path / "x.pt").exists()
-
-
-@pytest.mark.skipif(not SHIPPED.exists(), reason="the shipped 9x9 model")
-def test_the_shipped_model_grown_plays_as_before(tmp_path):
-    assert main(["--checkpoint", str(SHIPPED), "--blocks", "7", "--out", str(tmp_path / "g.pt")]) == 0
-    old_state = torch.load(SHIPPED, weights_only=False)
-    old = GoNet(NetConfig(**old_state["net"]))
-    old.load_state_dict(old_state["model"])
-    new_state = torch.load(tmp_path / "g.pt", weights_only=False)
-    grown = GoNet(NetConfig(**new_state["net"]))
-    grown.load_state_dict(new_state["model"])
-    x = (torch.rand(8, NUM_PLANES, 9, 9) > 0.7).float()
-    for a, b in zip(outputs(old, x), outputs(grown, x)):
-        assert torch.allclose(a, b, atol=1e-5)

@@ -1,6 +1,6 @@
 """Growing a network wider: the wider network computes what the old one did, keeps
-every old weight, opens its new channels with training, composes with deepening, and
-``python -m training.widen`` writes a checkpoint that training starts from."""
+every old weight, opens its new channels with training and composes with deepening
+(the command line: ``test_grow``)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,11 @@ torch = pytest.importorskip("torch")
 
 from gobuddy.ai.features import NUM_PLANES  # noqa: E402
 from training.deepen import deepen  # noqa: E402
-from training.network import GoNet, NetConfig  # noqa: E402
-from training.train import TrainConfig, losses, train  # noqa: E402
-from training.widen import main, widen  # noqa: E402
+from training.train import TrainConfig, losses  # noqa: E402
+from training.widen import widen  # noqa: E402
 
-from tests.training.test_aux_policy import SIZE, batch_of, write_positions  # noqa: E402
-from tests.training.test_deepen import SHIPPED, outputs, trained_small  # noqa: E402
+from tests.training.test_aux_policy import SIZE, batch_of  # noqa: E402
+from tests.training.test_deepen import outputs, trained_small  # noqa: E402
 
 
 @pytest.mark.parametrize("blocks, channels", [(1, 12), (3, 16), (4, 9), (6, 24)])
@@ -67,47 +66,3 @@ def test_the_new_channels_learn(tmp_path):
     closed = wide.blocks[2].conv1.weight.grad[:8, 8:]  # zero now, and its inputs are live
     assert closed.abs().sum() > 0
     assert wide.policy_conv[0].weight.grad[:, 8:].abs().sum() > 0
-
-
-def test_the_command_writes_a_checkpoint_that_training_starts_from(tmp_path, capsys):
-    data = tmp_path / "data"
-    rng = np.random.default_rng(1)
-    write_positions(data, [int(r) for r in rng.integers(-1, SIZE * SIZE + 1, 40)])
-    small = TrainConfig(data=data, run=tmp_path / "small", size=SIZE, steps=2, batch_size=8, lr=0.01, warmup=1,
-                        blocks=2, channels=8, validate_every=2, checkpoint_every=1, threads=1, progress=False)
-    train(small, NUM_PLANES)
-    wide_path = tmp_path / "wide.pt"
-    assert main(["--checkpoint", str(tmp_path / "small" / "last.pt"), "--channels", "12", "--out", str(wide_path)]) == 0
-    assert "channels_before" in capsys.readouterr().out
-    state = torch.load(wide_path, weights_only=False)
-    assert state["net"]["channels"] == 12 and state["step"] == 0 and state["provenance"]["channels_before"] == 8
-    again = TrainConfig(data=data, run=tmp_path / "wide", size=SIZE, steps=2, batch_size=8, lr=0.01, warmup=1,
-                        validate_every=2, checkpoint_every=1, threads=1, progress=False, init=wide_path)
-    train(again, NUM_PLANES)
-    after = torch.load(tmp_path / "wide" / "last.pt", weights_only=False)
-    assert after["net"]["channels"] == 12 and after["step"] == 2
-
-
-@pytest.mark.parametrize("argv, message", [
-    (["--channels", "64"], "already has 64 channels"),
-    (["--channels", "96", "--checkpoint", "missing.pt"], "No such file"),
-])
-def test_the_command_refuses_with_a_reason(tmp_path, capsys, argv, message):
-    args = ["--checkpoint", str(SHIPPED), "--out", str(tmp_path / "x.pt")] + argv
-    assert main(args) == 1
-    assert message in capsys.readouterr().out
-    assert not (tmp_path / "x.pt").exists()
-
-
-@pytest.mark.skipif(not SHIPPED.exists(), reason="the shipped 9x9 model")
-def test_the_shipped_model_widened_plays_as_before(tmp_path):
-    assert main(["--checkpoint", str(SHIPPED), "--channels", "80", "--out", str(tmp_path / "w.pt")]) == 0
-    old_state = torch.load(SHIPPED, weights_only=False)
-    old = GoNet(NetConfig(**old_state["net"]))
-    old.load_state_dict(old_state["model"])
-    new_state = torch.load(tmp_path / "w.pt", weights_only=False)
-    wide = GoNet(NetConfig(**new_state["net"]))
-    wide.load_state_dict(new_state["model"])
-    x = (torch.rand(8, NUM_PLANES, 9, 9) > 0.7).float()
-    for a, b in zip(outputs(old, x), outputs(wide, x)):
-        assert torch.allclose(a, b, atol=1e-5)
