@@ -74,11 +74,16 @@ def test_deepen_only_adds_blocks(before, after):
         deepen(trained_small(before), after)
 
 
-def test_the_new_blocks_learn(tmp_path):
+def backward_once(model: GoNet, tmp_path: Path) -> GoNet:
+    """``model`` in training mode with the gradients of one batch's training loss."""
     rng = np.random.default_rng(2)
     batch = batch_of(tmp_path, [int(r) for r in rng.integers(0, SIZE * SIZE + 1, 32)])
-    grown = deepen(trained_small(1), 2).train()
-    out = losses(grown, batch, TrainConfig(data=tmp_path, run=tmp_path / "run", size=SIZE))
-    out["total"].backward()
+    model.train()
+    losses(model, batch, TrainConfig(data=tmp_path, run=tmp_path / "run", size=SIZE))["total"].backward()
+    return model
+
+
+def test_the_new_blocks_learn(tmp_path):
+    grown = backward_once(deepen(trained_small(1), 2), tmp_path)
     new_gamma = grown.blocks[1].bn2.weight
     assert new_gamma.grad is not None and new_gamma.grad.abs().sum() > 0  # the identity opens up

@@ -4,18 +4,16 @@ every old weight, opens its new channels with training and composes with deepeni
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
 from gobuddy.ai.features import NUM_PLANES  # noqa: E402
 from training.deepen import deepen  # noqa: E402
-from training.train import TrainConfig, losses  # noqa: E402
 from training.widen import widen  # noqa: E402
 
-from tests.training.test_aux_policy import SIZE, batch_of  # noqa: E402
-from tests.training.test_deepen import outputs, trained_small  # noqa: E402
+from tests.training.test_aux_policy import SIZE  # noqa: E402
+from tests.training.test_deepen import backward_once, outputs, trained_small  # noqa: E402
 
 
 @pytest.mark.parametrize("blocks, channels", [(1, 12), (3, 16), (4, 9), (6, 24)])
@@ -58,11 +56,7 @@ def test_widen_only_adds_channels(channels):
 
 
 def test_the_new_channels_learn(tmp_path):
-    rng = np.random.default_rng(2)
-    batch = batch_of(tmp_path, [int(r) for r in rng.integers(0, SIZE * SIZE + 1, 32)])
-    wide = widen(trained_small(3), 12).train()
-    out = losses(wide, batch, TrainConfig(data=tmp_path, run=tmp_path / "run", size=SIZE))
-    out["total"].backward()
+    wide = backward_once(widen(trained_small(3), 12), tmp_path)
     closed = wide.blocks[2].conv1.weight.grad[:8, 8:]  # zero now, and its inputs are live
     assert closed.abs().sum() > 0
     assert wide.policy_conv[0].weight.grad[:, 8:].abs().sum() > 0
