@@ -20,8 +20,13 @@ continues from ``last.pt``), so an interrupted run is simply started again:
 | ``round-K-train`` | ``runs/make_model/round-K/last.pt``: an early round from the previous round's checkpoint, on the positions of the last ``window`` rounds (self-play and engine games; ``engine_shards_in_mix`` supervised shards too); a late round from the best model's weights, on its own positions (from the second late round on, written by policy surprise under the twin that played) |
 | ``round-K-export`` | ``runs/make_model/round-K/model.onnx`` (and ``models/candidate.onnx``) |
 | ``round-K-gating`` | ``runs/make_model/gating/round-K/gating.json`` (``training.gating`` against the best so far) |
-| ``ship`` | ``models/gobuddy-9x9.onnx`` and its torch weights ``models/gobuddy-9x9.pt``: the best model (the last accepted round, else the supervised one); and its int8 twin ``models/gobuddy-9x9.int8.onnx`` (``training.quantize``) |
-| ``s13-start`` | ``runs/make_model/s13-start/model.onnx``: the shipped 9x9 weights exported at 13x13 (``training.export.export_weights``) |
+| ``grow-selfplay``, ``grow-positions`` | with ``--grow``: ``data/selfplay/grow/`` (the best 6x64 model's twin) and ``data/positions/grow/`` (surprise-weighted) |
+| ``grow-init``, ``grow-train-I``, ``grow-export`` | ``runs/make_model/grow/init.pt`` (the best grown by ``training.widen`` and ``training.deepen``), ``runs/make_model/grow-I/`` (one run per part of the schedule) and the last part's ``model.onnx`` |
+| ``dagger-K-games``, ``-import``, ``-relabel``, ``-positions`` | ``data/dagger/round-K/{match,games,reanalysed,positions}`` (``training.dagger``: the grown model's raw policy against GNU Go, every move labelled by its twin's search) |
+| ``dagger-K-train``, ``dagger-K-export`` | ``runs/make_model/dagger-K/`` on ``data/positions/mix-dagger-K`` (the grown positions and the batches so far) |
+| ``grow-gating`` | ``runs/make_model/gating/grow/gating.json``: the grown line's twin against the best 6x64 twin, both searching the same seconds a move |
+| ``ship`` | ``models/gobuddy-9x9.onnx`` and its torch weights ``models/gobuddy-9x9.pt``: the grown line's model when it passed ``grow-gating``, else the best 6x64 model (the last accepted round, else the supervised one); and its int8 twin ``models/gobuddy-9x9.int8.onnx`` (``training.quantize``) |
+| ``s13-start`` | ``runs/make_model/s13-start/model.onnx``: the best 6x64 9x9 weights (the shipped ones without ``--grow``) exported at 13x13 (``training.export.export_weights``) |
 | ``s13-round-K-*`` | the 13x13 line's rounds, as the late rounds but at 13x13 (no engine games), each on every game of the line so far, gated at 13x13 against its best |
 | ``s13-ship`` | ``models/gobuddy-13x13.onnx``, its weights and its twin: the line's best |
 | ``strength-gnugo``, ``strength-pachi``, ``strength-policy``, ``strength-13x13-gnugo`` | ``runs/make_model/strength/SHA/*/summary.json``: our default search vs GNU Go, vs Pachi, and the raw policy (1 visit) vs GNU Go; the 13x13 model's search vs GNU Go at 13x13 |
@@ -41,6 +46,12 @@ The default plan is the recipe of the shipped lines (models/MODEL_CARD.md, "Line
   is r18's: 10,000 more games of the best model's twin (r18 trained on about 10,900 of
   r12's twin, r14-r18), no engine games, the positions written by policy surprise under
   that twin (``training.surprise``); 2,000 steps at lr 0.003 from the best's weights;
+- with ``--grow`` (off by default until a grown model ships), the 9x96 line: 30,000 more
+  games of the best model's twin (r19-r21), the best grown to 9 blocks of 96 channels and
+  trained 5,000 steps at lr 0.01 and 5,000 at 0.003 on them (r21-w96d9 and its
+  continuation), then two DAgger rounds (w96d9-dagger1 and -dagger2b: 400 raw-policy games
+  against GNU Go 10 a round, labelled at 400 visits, about 8% of the mix, 3,000 steps at
+  lr 0.003), shipped only if it then wins gating at equal time (0.9 s a move);
 - the 13x13 line, s13r1-s13r4's recipe: the shipped 9x9 weights exported at 13x13, then
   four rounds of 700 twin self-play games at 13x13, 600 steps at lr 0.003 from the line's
   best, each on every game of the line (s13r1 trained 1,000 steps at lr 0.01 on 297 games
@@ -82,6 +93,7 @@ REPO = Path(__file__).resolve().parent.parent
 SHIPPED = "gobuddy-9x9.onnx"
 SHIPPED_13 = "gobuddy-13x13.onnx"
 S13 = "s13-"  # the 13x13 line's prefix: its rounds, folders and stages
+GROW = "grow"  # the grown 9x9 line's ``line`` in export_run
 
 
 @dataclass(frozen=True)
@@ -135,6 +147,30 @@ class Plan:
     s13_selfplay_games: int = 700
     s13_steps: int = 600
     s13_lr: float = 0.003
+    # The grown line (r21-w96d9, then DAgger rounds w96d9-dagger1 and -dagger2b): more games of
+    # the best 6x64 model played by its twin (r19-r21's), that network grown to ``grow_blocks``
+    # x ``grow_channels`` (training.widen, training.deepen) and trained on their positions in
+    # the parts of ``grow_schedule`` (steps, lr, warm-up), then ``dagger_rounds`` rounds of
+    # training.dagger: the grown model's raw policy plays ``dagger_games`` against GNU Go
+    # (openings of ``dagger_opening`` random moves), its twin searching ``dagger_visits``
+    # labels every move, and the batches so far join the mix ``dagger_copies // K`` times
+    # each in round K (about 8% of the positions), ``dagger_steps`` steps from the last
+    # round. It replaces the 6x64 best only by passing gating at equal time, both twins
+    # searching ``grow_gate_seconds`` a move (it costs 2.3x a visit). The 13x13 line
+    # starts from the 6x64 best either way, as its shipped line did.
+    grow: bool = False
+    grow_selfplay_games: int = 30_000
+    grow_blocks: int = 9
+    grow_channels: int = 96
+    grow_schedule: tuple[tuple[int, float, int], ...] = ((5_000, 0.01, 500), (5_000, 0.003, 500))
+    dagger_rounds: int = 2
+    dagger_games: int = 400
+    dagger_opening: int = 4
+    dagger_visits: int = 400
+    dagger_copies: int = 10
+    dagger_steps: int = 3_000
+    dagger_lr: float = 0.003
+    grow_gate_seconds: float = 0.9
     gate_games: int = 40
     gate_visits: int = 200
     gate_threshold: float = 0.55
@@ -164,13 +200,16 @@ class Plan:
 def quick_plan(root: Path, workers: int = 2) -> Plan:
     """Tiny counts for tests: two GNU Go level 1 games, a 1x8 network, 1 round (of two
     self-play and two GNU Go level 1 games), 2 late rounds (r12's and r18's recipes) and
-    1 round of the 13x13 line (two self-play games each)."""
+    1 round of the 13x13 line (two self-play games each); the grown line at 2x12 with two
+    DAgger rounds of two games."""
     return Plan(root=root, workers=workers, engine_games=2, engine_mix="gnugo:1", engine_max_moves=60,
                 val_every=1000, blocks=1, channels=8, steps=3, batch_size=16, warmup=1, train_threads=1,
                 rounds=1, selfplay_games=2, selfplay_visits=4, selfplay_fast_visits=2, selfplay_max_moves=40,
                 round_engine_games=2, round_engine_mix="gnugo:1", round_steps=2, round_batch_size=16,
                 late_rounds=2, late_selfplay_games=2, late_engine_games=0, late_surprise_steps=2, s13_rounds=1,
-                s13_selfplay_games=2, s13_steps=2,
+                s13_selfplay_games=2, s13_steps=2, grow=True, grow_selfplay_games=2, grow_blocks=2,
+                grow_channels=12, grow_schedule=((2, 0.01, 1), (2, 0.003, 1)), dagger_games=2, dagger_visits=4,
+                dagger_copies=2, dagger_steps=2, grow_gate_seconds=0.02,
                 engine_shards_in_mix=1, gate_games=2, gate_visits=2, strength_games=2, gnugo_level=1,
                 pachi_playouts=0, ours_args="--visits 4", match_max_moves=40)
 
@@ -358,21 +397,28 @@ def export_run(plan: Plan, run: Path, label: str, data: Path, size: int | None =
     model = GoNet(NetConfig(**state["net"]))
     model.load_state_dict(state["model"])
     games = count_games(plan.path("data", "games"))
-    selfplay = sum(count_games(p) for p in plan.path("data", "selfplay").glob(f"{line}round-*"))
-    round_games = sum(count_games(p) for p in plan.path("data", "round-games").glob(f"{line}round-*"))
+    rounds = "" if line == GROW else line
+    selfplay = sum(count_games(p) for p in plan.path("data", "selfplay").glob(f"{rounds}round-*"))
+    round_games = sum(count_games(p) for p in plan.path("data", "round-games").glob(f"{rounds}round-*"))
     supervised = f"{games} engine games ({plan.engine_mix})"
     what = (f"{supervised}, {selfplay} self-play games, {round_games} engine games of the rounds "
             f"({plan.round_engine_mix})")
     if line == S13:
         what = f"{selfplay} 13x13 self-play games, from the shipped 9x9 weights ({supervised} and the 9x9 rounds)"
+    net = state["net"]
+    if line == GROW:
+        grown = count_games(plan.path("data", "selfplay", "grow"))
+        dagger = sum(count_games(p) for p in plan.path("data", "dagger").glob("round-*/games"))
+        what = (f"{what}; grown from the 6x64 line's best and trained on {grown} more games of its twin, "
+                f"then DAgger on {dagger} games of its own raw policy against GNU Go")
     provenance = {"data": what,
                   "stage": label, "steps": int(state["step"]),
-                  "architecture": f"{plan.blocks} blocks x {plan.channels} channels",
+                  "architecture": f"{net['blocks']} blocks x {net['channels']} channels",
                   "parameters": count_parameters(model), "komi": plan.komi,
                   "date": datetime.now(timezone.utc).date().isoformat(), "machine": machine()["cpu"]}
     size = size or plan.size
     tmp = export_onnx(model, run / "export.onnx", size, provenance=provenance, komi=plan.komi,
-                      model_name=f"gobuddy-{size}x{size}-b{plan.blocks}c{plan.channels}-{label}")
+                      model_name=f"gobuddy-{size}x{size}-b{net['blocks']}c{net['channels']}-{label}")
     shard = load_shard((sorted(data.glob("train-*.npz")) + sorted(data.glob("val-*.npz")))[0])
     worst = parity_check(model, tmp, shard["features"][:16].astype(np.float32))
     print(f"[make_model] parity: torch and onnxruntime agree within {worst:.1e}", flush=True)
@@ -484,13 +530,132 @@ def run_round(plan: Plan, log: StageLog, spec: RoundSpec) -> None:
             lambda: (gate_out / "gating.json").exists())
 
 
-def start_13x13(plan: Plan) -> None:
-    """``s13-start``: the shipped 9x9 weights, copied as ``model.pt`` and exported at 13x13."""
+GATE_VISITS_CAP = 1_000_000  # gating at equal time: the seconds end every search first
+
+
+def grown_runs(plan: Plan) -> list[Path]:
+    """The grown line's training runs in order: the parts of ``grow_schedule``, then
+    the DAgger rounds (empty when ``plan.grow`` is off)."""
+    if not plan.grow:
+        return []
+    return ([plan.runs / f"grow-{i}" for i in range(1, len(plan.grow_schedule) + 1)]
+            + [plan.runs / f"dagger-{k}" for k in range(1, plan.dagger_rounds + 1)])
+
+
+def grow_stage_names(plan: Plan) -> list[str]:
+    """The grown line's stages, in the order they run (none when ``plan.grow`` is off)."""
+    if not plan.grow:
+        return []
+    names = ["grow-selfplay", "grow-positions", "grow-init"]
+    names += [f"grow-train-{i}" for i in range(1, len(plan.grow_schedule) + 1)] + ["grow-export"]
+    for k in range(1, plan.dagger_rounds + 1):
+        names += [f"dagger-{k}-{step}" for step in ("games", "import", "relabel", "positions", "train", "export")]
+    return names + ["grow-gating"]
+
+
+def ship_source(plan: Plan, best: Path) -> Path:
+    """What ``ship`` ships: the grown line's last model when it passed its gating at equal
+    time, else ``best`` (the 6x64 line's)."""
+    verdict = plan.runs / "gating" / "grow" / "gating.json"
+    if plan.grow and verdict.exists() and json.loads(verdict.read_text())["accepted"]:
+        return grown_runs(plan)[-1] / "model.onnx"
+    return best
+
+
+def run_grow(plan: Plan, log: StageLog, best: Path) -> None:
+    """The grown line's stages (see ``Plan``), from the 6x64 line's best model ``best``."""
+    from training.deepen import deepen_checkpoint
+    from training.gating import GateConfig, gate
+    from training.gtp_game import GameRules
+    from training.selfplay import GameSettings, SelfPlayConfig, generate
+    from training.surprise import SurpriseWeighting
+    from training.widen import widen_checkpoint
+
+    games, positions = plan.path("data", "selfplay", "grow"), plan.path("data", "positions", "grow")
+    settings = GameSettings(size=plan.size, komi=plan.komi, visits=plan.selfplay_visits,
+                            fast_visits=plan.selfplay_fast_visits, full_fraction=plan.selfplay_full_fraction,
+                            max_moves=plan.selfplay_max_moves)
+    log.run("grow-selfplay",
+            lambda: generate(SelfPlayConfig(selfplay_model(best, True), games, plan.grow_selfplay_games, settings,
+                                            plan.workers, seed=plan.seed * 1000 + 300, progress=plan.progress)),
+            lambda: count_games(games, "selfplay") >= plan.grow_selfplay_games)
+    log.run("grow-positions", lambda: build_positions(games, positions, plan.val_every,
+                                                      surprise=SurpriseWeighting(selfplay_model(best, True))),
+            lambda: positions_built(games, positions))
+    start = plan.runs / "grow" / "init.pt"
+
+    def grow_init() -> None:
+        wide = start.with_name("wide.pt")
+        widen_checkpoint(best.with_suffix(".pt"), wide, plan.grow_channels, seed=plan.seed)
+        deepen_checkpoint(wide, start, plan.grow_blocks, seed=plan.seed)
+
+    log.run("grow-init", grow_init, start.exists)
+    runs, init = grown_runs(plan), start
+    for i, (steps, lr, warmup) in enumerate(plan.grow_schedule, 1):
+        run = runs[i - 1]
+        log.run(f"grow-train-{i}", lambda r=run, n=steps, a=lr, w=warmup, s=init: train_run(
+            plan, positions, r, n, a, w, s, plan.round_batch_size),
+            lambda r=run, n=steps: checkpoint_step(r / "last.pt") >= n)
+        init = run / "last.pt"
+    last = runs[len(plan.grow_schedule) - 1]
+    log.run("grow-export", lambda: export_run(plan, last, "grown", positions, line=GROW), lambda: exported(last))
+    rules = GameRules(size=plan.size, komi=plan.komi, max_moves=plan.match_max_moves)
+    batches: list[Path] = []
+    for k in range(1, plan.dagger_rounds + 1):
+        run_dagger_round(plan, log, k, last, runs[len(plan.grow_schedule) + k - 1], positions, batches, rules)
+        last = runs[len(plan.grow_schedule) + k - 1]
+    grown, gate_out = last / "model.onnx", plan.runs / "gating" / "grow"
+    log.run("grow-gating", lambda: print("[make_model] " + gate(GateConfig(
+        selfplay_model(grown, True), selfplay_model(best, True), gate_out, plan.gate_games, GATE_VISITS_CAP,
+        plan.gate_threshold, rules=rules, parallel=1, seed=plan.seed,
+        engine_args=f"--time {plan.grow_gate_seconds}", progress=plan.progress)).line()),
+        lambda: (gate_out / "gating.json").exists())
+
+
+def run_dagger_round(plan: Plan, log: StageLog, k: int, player_run: Path, run: Path, base: Path,
+                     batches: list[Path], rules) -> None:
+    """DAgger round ``k`` (training.dagger): ``player_run``'s raw policy plays, its twin
+    labels, and ``run`` trains from ``player_run`` on ``base`` and every batch so far
+    (``batches``, to which this round's is appended)."""
+    from training.dagger import import_games, imported, link_mix as dagger_mix, play, relabel, relabelled
+    from training.surprise import SurpriseWeighting
+
+    folder = plan.path("data", "dagger", f"round-{k}")
+    match, games, relabels, positions = folder / "match", folder / "games", folder / "reanalysed", folder / "positions"
+
+    def twin() -> Path:
+        return selfplay_model(player_run / "model.onnx", True)
+
+    log.run(f"dagger-{k}-games", lambda: play(
+        twin(), f"gnugo:{plan.gnugo_level}", match, plan.dagger_games, rules, seed=plan.seed * 1000 + 700 + k,
+        opening=(plan.dagger_opening, plan.dagger_opening), parallel=plan.workers, progress=plan.progress),
+        lambda: match_done(match, plan.dagger_games))
+    log.run(f"dagger-{k}-import", lambda: import_games(match, games, plan.size, prefix=f"dagger{k}"),
+            lambda: imported(games, plan.dagger_games))
+    log.run(f"dagger-{k}-relabel",
+            lambda: relabel(twin(), games, relabels, plan.dagger_visits, plan.workers, plan.progress),
+            lambda: relabelled(games, relabels))
+    log.run(f"dagger-{k}-positions", lambda: build_positions(relabels, positions, plan.val_every, per_shard=2000,
+                                                             surprise=SurpriseWeighting(twin())),
+            lambda: positions_built(relabels, positions))
+    batches.append(positions)
+    mix = plan.path("data", "positions", f"mix-dagger-{k}")
+    log.run(f"dagger-{k}-train", lambda: train_run(
+        plan, dagger_mix(base, batches, max(1, plan.dagger_copies // k), mix), run, plan.dagger_steps,
+        plan.dagger_lr, min(100, plan.dagger_steps), player_run / "last.pt", plan.round_batch_size),
+        lambda: checkpoint_step(run / "last.pt") >= plan.dagger_steps)
+    log.run(f"dagger-{k}-export", lambda: export_run(plan, run, f"dagger{k}", base, line=GROW),
+            lambda: exported(run))
+
+
+def start_13x13(plan: Plan, weights: Path) -> None:
+    """``s13-start``: the 9x9 ``weights`` (the 6x64 line's best), copied as ``model.pt``
+    and exported at 13x13."""
     from training.export import export_weights
 
     start = plan.runs / "s13-start"
     start.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(plan.path("models", SHIPPED).with_suffix(".pt"), start / "model.pt")
+    shutil.copyfile(weights, start / "model.pt")
     export_weights(start / "model.pt", start / "model.onnx", 13)
 
 
@@ -547,11 +712,17 @@ def write_card(plan: Plan) -> None:
         label = f"round {spec.k}" if not spec.line else f"13x13 round {spec.k}"
         data[f"self-play {label}"] = plan.path("data", "selfplay", spec.name)
         data[f"engine games {label}"] = plan.path("data", "round-games", spec.name)
+    if plan.grow:
+        data["self-play grown line"] = plan.path("data", "selfplay", "grow")
+        for k in range(1, plan.dagger_rounds + 1):
+            data[f"DAgger round {k}"] = plan.path("data", "dagger", f"round-{k}", "games")
     checkpoints = {"supervised": plan.runs / "supervised" / "last.pt"}
     checkpoints.update({spec.name.replace("-", " "): plan.runs / spec.name / "last.pt" for spec in specs})
+    checkpoints.update({run.name.replace("-", " "): run / "last.pt" for run in grown_runs(plan)})
     facts = collect(plan.path("models", SHIPPED), data, checkpoints, plan.runs / "stages.json",
                     {labels[name]: m[2] / "summary.json" for name, m in strength_matches(plan).items()},
-                    {spec.name: plan.runs / "gating" / spec.name / "gating.json" for spec in specs})
+                    {spec.name: plan.runs / "gating" / spec.name / "gating.json" for spec in specs}
+                    | ({"grown line (equal time)": plan.runs / "gating" / "grow" / "gating.json"} if plan.grow else {}))
     plan.path("models", "MODEL_CARD.md").write_text(render(facts))
 
 
@@ -568,7 +739,7 @@ def stage_names(plan: Plan) -> list[str]:
             out += [f"{spec.name}-{step}" for step in steps]
         return out
 
-    names += rounds_of("") + ["ship"]
+    names += rounds_of("") + grow_stage_names(plan) + ["ship"]
     if plan.s13_rounds > 0:
         names += ["s13-start"] + rounds_of(S13) + ["s13-ship"]
     return names + list(strength_matches(plan)) + ["card"]
@@ -598,11 +769,15 @@ def make_model(plan: Plan) -> None:
         for spec in nine:
             run_round(plan, log, spec)
         best, shipped = best_model(plan, len(nine) + 1), plan.path("models", SHIPPED)
-        log.run("ship", lambda: ship(best, shipped), lambda: is_shipped(shipped, best))
+        if plan.grow:
+            run_grow(plan, log, best)
+        source = ship_source(plan, best)
+        log.run("ship", lambda: ship(source, shipped), lambda: is_shipped(shipped, source))
         thirteen = [spec for spec in specs if spec.line == S13]
         if thirteen:
             start = line_start(plan, S13)
-            log.run("s13-start", lambda: start_13x13(plan), lambda: start.exists() and start.with_suffix(".pt").exists())
+            log.run("s13-start", lambda: start_13x13(plan, best.with_suffix(".pt")),
+                    lambda: start.exists() and start.with_suffix(".pt").exists())
             for spec in thirteen:
                 run_round(plan, log, spec)
             best_13, shipped_13 = best_model(plan, len(thirteen) + 1, S13), plan.path("models", SHIPPED_13)
@@ -626,6 +801,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, help="self-play rounds of the 9x9 line before the late ones")
     p.add_argument("--late-rounds", type=int, help="late rounds of the 9x9 line (r12's recipe)")
     p.add_argument("--s13-rounds", type=int, help="rounds of the 13x13 line (0: no 13x13 model)")
+    p.add_argument("--grow", action=argparse.BooleanOptionalAction, default=None,
+                   help="the grown 9x9 line (9x96 and DAgger) after the 6x64 one (default: the plan's)")
     p.add_argument("--engine-games", type=int, help="engine games to generate")
     p.add_argument("--selfplay-games", type=int, help="self-play games per round")
     p.add_argument("--steps", type=int, help="supervised training steps")
@@ -634,7 +811,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     plan = quick_plan(args.root, args.workers) if args.quick else Plan(root=args.root, workers=args.workers)
     overrides = {"rounds": args.rounds, "engine_games": args.engine_games, "selfplay_games": args.selfplay_games,
-                 "steps": args.steps, "late_rounds": args.late_rounds, "s13_rounds": args.s13_rounds}
+                 "steps": args.steps, "late_rounds": args.late_rounds, "s13_rounds": args.s13_rounds,
+                 "grow": args.grow}
     plan = replace(plan, seed=args.seed, until=args.until, progress=not args.no_progress,
                    **{k: v for k, v in overrides.items() if v is not None})
     if plan.until is not None and plan.until not in stage_names(plan):

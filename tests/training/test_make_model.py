@@ -14,7 +14,9 @@ from tests.training.conftest import needs_gnugo
 from training.game_shards import GameSample, write_shard
 from training.gating import GateConfig, decide, distinct_games, gate
 from training.gtp_game import GameRules
-from training.make_model import Plan, link_mix, main as make_model_main, quick_plan, round_specs, stage_names
+from training.dagger import link_mix as dagger_mix
+from training.make_model import (Plan, grown_runs, link_mix, main as make_model_main, quick_plan, round_specs,
+                                 ship_source, stage_names)
 from training.match_report import summarize
 from training.network import GoNet, NetConfig
 from training.onnx_import import max_difference
@@ -124,6 +126,51 @@ def test_the_mix_of_a_round_holds_the_window_of_rounds_and_their_engine_games(tm
     assert (mix / "train-r2engine-00001.npz").resolve() == positions / "round-2-engine" / "train-00001.npz"
 
 
+def test_a_dagger_mix_copies_each_batch_s_training_shards_and_keeps_the_base_split(tmp_path):
+    # base: r21's mix (train and val); two DAgger batches; round 2 of dagger_copies 10: 5 copies each
+    base, one, two = tmp_path / "base", tmp_path / "b1", tmp_path / "b2"
+    for folder, names in [(base, ["train-r19-00000.npz", "val-r19-00000.npz"]),
+                          (one, ["train-00000.npz", "train-00001.npz", "val-00000.npz"]),
+                          (two, ["train-00000.npz", "val-00000.npz"])]:
+        folder.mkdir()
+        for name in names:
+            (folder / name).write_bytes(b"")
+    mix = dagger_mix(base, [one, two], 10 // 2, tmp_path / "mix")
+    names = sorted(p.name for p in mix.iterdir())
+    assert len(names) == 2 + 5 * 2 + 5 * 1
+    assert [n for n in names if n.startswith("val-")] == ["val-r19-00000.npz"]  # the batches' val shards stay out
+    assert (mix / "train-d1-5-00001.npz").resolve() == one / "train-00001.npz"
+    assert (mix / "train-d2-3-00000.npz").resolve() == two / "train-00000.npz"
+    with pytest.raises(ValueError, match="copies"):
+        dagger_mix(base, [one], 0, tmp_path / "mix")
+    with pytest.raises(ValueError, match="no training shards"):
+        dagger_mix(base, [base / "nothing"], 1, tmp_path / "mix")
+
+
+def test_the_grown_line_runs_after_the_6x64_rounds_and_ships_only_by_winning_at_equal_time(tmp_path):
+    plan = Plan(root=tmp_path, grow=True)
+    assert (plan.grow_selfplay_games, plan.grow_blocks, plan.grow_channels) == (30_000, 9, 96)   # r19-r21, r21-w96d9
+    assert plan.grow_schedule == ((5_000, 0.01, 500), (5_000, 0.003, 500))  # r21-w96d9, then -more
+    assert (plan.dagger_rounds, plan.dagger_games, plan.dagger_opening, plan.dagger_visits) == (2, 400, 4, 400)
+    assert (plan.dagger_copies, plan.dagger_steps, plan.dagger_lr) == (10, 3_000, 0.003)  # dagger1: 10, 2b: 5 each
+    names = stage_names(plan)
+    assert names[names.index("round-7-gating") + 1:names.index("ship")] == [
+        "grow-selfplay", "grow-positions", "grow-init", "grow-train-1", "grow-train-2", "grow-export",
+        "dagger-1-games", "dagger-1-import", "dagger-1-relabel", "dagger-1-positions", "dagger-1-train",
+        "dagger-1-export",
+        "dagger-2-games", "dagger-2-import", "dagger-2-relabel", "dagger-2-positions", "dagger-2-train",
+        "dagger-2-export", "grow-gating"]
+    assert not any(n.startswith(("grow", "dagger")) for n in stage_names(Plan(root=tmp_path)))
+    best = tmp_path / "runs/make_model/round-7/model.onnx"
+    assert ship_source(plan, best) == best  # no verdict yet
+    verdict = tmp_path / "runs/make_model/gating/grow/gating.json"
+    verdict.parent.mkdir(parents=True)
+    for accepted, shipped in [(False, best), (True, tmp_path / "runs/make_model/dagger-2/model.onnx")]:
+        verdict.write_text(json.dumps({"accepted": accepted}))
+        assert ship_source(plan, best) == shipped
+    assert grown_runs(plan)[-1].name == "dagger-2" and grown_runs(Plan(root=tmp_path)) == []
+
+
 def test_the_13x13_line_trains_on_every_game_of_its_own_rounds_only(tmp_path):
     positions = tmp_path / "data" / "positions"
     for folder in ["engine", "round-1", "s13-round-1", "s13-round-2"]:
@@ -193,7 +240,11 @@ def test_quick_make_model_runs_every_stage_then_skips_them(tmp_path, capsys):
                  "data/selfplay/round-3/selfplay-000000.jsonl.gz", "runs/make_model/gating/round-3/gating.json",
                  "runs/make_model/s13-start/model.onnx", "data/selfplay/s13-round-1/selfplay-000000.jsonl.gz",
                  "runs/make_model/gating/s13-round-1/gating.json", "models/gobuddy-13x13.onnx",
-                 "models/gobuddy-13x13.pt"]:
+                 "models/gobuddy-13x13.pt", "data/selfplay/grow/selfplay-000000.jsonl.gz",
+                 "runs/make_model/grow/init.pt", "runs/make_model/grow-2/model.onnx",
+                 "data/dagger/round-1/match/game-0000.sgf", "data/dagger/round-2/reanalysed/reanalysis.json",
+                 "data/positions/mix-dagger-2", "runs/make_model/dagger-2/model.onnx",
+                 "runs/make_model/gating/grow/gating.json"]:
         assert (root / path).exists(), path
     # r18's recipe: round 3's positions were written by policy surprise under the twin that played
     weighting = json.loads((root / "data/positions/round-3/weighting.json").read_text())
@@ -207,6 +258,17 @@ def test_quick_make_model_runs_every_stage_then_skips_them(tmp_path, capsys):
     assert max(max_difference(net, root / "models/gobuddy-9x9.onnx", features).values()) < 1e-4
     stages = json.loads((root / "runs/make_model/stages.json").read_text())
     assert list(stages) == stage_names(quick_plan(root))
+    # the grown line: 2x12 from the 6x64 line's best (here 1x8); DAgger round 2 trained on both batches
+    grown = torch.load(root / "runs/make_model/dagger-2/model.pt", map_location="cpu", weights_only=False)
+    assert (grown["net"]["blocks"], grown["net"]["channels"]) == (2, 12)
+    mix = sorted(p.name for p in (root / "data/positions/mix-dagger-2").iterdir())
+    assert any(n.startswith("train-d1-1-") for n in mix) and any(n.startswith("train-d2-1-") for n in mix)
+    assert not any(n.startswith("train-d1-2-") for n in mix)  # dagger_copies 2 // round 2
+    verdict = json.loads((root / "runs/make_model/gating/grow/gating.json").read_text())
+    shipped_net = (shipped_weights["net"]["blocks"], shipped_weights["net"]["channels"])
+    assert shipped_net == ((2, 12) if verdict["accepted"] else (1, 8))
+    s13 = torch.load(root / "runs/make_model/s13-start/model.pt", map_location="cpu", weights_only=False)
+    assert (s13["net"]["blocks"], s13["net"]["channels"]) == (1, 8)  # the 13x13 line starts from the 6x64 line
     card = (root / "models/MODEL_CARD.md").read_text()
     assert "| raw policy (1 visit) vs GNU Go level 1 | gnugo-1 |" in card
     assert "| 13x13: search vs GNU Go level 1 | gnugo-1 |" in card and "| s13-round-1 |" in card
