@@ -20,13 +20,13 @@ continues from ``last.pt``), so an interrupted run is simply started again:
 | ``round-K-train`` | ``runs/make_model/round-K/last.pt``: an early round from the previous round's checkpoint, on the positions of the last ``window`` rounds (self-play and engine games; ``engine_shards_in_mix`` supervised shards too); a late round from the best model's weights, on its own positions (from the second late round on, written by policy surprise under the twin that played) |
 | ``round-K-export`` | ``runs/make_model/round-K/model.onnx`` (and ``models/candidate.onnx``) |
 | ``round-K-gating`` | ``runs/make_model/gating/round-K/gating.json`` (``training.gating`` against the best so far) |
-| ``grow-selfplay``, ``grow-positions`` | with ``--grow``: ``data/selfplay/grow/`` (the best 6x64 model's twin) and ``data/positions/grow/`` (surprise-weighted) |
+| ``grow-selfplay``, ``grow-positions`` | ``data/selfplay/grow/`` (the best 6x64 model's twin) and ``data/positions/grow/`` (surprise-weighted) |
 | ``grow-init``, ``grow-train-I``, ``grow-export`` | ``runs/make_model/grow/init.pt`` (the best grown by ``training.widen`` and ``training.deepen``), ``runs/make_model/grow-I/`` (one run per part of the schedule) and the last part's ``model.onnx`` |
 | ``dagger-K-games``, ``-import``, ``-relabel``, ``-positions`` | ``data/dagger/round-K/{match,games,reanalysed,positions}`` (``training.dagger``: the grown model's raw policy against GNU Go, every move labelled by its twin's search) |
 | ``dagger-K-train``, ``dagger-K-export`` | ``runs/make_model/dagger-K/`` on ``data/positions/mix-dagger-K`` (the grown positions and the batches so far) |
 | ``grow-gating`` | ``runs/make_model/gating/grow/gating.json``: the grown line's twin against the best 6x64 twin, both searching the same seconds a move |
 | ``ship`` | ``models/gobuddy-9x9.onnx`` and its torch weights ``models/gobuddy-9x9.pt``: the grown line's model when it passed ``grow-gating``, else the best 6x64 model (the last accepted round, else the supervised one); and its int8 twin ``models/gobuddy-9x9.int8.onnx`` (``training.quantize``) |
-| ``s13-start`` | ``runs/make_model/s13-start/model.onnx``: the best 6x64 9x9 weights (the shipped ones without ``--grow``) exported at 13x13 (``training.export.export_weights``) |
+| ``s13-start`` | ``runs/make_model/s13-start/model.onnx``: the best 6x64 9x9 weights (the shipped ones with ``--no-grow``) exported at 13x13 (``training.export.export_weights``) |
 | ``s13-round-K-*`` | the 13x13 line's rounds, as the late rounds but at 13x13 (no engine games), each on every game of the line so far, gated at 13x13 against its best |
 | ``s13-ship`` | ``models/gobuddy-13x13.onnx``, its weights and its twin: the line's best |
 | ``strength-gnugo``, ``strength-pachi``, ``strength-policy``, ``strength-13x13-gnugo`` | ``runs/make_model/strength/SHA/*/summary.json``: our default search vs GNU Go, vs Pachi, and the raw policy (1 visit) vs GNU Go; the 13x13 model's search vs GNU Go at 13x13 |
@@ -46,7 +46,7 @@ The default plan is the recipe of the shipped lines (models/MODEL_CARD.md, "Line
   is r18's: 10,000 more games of the best model's twin (r18 trained on about 10,900 of
   r12's twin, r14-r18), no engine games, the positions written by policy surprise under
   that twin (``training.surprise``); 2,000 steps at lr 0.003 from the best's weights;
-- with ``--grow`` (off by default until a grown model ships), the 9x96 line: 30,000 more
+- the 9x96 line (shipped since the twenty-eighth session; ``--no-grow`` leaves it out): 30,000 more
   games of the best model's twin (r19-r21), the best grown to 9 blocks of 96 channels and
   trained 5,000 steps at lr 0.01 and 5,000 at 0.003 on them (r21-w96d9 and its
   continuation), then two DAgger rounds (w96d9-dagger1 and -dagger2b: 400 raw-policy games
@@ -60,8 +60,9 @@ The default plan is the recipe of the shipped lines (models/MODEL_CARD.md, "Line
 Where the lineage differs (r6-r11 varied the self-play search, s13r1-s13r4 counted
 minutes), the recipe takes the settings of the rounds that were promoted. On two cores
 the supervised start and early rounds take about 10 hours, each late round about 3 more
-(the twin's 3,200 games a core-hour, the engine games, training) and the 13x13 line about
-4 (750 games a core-hour); it has not been run end to end at these counts (``tests/training/test_make_model.py`` runs every stage at
+(the twin's 3,200 games a core-hour, the engine games, training), the 9x96 line about 7
+(its 30,000 games about 2, its training about 4, the DAgger games, labels and gating 1) and
+the 13x13 line about 4 (750 games a core-hour); it has not been run end to end at these counts (``tests/training/test_make_model.py`` runs every stage at
 tiny counts).
 
 Wall time per stage accumulates in ``runs/make_model/stages.json``. ``--until STAGE``
@@ -158,7 +159,7 @@ class Plan:
     # round. It replaces the 6x64 best only by passing gating at equal time, both twins
     # searching ``grow_gate_seconds`` a move (it costs 2.3x a visit). The 13x13 line
     # starts from the 6x64 best either way, as its shipped line did.
-    grow: bool = False
+    grow: bool = True
     grow_selfplay_games: int = 30_000
     grow_blocks: int = 9
     grow_channels: int = 96

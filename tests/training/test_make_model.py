@@ -148,8 +148,8 @@ def test_a_dagger_mix_copies_each_batch_s_training_shards_and_keeps_the_base_spl
 
 
 def test_the_grown_line_runs_after_the_6x64_rounds_and_ships_only_by_winning_at_equal_time(tmp_path):
-    plan = Plan(root=tmp_path, grow=True)
-    assert (plan.grow_selfplay_games, plan.grow_blocks, plan.grow_channels) == (30_000, 9, 96)   # r19-r21, r21-w96d9
+    plan = Plan(root=tmp_path)  # the shipped 9x9 model is the grown line's (twenty-eighth session)
+    assert plan.grow and (plan.grow_selfplay_games, plan.grow_blocks, plan.grow_channels) == (30_000, 9, 96)   # r19-r21, r21-w96d9
     assert plan.grow_schedule == ((5_000, 0.01, 500), (5_000, 0.003, 500))  # r21-w96d9, then -more
     assert (plan.dagger_rounds, plan.dagger_games, plan.dagger_opening, plan.dagger_visits) == (2, 400, 4, 400)
     assert (plan.dagger_copies, plan.dagger_steps, plan.dagger_lr) == (10, 3_000, 0.003)  # dagger1: 10, 2b: 5 each
@@ -160,7 +160,7 @@ def test_the_grown_line_runs_after_the_6x64_rounds_and_ships_only_by_winning_at_
         "dagger-1-export",
         "dagger-2-games", "dagger-2-import", "dagger-2-relabel", "dagger-2-positions", "dagger-2-train",
         "dagger-2-export", "grow-gating"]
-    assert not any(n.startswith(("grow", "dagger")) for n in stage_names(Plan(root=tmp_path)))
+    assert not any(n.startswith(("grow", "dagger")) for n in stage_names(Plan(root=tmp_path, grow=False)))
     best = tmp_path / "runs/make_model/round-7/model.onnx"
     assert ship_source(plan, best) == best  # no verdict yet
     verdict = tmp_path / "runs/make_model/gating/grow/gating.json"
@@ -168,7 +168,7 @@ def test_the_grown_line_runs_after_the_6x64_rounds_and_ships_only_by_winning_at_
     for accepted, shipped in [(False, best), (True, tmp_path / "runs/make_model/dagger-2/model.onnx")]:
         verdict.write_text(json.dumps({"accepted": accepted}))
         assert ship_source(plan, best) == shipped
-    assert grown_runs(plan)[-1].name == "dagger-2" and grown_runs(Plan(root=tmp_path)) == []
+    assert grown_runs(plan)[-1].name == "dagger-2" and grown_runs(Plan(root=tmp_path, grow=False)) == []
 
 
 def test_the_13x13_line_trains_on_every_game_of_its_own_rounds_only(tmp_path):
