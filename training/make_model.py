@@ -52,7 +52,7 @@ The default plan is the recipe of the shipped lines (models/MODEL_CARD.md, "Line
   continuation), then two DAgger rounds (w96d9-dagger1 and -dagger2b: 400 raw-policy games
   against GNU Go 10 a round, labelled at 400 visits, about 8% of the mix, 3,000 steps at
   lr 0.003), shipped only if it then wins gating at equal time (0.9 s a move);
-- the 13x13 line, s13r1-s13r4's recipe: the shipped 9x9 weights exported at 13x13, then
+- the 13x13 line, s13r1-s13r4's recipe: the best 6x64 9x9 weights exported at 13x13, then
   four rounds of 700 twin self-play games at 13x13, 600 steps at lr 0.003 from the line's
   best, each on every game of the line (s13r1 trained 1,000 steps at lr 0.01 on 297 games
   and was rejected; the recipe keeps what worked).
