@@ -19,6 +19,7 @@ def test_quick_bench_writes_every_section(tmp_path):
                     "### Search throughput", "### The int8 twin", "### The compiled search at play time",
                     "### Analysis latency"):
         assert heading in text
-    assert "| int8 twin | 0.6 MB |" in text and "the visits a second of the float model" in text
+    twin_mb = (ROOT / "models" / "gobuddy-9x9.int8.onnx").stat().st_size / 1e6
+    assert f"| int8 twin | {twin_mb:.1f} MB |" in text and "the visits a second of the float model" in text
     assert "| 64 |" in text and "(default)" in text
     assert "| compiled search |" in text and text.count("x** |") == 2  # both thread counts compared

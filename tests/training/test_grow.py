@@ -47,10 +47,16 @@ def test_the_command_writes_a_checkpoint_that_training_starts_from(tmp_path, cap
     assert resumed["net"][field] == after and resumed["step"] == 2
 
 
+# the shipped network's shape (the growers refuse to shrink it), read from its weights
+SHIPPED_NET = torch.load(SHIPPED, map_location="cpu", weights_only=False)["net"] if SHIPPED.exists() else {
+    "blocks": 6, "channels": 64}
+BLOCKS, CHANNELS = SHIPPED_NET["blocks"], SHIPPED_NET["channels"]
+
+
 @pytest.mark.parametrize("main, argv, message", [
-    (deepen.main, ["--blocks", "4"], "already has 6 blocks"),
+    (deepen.main, ["--blocks", str(BLOCKS - 2)], f"already has {BLOCKS} blocks"),
     (deepen.main, ["--blocks", "8", "--checkpoint", "missing.pt"], "No such file"),
-    (widen.main, ["--channels", "64"], "already has 64 channels"),
+    (widen.main, ["--channels", str(CHANNELS)], f"already has {CHANNELS} channels"),
     (widen.main, ["--channels", "96", "--checkpoint", "missing.pt"], "No such file"),
     (widen.main, ["--channels", "96", "--checkpoint", __file__], "test_grow.py: not a checkpoint torch can read"),
 ])
@@ -63,8 +69,8 @@ def test_the_command_refuses_with_a_reason(tmp_path, capsys, main, argv, message
 
 
 @pytest.mark.skipif(not SHIPPED.exists(), reason="the shipped 9x9 model")
-@pytest.mark.parametrize("main, argv", [(deepen.main, ["--blocks", "7"]), (widen.main, ["--channels", "80"])],
-                         ids=["deepen", "widen"])
+@pytest.mark.parametrize("main, argv", [(deepen.main, ["--blocks", str(BLOCKS + 1)]),
+                                        (widen.main, ["--channels", str(CHANNELS + 16)])], ids=["deepen", "widen"])
 def test_the_shipped_model_grown_plays_as_before(tmp_path, main, argv):
     assert main(["--checkpoint", str(SHIPPED), "--out", str(tmp_path / "g.pt")] + argv) == 0
     old, _ = read_network(SHIPPED)
