@@ -405,7 +405,7 @@ def export_run(plan: Plan, run: Path, label: str, data: Path, size: int | None =
     what = (f"{supervised}, {selfplay} self-play games, {round_games} engine games of the rounds "
             f"({plan.round_engine_mix})")
     if line == S13:
-        what = f"{selfplay} 13x13 self-play games, from the shipped 9x9 weights ({supervised} and the 9x9 rounds)"
+        what = f"{selfplay} 13x13 self-play games, from the best 6x64 9x9 weights ({supervised} and the 9x9 rounds)"
     net = state["net"]
     if line == GROW:
         grown = count_games(plan.path("data", "selfplay", "grow"))

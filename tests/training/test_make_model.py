@@ -191,7 +191,7 @@ ROUNDS = [
     ("round-5", 9, 1_400, 300, 3_000, 0.015, (3, 4, 5), False),
     ("round-6", 9, 10_000, 800, 3_000, 0.003, (6,), True),            # r12's recipe: from the best, its twin plays
     ("round-7", 9, 10_000, 0, 2_000, 0.003, (7,), True),              # r18's: the twin's games, surprise-weighted
-    ("s13-round-1", 13, 700, 0, 600, 0.003, (1,), True),              # from the shipped 9x9 weights at 13x13
+    ("s13-round-1", 13, 700, 0, 600, 0.003, (1,), True),              # from the best 6x64 9x9 weights at 13x13
     ("s13-round-4", 13, 700, 0, 600, 0.003, (1, 2, 3, 4), True),
 ]
 
