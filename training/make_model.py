@@ -467,10 +467,18 @@ def selfplay_model(best: Path, twin: bool) -> Path:
     return twin_path(best)
 
 
+def selfplay_settings(plan: Plan, size: int):
+    """The self-play search and game limits of every round (and the grown line) at ``size``."""
+    from training.selfplay import GameSettings
+
+    return GameSettings(size=size, komi=plan.komi, visits=plan.selfplay_visits, fast_visits=plan.selfplay_fast_visits,
+                        full_fraction=plan.selfplay_full_fraction, max_moves=plan.selfplay_max_moves)
+
+
 def run_round(plan: Plan, log: StageLog, spec: RoundSpec) -> None:
     from training.gating import GateConfig, gate
     from training.gtp_game import GameRules
-    from training.selfplay import GameSettings, SelfPlayConfig, false_resignations, generate
+    from training.selfplay import SelfPlayConfig, false_resignations, generate
 
     name, line, k = spec.name, spec.line, spec.k
     best = best_model(plan, k, line)
@@ -483,9 +491,7 @@ def run_round(plan: Plan, log: StageLog, spec: RoundSpec) -> None:
         init = best.with_suffix(".pt")
     else:
         init = plan.runs / ("supervised" if k == 1 else f"{line}round-{k - 1}") / "last.pt"
-    settings = GameSettings(size=spec.size, komi=plan.komi, visits=plan.selfplay_visits,
-                            fast_visits=plan.selfplay_fast_visits, full_fraction=plan.selfplay_full_fraction,
-                            max_moves=plan.selfplay_max_moves)
+    settings = selfplay_settings(plan, spec.size)
 
     def selfplay() -> None:
         player = selfplay_model(best, spec.late)
@@ -568,14 +574,12 @@ def run_grow(plan: Plan, log: StageLog, best: Path) -> None:
     from training.deepen import deepen_checkpoint
     from training.gating import GateConfig, gate
     from training.gtp_game import GameRules
-    from training.selfplay import GameSettings, SelfPlayConfig, generate
+    from training.selfplay import SelfPlayConfig, generate
     from training.surprise import SurpriseWeighting
     from training.widen import widen_checkpoint
 
     games, positions = plan.path("data", "selfplay", "grow"), plan.path("data", "positions", "grow")
-    settings = GameSettings(size=plan.size, komi=plan.komi, visits=plan.selfplay_visits,
-                            fast_visits=plan.selfplay_fast_visits, full_fraction=plan.selfplay_full_fraction,
-                            max_moves=plan.selfplay_max_moves)
+    settings = selfplay_settings(plan, plan.size)
     log.run("grow-selfplay",
             lambda: generate(SelfPlayConfig(selfplay_model(best, True), games, plan.grow_selfplay_games, settings,
                                             plan.workers, seed=plan.seed * 1000 + 300, progress=plan.progress)),
